@@ -1,0 +1,291 @@
+"""The ``ego`` command line.
+
+``ego serve`` (stdio or HTTP), ``ego plugins``, ``ego doctor``, ``ego token new``, and commands contributed
+by plugins through ``register_commands`` (``ego memory reindex``, ``ego bench locomo``, ...). Usage and
+configuration errors exit with code 2 and a message on stderr; stdout carries only results (and, for
+``ego serve``, only the MCP protocol).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, NoReturn
+
+from ego_core import __version__
+from ego_core.config import ConfigError, Settings, load_settings
+from ego_core.embedding import EmbeddingError
+from ego_core.host import PluginHost, SelectionError, ToolConflictError, build_host
+from ego_core.logs import configure_logging
+from ego_core.types import Check, Command
+
+
+class UsageError(Exception):
+    """Exit code 2 with this message."""
+
+
+def _split(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _global_parser(add_help: bool) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ego",
+        description="ego: memory, desires and a sense of self for LLM agents, served over MCP.",
+        add_help=add_help,
+    )
+    parser.add_argument("--version", action="version", version=f"ego {__version__}")
+    parser.add_argument("--config", type=Path, help="config file (default: $EGO_CONFIG or <data dir>/ego.toml)")
+    parser.add_argument("--data-dir", type=Path, help="data directory (default: $EGO_DATA_DIR or ~/.ego)")
+    parser.add_argument("--plugins", help="serve exactly these plugins (comma-separated ids); overrides EGO_PLUGINS")
+    parser.add_argument("--disable", help="plugins to leave out (comma-separated ids); adds to EGO_DISABLE_PLUGINS")
+    return parser
+
+
+def _selection_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--plugins", default=argparse.SUPPRESS, help="serve exactly these plugins (comma-separated)")
+    parser.add_argument("--disable", default=argparse.SUPPRESS, help="plugins to leave out (comma-separated)")
+    parser.add_argument("--config", type=Path, default=argparse.SUPPRESS, help="config file")
+    parser.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS, help="data directory")
+
+
+def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentParser:
+    parser = _global_parser(add_help=True)
+    sub = parser.add_subparsers(dest="command", metavar="command")
+
+    serve = sub.add_parser("serve", help="serve the MCP tools (stdio by default)")
+    _selection_options(serve)
+    serve.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    serve.add_argument("--host", default=None, help="HTTP bind address (default 127.0.0.1; [server] host)")
+    serve.add_argument("--port", type=int, default=None, help="HTTP port (default 8765; [server] port)")
+    serve.add_argument("--path", default=None, help="HTTP path of the MCP endpoint (default /mcp)")
+
+    plugins = sub.add_parser("plugins", help="installed, enabled and failed plugins, with reasons")
+    _selection_options(plugins)
+    plugins.add_argument("--json", action="store_true", help="machine-readable output")
+
+    doctor = sub.add_parser("doctor", help="check config, data dir, plugins, embedding model and stores")
+    _selection_options(doctor)
+
+    token = sub.add_parser("token", help="manage HTTP bearer tokens")
+    token_sub = token.add_subparsers(dest="token_command", metavar="action", required=True)
+    new = token_sub.add_parser("new", help="create a token for an agent and print its config line")
+    new.add_argument("agent", help="agent id, e.g. claude")
+
+    groups: dict[str, Any] = {}
+    for plugin_id, command in commands:
+        if command.group is None:
+            target = sub
+        else:
+            if command.group not in groups:
+                group_parser = sub.add_parser(command.group, help=f"{command.group} commands")
+                groups[command.group] = group_parser.add_subparsers(
+                    dest=f"{command.group}_command", metavar="action", required=True
+                )
+            target = groups[command.group]
+        command_parser = target.add_parser(command.name, help=f"{command.help} [{plugin_id}]")
+        _selection_options(command_parser)
+        command.configure(command_parser)
+        command_parser.set_defaults(_plugin_command=command)
+    return parser
+
+
+def _die(message: str, code: int = 2) -> NoReturn:
+    print(f"ego: error: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+def _make_host(settings: Settings, enabled: list[str] | None, disabled: list[str]) -> PluginHost:
+    return build_host(settings, enabled=enabled, disabled=disabled)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    pre, _rest = _global_parser(add_help=False).parse_known_args(argv)  # options may follow the command
+    try:
+        settings = load_settings(
+            config_path=Path(pre.config) if pre.config else None,
+            data_dir=Path(pre.data_dir).expanduser() if pre.data_dir else None,
+        )
+    except ConfigError as exc:
+        _die(f"invalid configuration: {exc}")
+    configure_logging(settings.logs_path, settings.log_level)
+    disabled = _split(pre.disable) or []
+    enabled = _split(pre.plugins)
+    try:
+        host = _make_host(settings, enabled, disabled)
+    except (SelectionError, ToolConflictError, ConfigError) as exc:
+        _die(str(exc))
+    parser = build_parser(host.commands())
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        if args.command == "serve":
+            return _serve(host, settings, args)
+        if args.command == "plugins":
+            return _plugins(host, settings, args)
+        if args.command == "doctor":
+            return _doctor(host, settings)
+        if args.command == "token":
+            return _token(args)
+        command: Command = args._plugin_command
+        host.start()
+        try:
+            return command.run(args, host)
+        finally:
+            host.stop()
+    except UsageError as exc:
+        _die(str(exc))
+    except (EmbeddingError, ConfigError, SelectionError) as exc:
+        _die(str(exc))
+    except KeyboardInterrupt:
+        return 130
+
+
+def _serve(host: PluginHost, settings: Settings, args: argparse.Namespace) -> int:
+    from ego_core.server import serve_http, serve_stdio
+
+    for failure in host.failures:
+        print(f"ego: warning: plugin {failure.describe()}", file=sys.stderr)
+    if not args.http:
+        if any(v is not None for v in (args.host, args.port, args.path)):
+            raise UsageError("--host, --port and --path only apply with --http")
+        serve_stdio(host)
+        return 0
+    bind = args.host or settings.server.host
+    port = args.port if args.port is not None else settings.server.port
+    if not 0 < port < 65536:
+        raise UsageError("--port must be from 1 to 65535")
+    path = args.path or settings.server.path
+    try:
+        serve_http(host, bind_host=bind, port=port, path=path, tokens=settings.server.tokens)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
+def _recent_logged_failures(settings: Settings, days: int = 2) -> list[dict[str, Any]]:
+    """``plugin_failure`` events other ego processes wrote to the JSON log recently."""
+    found: list[dict[str, Any]] = []
+    today = datetime.now(UTC).date()
+    for offset in range(days):
+        path = settings.logs_path / f"ego-{today - timedelta(days=offset):%Y-%m-%d}.jsonl"
+        if not path.exists():
+            continue
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if '"plugin_failure"' not in line:
+                    continue
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if entry.get("event") == "plugin_failure" and entry.get("pid") != os.getpid():
+                    found.append(entry)
+    return found[-20:]
+
+
+def _plugins(host: PluginHost, settings: Settings, args: argparse.Namespace) -> int:
+    host.start()
+    host.stop()
+    statuses = host.statuses()
+    logged = _recent_logged_failures(settings)
+    if args.json:
+        payload = {
+            "plugins": [
+                {
+                    "id": s.id,
+                    "distribution": s.distribution,
+                    "version": s.version,
+                    "state": s.state,
+                    "reason": s.reason,
+                    "requires": list(s.requires),
+                    "hooks": list(s.hooks),
+                }
+                for s in statuses
+            ],
+            "tools": {tool.name: plugin for plugin, tool in host.tools()},
+            "recent_failures": logged,
+        }
+        print(json.dumps(payload, indent=2))
+        return 0
+    print(f"ego {__version__}; data dir {settings.data_dir}")
+    width = max((len(s.id) for s in statuses), default=4)
+    for status in statuses:
+        dist = f"{status.distribution or '-'} {status.version or ''}".strip()
+        line = f"  {status.id:<{width}}  {status.state:<8}  {dist}"
+        if status.requires:
+            line += f"  (requires {', '.join(status.requires)})"
+        print(line)
+        if status.reason:
+            print(f"  {'':<{width}}  why: {status.reason}")
+    tools_by_plugin: dict[str, list[str]] = {}
+    for plugin, tool in host.tools():
+        tools_by_plugin.setdefault(plugin, []).append(tool.name)
+    print("tools:")
+    for plugin, names in sorted(tools_by_plugin.items()):
+        print(f"  {plugin}: {', '.join(names)}")
+    if logged:
+        print("recent failures in the log (other processes):")
+        for entry in logged:
+            hook = f":{entry['hook']}" if entry.get("hook") else ""
+            print(f"  {entry.get('ts', '?')} {entry.get('plugin')} [{entry.get('stage')}{hook}] {entry.get('reason')}")
+    return 0
+
+
+def _doctor(host: PluginHost, settings: Settings) -> int:
+    checks: list[Check] = [
+        Check("config", True, str(settings.config_path) if settings.config_path else "defaults (no ego.toml)"),
+    ]
+    data_dir = settings.data_dir.expanduser()
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        probe = data_dir / ".doctor-probe"
+        probe.write_text("ok")
+        probe.unlink()
+        checks.append(Check("data dir", True, f"{data_dir} (writable)"))
+    except OSError as exc:
+        checks.append(Check("data dir", False, f"{data_dir}: {exc.strerror}"))
+    host.start()
+    try:
+        for status in host.statuses():
+            if status.state == "failed":
+                checks.append(Check(f"plugin {status.id}", False, status.reason))
+        for plugin_id, result in host.hooks.notify("doctor_checks"):
+            for check in result:
+                checks.append(Check(f"{plugin_id}: {check.name}", check.ok, check.detail))
+    finally:
+        host.stop()
+    enabled = [s.id for s in host.statuses() if s.state == "enabled"]
+    checks.append(Check("plugins", True, ", ".join(enabled)))
+    for check in checks:
+        print(f"[{'ok' if check.ok else 'FAIL'}] {check.name}: {check.detail}")
+    return 0 if all(c.ok for c in checks) else 1
+
+
+def _token(args: argparse.Namespace) -> int:
+    from ego_core.server import hash_token, new_token
+
+    agent = args.agent.strip()
+    if not agent or not all(c.isalnum() or c in "-_." for c in agent):
+        raise UsageError("agent id must be letters, digits, '-', '_' or '.'")
+    token = new_token()
+    print(f"token for {agent} (give it to the agent; it is shown only once):")
+    print(f"  {token}")
+    print("add to ego.toml:")
+    print("  [server.tokens]")
+    print(f'  {agent} = "{hash_token(token)}"')
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

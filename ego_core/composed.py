@@ -1,0 +1,83 @@
+"""The core plugin: ``wake_up`` and ``introspect``, composed from other plugins' sections (SPEC §4, §6.7)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ego_core.hookspecs import hookimpl
+from ego_core.host import PluginContext
+from ego_core.types import Response, ScaffoldItem, ScaffoldLine, Section, Tool
+
+EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+
+WAKE_UP_SCAFFOLD: tuple[ScaffoldItem, ...] = (
+    ScaffoldLine("Start with introspect to organize your thoughts.", needs={"introspect"}),
+)
+INTROSPECT_SCAFFOLD: tuple[ScaffoldItem, ...] = ("Reflect on these in your own words. How do you feel right now?",)
+
+
+def compose_sections(results: Sequence[tuple[str, Any]]) -> tuple[list[str], list[ScaffoldItem]]:
+    """Order sections by (order, key); a plugin may return a Section, a str, or a list of them."""
+    sections: list[Section] = []
+    for plugin, result in results:
+        items = result if isinstance(result, list | tuple) else [result]
+        for item in items:
+            if isinstance(item, Section):
+                sections.append(item)
+            elif isinstance(item, str) and item.strip():
+                sections.append(Section(key=plugin, text=item))
+    sections.sort(key=lambda s: (s.order, s.key))
+    texts = [s.text.rstrip() for s in sections if s.text.strip()]
+    scaffold = [line for s in sections for line in s.scaffold]
+    return texts, scaffold
+
+
+class CorePlugin:
+    """Always registered under the id ``core``; cannot be disabled."""
+
+    def __init__(self) -> None:
+        self._ctx: PluginContext | None = None
+
+    @hookimpl
+    def register_tools(self, register: Any, ctx: PluginContext) -> None:
+        self._ctx = ctx
+        register(
+            Tool(
+                name="wake_up",
+                description="Start a session: your last thoughts, desires and state, as you left them.",
+                input_schema=EMPTY_SCHEMA,
+                handler=self.wake_up,
+                tier="surface",
+            )
+        )
+        register(
+            Tool(
+                name="introspect",
+                description="Gather material for reflection: recent memories, desires, open questions.",
+                input_schema=EMPTY_SCHEMA,
+                handler=self.introspect,
+                tier="surface",
+            )
+        )
+
+    def _context(self) -> PluginContext:
+        if self._ctx is None:
+            raise RuntimeError("the core plugin was not registered with a host")
+        return self._ctx
+
+    def wake_up(self, _args: Mapping[str, Any]) -> Response:
+        ctx = self._context()
+        texts, scaffold = compose_sections(ctx.hooks.notify("on_wake_up"))
+        now = ctx.now().astimezone(ctx.settings.tz)
+        header = f"Awake: {now:%a %d %b %Y, %H:%M} ({ctx.settings.timezone})."
+        if not texts:
+            texts = ["Nothing carried over yet: no memories, desires or self-model are kept in this setup."]
+        return Response(data="\n".join([header, *texts]), scaffold=(*WAKE_UP_SCAFFOLD, *scaffold))
+
+    def introspect(self, _args: Mapping[str, Any]) -> Response:
+        ctx = self._context()
+        texts, scaffold = compose_sections(ctx.hooks.notify("on_introspect"))
+        if not texts:
+            texts = ["Nothing to reflect on yet: no memories, desires or questions are being kept."]
+        return Response(data="\n\n".join(texts), scaffold=(*INTROSPECT_SCAFFOLD, *scaffold))

@@ -1,0 +1,315 @@
+"""Configuration: ``ego.toml`` + ``EGO_*`` environment variables, structured by cattrs into attrs classes.
+
+Precedence, highest first: command-line options, environment variables, the config file, defaults.
+Every error names the key (``server.port``, ``plugins.memory.embedder``) or the variable and the form
+that is expected.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import attrs
+import cattrs
+from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
+
+T = TypeVar("T")
+
+DEFAULT_DATA_DIR = Path("~/.ego")
+CONFIG_FILE_NAME = "ego.toml"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+class ConfigError(ValueError):
+    """A configuration value is missing or malformed; the message names the key and the expected form."""
+
+
+def _system_timezone() -> str:
+    tz = os.environ.get("TZ", "").lstrip(":")
+    if tz and _valid_zone(tz):
+        return tz
+    try:
+        target = os.readlink("/etc/localtime")
+    except OSError:
+        return "UTC"
+    marker = "zoneinfo/"
+    name = target.split(marker, 1)[1] if marker in target else ""
+    return name if name and _valid_zone(name) else "UTC"
+
+
+def _valid_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+@attrs.frozen
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = attrs.field(default=8765)
+    path: str = "/mcp"
+    tokens: dict[str, str] = attrs.field(factory=dict)
+    """agent id -> ``sha256:<hex>`` of that agent's bearer token (``ego token new <agent>`` makes one)."""
+
+    @port.validator
+    def _check_port(self, _: attrs.Attribute[int], value: int) -> None:
+        if not 0 < value < 65536:
+            raise ValueError("must be a TCP port number from 1 to 65535")
+
+
+@attrs.frozen
+class PluginSelection:
+    enabled: list[str] | None = None
+    disabled: list[str] = attrs.field(factory=list)
+
+
+@attrs.frozen
+class Settings:
+    data_dir: Path
+    config_path: Path | None = None
+    timezone: str = "UTC"
+    companion_name: str = "Master"
+    log_dir: Path | None = None
+    log_level: str = "INFO"
+    server: ServerConfig = attrs.field(factory=ServerConfig)
+    plugins: PluginSelection = attrs.field(factory=PluginSelection)
+    plugin_tables: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    """Raw ``[plugins.<id>]`` tables; each plugin's table is structured into its own config class."""
+
+    @property
+    def logs_path(self) -> Path:
+        return self.log_dir if self.log_dir is not None else self.data_dir / "logs"
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+
+# --------------------------------------------------------------------------------------------------
+# The converter
+
+
+def _structure_int(value: object, _: type) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError("expected an integer")
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError("expected an integer") from None
+
+
+def _structure_float(value: object, _: type) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError("expected a number")
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError("expected a number") from None
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _structure_bool(value: object, _: type) -> bool:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise ValueError("expected true or false")
+
+
+def _structure_str(value: object, _: type) -> str:
+    if not isinstance(value, str):
+        raise ValueError("expected a string")
+    return value
+
+
+def _structure_path(value: object, _: type) -> Path:
+    if not isinstance(value, str | Path) or not str(value):
+        raise ValueError("expected a path")
+    return Path(os.path.expandvars(str(value))).expanduser()
+
+
+def make_converter() -> cattrs.Converter:
+    converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
+    converter.register_structure_hook(int, _structure_int)
+    converter.register_structure_hook(float, _structure_float)
+    converter.register_structure_hook(bool, _structure_bool)
+    converter.register_structure_hook(str, _structure_str)
+    converter.register_structure_hook(Path, _structure_path)
+    converter.register_unstructure_hook(Path, str)
+    return converter
+
+
+converter = make_converter()
+
+
+def _describe(exc: BaseException, prefix: str) -> str:
+    """Turn a cattrs validation error into ``key: problem`` lines."""
+    if isinstance(exc, ForbiddenExtraKeysError):
+        keys = ", ".join(sorted(exc.extra_fields))
+        return f"{prefix.rstrip('.') or 'config'}: unknown key(s) {keys}"
+    if isinstance(exc, ClassValidationError | IterableValidationError):
+        lines = []
+        for msg in cattrs.transform_error(exc, path=prefix.rstrip(".") or "config"):
+            path, _, problem = msg.rpartition(" @ ")
+            lines.append(f"{problem}: {path}" if path else msg)
+        return "; ".join(lines)
+    return f"{prefix.rstrip('.')}: {exc}"
+
+
+def structure(data: Mapping[str, Any], cls: type[T], where: str) -> T:
+    """Structure ``data`` into ``cls``; on failure raise ConfigError naming ``where.<key>``."""
+    try:
+        return converter.structure(dict(data), cls)
+    except (ClassValidationError, IterableValidationError, ForbiddenExtraKeysError) as exc:
+        raise ConfigError(_describe(exc, where + ".")) from None
+    except (ValueError, TypeError) as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+# --------------------------------------------------------------------------------------------------
+# Loading
+
+
+def _split_list(value: str) -> list[str]:
+    return [item.strip() for item in value.split(",") if item.strip()]
+
+
+def _parse_tokens(value: str) -> dict[str, str]:
+    tokens: dict[str, str] = {}
+    for item in _split_list(value):
+        agent, sep, digest = item.partition("=")
+        if not sep or not agent.strip() or not digest.strip():
+            raise ConfigError("EGO_HTTP_TOKENS: expected agent=sha256:<hex>[,agent=sha256:<hex>...]")
+        tokens[agent.strip()] = digest.strip()
+    return tokens
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror})") from None
+
+
+def config_location(env: Mapping[str, str], config_path: Path | None, data_dir: Path | None) -> tuple[Path, bool]:
+    """Where the config file is, and whether it was named explicitly (then it must exist)."""
+    if config_path is not None:
+        return config_path.expanduser(), True
+    if env.get("EGO_CONFIG"):
+        return Path(env["EGO_CONFIG"]).expanduser(), True
+    base = data_dir or Path(env.get("EGO_DATA_DIR") or DEFAULT_DATA_DIR).expanduser()
+    return base / CONFIG_FILE_NAME, False
+
+
+def load_settings(
+    *,
+    config_path: Path | None = None,
+    data_dir: Path | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
+    """Build :class:`Settings` from defaults, the config file and the environment."""
+    env = os.environ if env is None else env
+    path, explicit = config_location(env, config_path, data_dir)
+    raw: dict[str, Any] = {}
+    if path.exists():
+        raw = _read_toml(path)
+    elif explicit:
+        raise ConfigError(f"config file not found: {path} (from --config or EGO_CONFIG)")
+
+    plugins_raw = raw.pop("plugins", {})
+    if not isinstance(plugins_raw, dict):
+        raise ConfigError("plugins: expected a table ([plugins])")
+    selection_raw = {k: plugins_raw[k] for k in ("enabled", "disabled") if k in plugins_raw}
+    tables: dict[str, Mapping[str, Any]] = {}
+    for key, value in plugins_raw.items():
+        if key in ("enabled", "disabled"):
+            continue
+        if not isinstance(value, dict):
+            raise ConfigError(f"plugins.{key}: expected a table ([plugins.{key}]) or one of enabled, disabled")
+        tables[key] = value
+
+    env_overrides: dict[str, Any] = {}
+    for var, key in (
+        ("EGO_TIMEZONE", "timezone"),
+        ("EGO_COMPANION_NAME", "companion_name"),
+        ("EGO_LOG_DIR", "log_dir"),
+        ("EGO_LOG_LEVEL", "log_level"),
+    ):
+        if env.get(var):
+            env_overrides[key] = env[var]
+    server_raw = dict(raw.pop("server", {}) or {})
+    if env.get("EGO_HTTP_TOKENS"):
+        server_raw["tokens"] = _parse_tokens(env["EGO_HTTP_TOKENS"])
+    if env.get("EGO_HTTP_HOST"):
+        server_raw["host"] = env["EGO_HTTP_HOST"]
+    if env.get("EGO_HTTP_PORT"):
+        server_raw["port"] = env["EGO_HTTP_PORT"]
+    if "EGO_PLUGINS" in env:
+        selection_raw["enabled"] = _split_list(env["EGO_PLUGINS"]) if env["EGO_PLUGINS"].strip() else None
+    if env.get("EGO_DISABLE_PLUGINS"):
+        selection_raw["disabled"] = _split_list(env["EGO_DISABLE_PLUGINS"])
+
+    if data_dir is not None:
+        resolved_data_dir: Any = data_dir
+    elif env.get("EGO_DATA_DIR"):
+        resolved_data_dir = env["EGO_DATA_DIR"]
+    else:
+        resolved_data_dir = raw.pop("data_dir", None) or str(DEFAULT_DATA_DIR)
+    raw.pop("data_dir", None)
+
+    document = {**raw, **env_overrides}
+    document["data_dir"] = str(resolved_data_dir)
+    document["server"] = server_raw
+    document["plugins"] = selection_raw
+    document.setdefault("timezone", _system_timezone())
+    settings = structure(document, Settings, "config")
+    settings = attrs.evolve(settings, config_path=path if path.exists() else None, plugin_tables=tables)
+    validate(settings)
+    return settings
+
+
+def validate(settings: Settings) -> None:
+    if not _valid_zone(settings.timezone):
+        raise ConfigError(
+            f"timezone (EGO_TIMEZONE): unknown time zone {settings.timezone!r}; "
+            "expected an IANA name such as Europe/Berlin or Asia/Tokyo"
+        )
+    if settings.log_level.upper() not in LOG_LEVELS:
+        raise ConfigError(f"log_level (EGO_LOG_LEVEL): expected one of {', '.join(LOG_LEVELS)}")
+    for agent, digest in settings.server.tokens.items():
+        if not digest.startswith("sha256:") or len(digest) != len("sha256:") + 64:
+            raise ConfigError(
+                f"server.tokens.{agent}: expected sha256:<64 hex digits> (the hash of the token, "
+                "never the token itself); create one with `ego token new {agent}`"
+            )
+    if not settings.server.path.startswith("/"):
+        raise ConfigError("server.path: expected a URL path starting with /")
+
+
+def structure_plugin_config(
+    plugin_id: str,
+    cls: type[T],
+    table: Mapping[str, Any],
+    env_keys: Mapping[str, str],
+    env: Mapping[str, str] | None = None,
+) -> T:
+    """Structure ``[plugins.<id>]`` (with the plugin's declared ``EGO_*`` overrides) into ``cls``."""
+    env = os.environ if env is None else env
+    merged = dict(table)
+    for var, key in env_keys.items():
+        if env.get(var):
+            merged[key] = env[var]
+    return structure(merged, cls, f"plugins.{plugin_id}")

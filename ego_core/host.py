@@ -1,0 +1,619 @@
+"""The plugin host: discovery through entry points, selection, isolation, services and hook calls.
+
+A host is built by :func:`build_host` (never a module-level singleton), so tests build any combination of
+plugins in-process. The core calls plugins only through :class:`PluginHost`; nothing touches
+``pm.hook.*`` directly, so every call is isolated per plugin.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as importlib_metadata
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, TypeVar, cast
+
+import attrs
+import pluggy
+
+from ego_core import hookspecs
+from ego_core.config import ConfigError, Settings, structure_plugin_config
+from ego_core.embedding import Embedder, EmbedderFactory, EmbedderSettings, EmbeddingError
+from ego_core.logs import install_pipeline, log_event
+from ego_core.redaction import RedactionPipeline, secret_redactor
+from ego_core.types import Command, Redactor, Tool
+
+T = TypeVar("T")
+ENTRY_POINT_GROUP = "ego"
+CORE_PLUGIN_ID = "core"
+
+FailureStage = Literal["load", "register", "validate", "dependency", "config", "startup", "call", "duplicate"]
+
+_log = logging.getLogger("ego.host")
+
+
+class SelectionError(ValueError):
+    """The requested set of plugins cannot be served (unknown id, unmet dependency)."""
+
+
+class ToolConflictError(RuntimeError):
+    """Two plugins registered a tool with the same name."""
+
+
+@attrs.frozen
+class PluginFailure:
+    plugin: str
+    stage: FailureStage
+    reason: str
+    hook: str | None = None
+
+    def describe(self) -> str:
+        where = f"{self.stage}:{self.hook}" if self.hook else self.stage
+        return f"{self.plugin} [{where}] {self.reason}"
+
+
+@attrs.frozen
+class InstalledPlugin:
+    id: str
+    entry_point: str
+    distribution: str | None
+    version: str | None
+
+
+@attrs.frozen
+class PluginStatus:
+    id: str
+    distribution: str | None
+    version: str | None
+    state: Literal["enabled", "disabled", "failed"]
+    reason: str = ""
+    hooks: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
+
+
+class Clock:
+    """The host's notion of "now" (UTC). Benchmarks replace it with a simulated clock."""
+
+    def __init__(self, fixed: datetime | None = None) -> None:
+        self._fixed = fixed
+
+    def now(self) -> datetime:
+        return self._fixed if self._fixed is not None else datetime.now(UTC)
+
+    def set(self, moment: datetime | None) -> None:
+        if moment is not None and moment.tzinfo is None:
+            raise ValueError("the clock needs a timezone-aware datetime")
+        self._fixed = moment
+
+
+class Services:
+    """Named objects plugins provide to each other (``memory.store``, ``interoception.body``)."""
+
+    def __init__(self) -> None:
+        self._items: dict[str, tuple[str, object]] = {}
+        self._lock = threading.Lock()
+
+    def provide(self, name: str, obj: object, *, plugin: str) -> None:
+        with self._lock:
+            if name in self._items and self._items[name][0] != plugin:
+                raise RuntimeError(f"service {name!r} is already provided by plugin {self._items[name][0]!r}")
+            self._items[name] = (plugin, obj)
+
+    def withdraw(self, plugin: str) -> None:
+        with self._lock:
+            self._items = {k: v for k, v in self._items.items() if v[0] != plugin}
+
+    def get(self, name: str, kind: type[T] | None = None) -> T | None:
+        """The service, or ``None`` when no enabled plugin provides it (degrade gracefully)."""
+        item = self._items.get(name)
+        if item is None:
+            return None
+        obj = item[1]
+        if kind is not None and not isinstance(obj, kind):
+            raise TypeError(f"service {name!r} from plugin {item[0]!r} is not a {kind.__name__}")
+        return cast("T", obj)
+
+    def names(self) -> list[str]:
+        return sorted(self._items)
+
+
+class HookCaller:
+    """Isolated calls of one hook across plugins, in pluggy's order (tryfirst … trylast)."""
+
+    def __init__(self, host: PluginHost) -> None:
+        self._host = host
+
+    def notify(self, hook: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        """Call every implementation; return the non-``None`` results with their plugin ids."""
+        return [(plugin, result) for plugin, result in self._host.iter_results(hook, kwargs) if result is not None]
+
+    collect = notify
+
+    def first(self, hook: str, **kwargs: Any) -> tuple[str, Any] | None:
+        """The first non-``None`` result; implementations that raise are skipped."""
+        for plugin, result in self._host.iter_results(hook, kwargs):
+            if result is not None:
+                return plugin, result
+        return None
+
+
+@attrs.define
+class PluginContext:
+    """What a plugin's hook implementations receive as ``ctx``."""
+
+    plugin_id: str
+    host: PluginHost
+    config: Any
+    log: logging.Logger
+
+    @property
+    def settings(self) -> Settings:
+        return self.host.settings
+
+    @property
+    def data_dir(self) -> Path:
+        """``<data dir>/<plugin id>``, created on first use."""
+        path = self.host.settings.data_dir.expanduser() / self.plugin_id
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    @property
+    def services(self) -> Services:
+        return self.host.services
+
+    @property
+    def hooks(self) -> HookCaller:
+        return self.host.hooks
+
+    @property
+    def clock(self) -> Clock:
+        return self.host.clock
+
+    def now(self) -> datetime:
+        return self.host.clock.now()
+
+    def provide(self, name: str, obj: object) -> None:
+        self.host.services.provide(name, obj, plugin=self.plugin_id)
+
+    def tool_served(self, name: str) -> bool:
+        return self.host.tool_served(name)
+
+    def redact(self, text: str) -> str:
+        return self.host.redaction(text)
+
+    def embedder(self, name: str, settings: EmbedderSettings) -> Embedder:
+        return self.host.make_embedder(name, settings)
+
+
+def _entry_points() -> list[importlib_metadata.EntryPoint]:
+    return list(importlib_metadata.entry_points(group=ENTRY_POINT_GROUP))
+
+
+class PluginHost:
+    """Holds one ``pluggy.PluginManager`` and everything the core knows about plugins."""
+
+    def __init__(self, settings: Settings, *, clock: Clock | None = None) -> None:
+        self.settings = settings
+        self.clock = clock or Clock()
+        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
+        for spec in hookspecs.ALL_SPECS:
+            self.pm.add_hookspecs(spec)
+        self.services = Services()
+        self.hooks = HookCaller(self)
+        self.failures: list[PluginFailure] = []
+        self.installed: dict[str, InstalledPlugin] = {}
+        self.requested: list[str] = []
+        self._contexts: dict[str, PluginContext] = {}
+        self._order: list[str] = []
+        self._tools: dict[str, tuple[str, Tool]] = {}
+        self._withdrawn: set[str] = set()
+        self._embedders: dict[str, tuple[str, EmbedderFactory]] = {}
+        self._started = 0
+        self._start_lock = threading.Lock()
+        self.redaction = RedactionPipeline([secret_redactor()])
+
+    # ---------------------------------------------------------------------------------------------
+    # Registration
+
+    def add_plugin(self, plugin_id: str, obj: object, *, essential: bool = False) -> bool:
+        """Register one plugin object (a module, or an instance); record a failure instead of raising."""
+        if isinstance(obj, type):
+            cls = obj
+            try:
+                obj = cls()
+            except Exception as exc:
+                self._fail(plugin_id, "load", f"constructing {cls.__name__} raised {_exc(exc)}")
+                return False
+        try:
+            self.pm.register(obj, name=plugin_id)
+        except (pluggy.PluginValidationError, ValueError) as exc:
+            if essential:
+                raise
+            self._fail(plugin_id, "register", str(exc))
+            return False
+        problem = self._unknown_or_wrapper_hooks(obj)
+        if problem:
+            self.pm.unregister(obj)
+            if essential:
+                raise RuntimeError(problem)
+            self._fail(plugin_id, "validate", problem)
+            return False
+        try:
+            config = self._plugin_config(plugin_id, obj)
+        except ConfigError:
+            self.pm.unregister(obj)
+            raise
+        self._contexts[plugin_id] = PluginContext(
+            plugin_id=plugin_id, host=self, config=config, log=logging.getLogger(f"ego.plugin.{plugin_id}")
+        )
+        return True
+
+    def _unknown_or_wrapper_hooks(self, obj: object) -> str:
+        problems = []
+        for caller in self.pm.get_hookcallers(obj) or []:
+            if caller.spec is None:
+                problems.append(f"implements unknown hook {caller.name!r} (known hooks: see docs/hooks.md)")
+                continue
+            for impl in caller.get_hookimpls():
+                if impl.plugin is obj and (impl.hookwrapper or impl.wrapper):
+                    problems.append(f"implements {caller.name!r} as a wrapper, which ego does not allow")
+        return "; ".join(problems)
+
+    def _plugin_config(self, plugin_id: str, obj: object) -> Any:
+        table = self.settings.plugin_tables.get(plugin_id, {})
+        config_class = getattr(obj, "config_class", None)
+        if config_class is None:
+            return dict(table)
+        env_keys = cast("Mapping[str, str]", getattr(obj, "config_env", {}) or {})
+        return structure_plugin_config(plugin_id, config_class, table, env_keys)
+
+    def discover(
+        self,
+        *,
+        enabled: Sequence[str] | None,
+        disabled: Sequence[str] = (),
+        entry_points: Iterable[importlib_metadata.EntryPoint] | None = None,
+    ) -> None:
+        """Load the selected plugins from the ``ego`` entry-point group."""
+        eps: dict[str, importlib_metadata.EntryPoint] = {}
+        for ep in _entry_points() if entry_points is None else entry_points:
+            dist = ep.dist.name if ep.dist is not None else None
+            if ep.name in eps:
+                other = eps[ep.name].dist
+                self._fail(
+                    ep.name,
+                    "duplicate",
+                    f"plugin id provided by both {other.name if other else '?'} and {dist or '?'}; using the first",
+                )
+                continue
+            eps[ep.name] = ep
+            self.installed[ep.name] = InstalledPlugin(
+                id=ep.name,
+                entry_point=ep.value,
+                distribution=dist,
+                version=ep.dist.version if ep.dist is not None else None,
+            )
+        known = sorted(eps)
+        for name in [*(enabled or []), *disabled]:
+            if name not in eps:
+                listing = ", ".join(known) if known else "none"
+                raise SelectionError(f"unknown plugin {name!r}; installed plugins: {listing}")
+        self.requested = list(enabled) if enabled is not None else []
+        chosen = [name for name in (enabled if enabled is not None else known) if name not in set(disabled)]
+        for name in chosen:
+            try:
+                obj = eps[name].load()
+            except BaseException as exc:
+                if isinstance(exc, KeyboardInterrupt | SystemExit):
+                    raise
+                self._fail(name, "load", f"import failed: {_exc(exc)}")
+                continue
+            self.add_plugin(name, obj)
+        self.resolve_dependencies()
+
+    def resolve_dependencies(self) -> None:
+        """Drop plugins whose declared ``requires`` are not active; explicit requests fail loudly."""
+        changed = True
+        while changed:
+            changed = False
+            for plugin_id in self.plugin_ids():
+                obj = self.pm.get_plugin(plugin_id)
+                requires = tuple(getattr(obj, "requires", ()) or ())
+                missing = [dep for dep in requires if self.pm.get_plugin(dep) is None]
+                if not missing:
+                    continue
+                need = ", ".join(missing)
+                if plugin_id in self.requested:
+                    suggestion = ",".join(dict.fromkeys([*missing, *self.requested]))
+                    raise SelectionError(
+                        f"plugin {plugin_id!r} requires {need}, which is not enabled; "
+                        f"enable both, e.g. --plugins {suggestion}"
+                    )
+                self.pm.unregister(obj)
+                self._contexts.pop(plugin_id, None)
+                self._fail(plugin_id, "dependency", f"requires plugin(s) {need}, which are not enabled or failed")
+                changed = True
+
+    def plugin_ids(self) -> list[str]:
+        """Active plugins (registered and not failed), core first."""
+        names = [name for name, _ in self.pm.list_name_plugin() if name in self._contexts]
+        return sorted(names, key=lambda n: (n != CORE_PLUGIN_ID, n))
+
+    def context(self, plugin_id: str) -> PluginContext:
+        return self._contexts[plugin_id]
+
+    def _fail(self, plugin: str, stage: FailureStage, reason: str, hook: str | None = None) -> None:
+        failure = PluginFailure(plugin=plugin, stage=stage, reason=reason, hook=hook)
+        self.failures.append(failure)
+        log_event(_log, "plugin_failure", logging.WARNING, plugin=plugin, stage=stage, hook=hook, reason=reason)
+
+    # ---------------------------------------------------------------------------------------------
+    # Isolated calls
+
+    def iter_results(self, hook: str, kwargs: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
+        caller = getattr(self.pm.hook, hook)
+        for impl in reversed(caller.get_hookimpls()):
+            plugin_id = impl.plugin_name
+            if plugin_id not in self._contexts or plugin_id in self._withdrawn:
+                continue
+            available = {**kwargs, "ctx": self._contexts[plugin_id]}
+            try:
+                args = [available[name] for name in impl.argnames]
+            except KeyError as exc:
+                self._fail(plugin_id, "call", f"asks for unknown argument {exc}", hook)
+                continue
+            started = time.perf_counter()
+            try:
+                result = impl.function(*args)
+            except Exception as exc:
+                _log.error("plugin %s raised in %s", plugin_id, hook, exc_info=True)
+                self._fail(plugin_id, "call", f"raised {_exc(exc)}", hook)
+                continue
+            elapsed = (time.perf_counter() - started) * 1000
+            if elapsed > 1000:
+                log_event(_log, "slow_hook", logging.WARNING, plugin=plugin_id, hook=hook, ms=round(elapsed))
+            yield plugin_id, result
+
+    # ---------------------------------------------------------------------------------------------
+    # Startup
+
+    def prepare(self) -> None:
+        """Collect registrations (redactors, embedders, tools). Raises on conflicting tool names."""
+        self.redaction = RedactionPipeline([secret_redactor()])
+        collected: list[Redactor] = []
+        for plugin_id in self.plugin_ids():
+            self._call_register(plugin_id, "register_redactors", collected.append)
+        self.redaction.extend(collected)
+        install_pipeline(self.redaction)
+
+        self._embedders = {}
+        for plugin_id in self.plugin_ids():
+
+            def add_embedder(name: str, factory: EmbedderFactory, _plugin: str = plugin_id) -> None:
+                if name in self._embedders:
+                    self._fail(
+                        _plugin,
+                        "register",
+                        f"embedder {name!r} already provided by {self._embedders[name][0]}",
+                    )
+                    return
+                self._embedders[name] = (_plugin, factory)
+
+            self._call_register(plugin_id, "register_embedders", add_embedder)
+
+        self._tools = {}
+        for plugin_id in self.plugin_ids():
+
+            def add_tool(tool: Tool, _plugin: str = plugin_id) -> None:
+                if not isinstance(tool, Tool):
+                    raise TypeError(f"register_tools expects ego_core.Tool, got {type(tool).__name__}")
+                if tool.name in self._tools:
+                    raise ToolConflictError(
+                        f"tool {tool.name!r} is registered by both plugin {self._tools[tool.name][0]!r} "
+                        f"and plugin {_plugin!r}; disable one of them (--disable)"
+                    )
+                self._tools[tool.name] = (_plugin, tool)
+
+            self._call_register(plugin_id, "register_tools", add_tool, reraise=(ToolConflictError,))
+
+    def _call_register(
+        self,
+        plugin_id: str,
+        hook: str,
+        register: Callable[..., None],
+        reraise: tuple[type[Exception], ...] = (),
+    ) -> None:
+        caller = getattr(self.pm.hook, hook)
+        for impl in caller.get_hookimpls():
+            if impl.plugin_name != plugin_id:
+                continue
+            available = {"register": register, "ctx": self._contexts[plugin_id]}
+            try:
+                impl.function(*[available[name] for name in impl.argnames])
+            except reraise:
+                raise
+            except Exception as exc:
+                _log.error("plugin %s raised in %s", plugin_id, hook, exc_info=True)
+                self._fail(plugin_id, "register", f"{hook} raised {_exc(exc)}", hook)
+
+    def commands(self) -> list[tuple[str, Command]]:
+        found: list[tuple[str, Command]] = []
+        for plugin_id in self.plugin_ids():
+            self._call_register(plugin_id, "register_commands", lambda c, _p=plugin_id: found.append((_p, c)))
+        return found
+
+    def start(self) -> None:
+        """Run ``on_startup`` in dependency order (idempotent; counted, so nested users share one start)."""
+        with self._start_lock:
+            self._started += 1
+            if self._started > 1:
+                return
+            self._order = self._dependency_order()
+            for plugin_id in self._order:
+                self._start_one(plugin_id)
+
+    def _start_one(self, plugin_id: str) -> None:
+        obj = self.pm.get_plugin(plugin_id)
+        missing = [d for d in getattr(obj, "requires", ()) or () if d in self._withdrawn]
+        if missing:
+            self._withdraw(plugin_id, "startup", f"required plugin(s) {', '.join(missing)} failed to start")
+            return
+        impl = next((i for i in self.pm.hook.on_startup.get_hookimpls() if i.plugin_name == plugin_id), None)
+        if impl is None:
+            return
+        try:
+            impl.function(*[{"ctx": self._contexts[plugin_id]}[name] for name in impl.argnames])
+        except Exception as exc:
+            _log.error("plugin %s failed to start", plugin_id, exc_info=True)
+            self._withdraw(plugin_id, "startup", f"on_startup raised {_exc(exc)}")
+
+    def _withdraw(self, plugin_id: str, stage: FailureStage, reason: str) -> None:
+        self._withdrawn.add(plugin_id)
+        self.services.withdraw(plugin_id)
+        self._fail(plugin_id, stage, reason)
+
+    def _dependency_order(self) -> list[str]:
+        ids = self.plugin_ids()
+        order: list[str] = []
+        visiting: set[str] = set()
+
+        def visit(name: str) -> None:
+            if name in order or name not in ids:
+                return
+            if name in visiting:
+                raise SelectionError(f"plugin dependency cycle through {name!r}")
+            visiting.add(name)
+            for dep in getattr(self.pm.get_plugin(name), "requires", ()) or ():
+                visit(dep)
+            visiting.discard(name)
+            order.append(name)
+
+        for name in ids:
+            visit(name)
+        return order
+
+    def stop(self) -> None:
+        with self._start_lock:
+            if self._started == 0:
+                return
+            self._started -= 1
+            if self._started > 0:
+                return
+            for plugin_id in reversed(self._order):
+                if plugin_id in self._withdrawn:
+                    continue
+                impl = next((i for i in self.pm.hook.on_shutdown.get_hookimpls() if i.plugin_name == plugin_id), None)
+                if impl is None:
+                    continue
+                try:
+                    impl.function(*[{"ctx": self._contexts[plugin_id]}[name] for name in impl.argnames])
+                except Exception as exc:
+                    _log.error("plugin %s failed to shut down", plugin_id, exc_info=True)
+                    self._fail(plugin_id, "call", f"on_shutdown raised {_exc(exc)}", "on_shutdown")
+            self.services = Services()
+
+    @property
+    def started(self) -> bool:
+        return self._started > 0
+
+    # ---------------------------------------------------------------------------------------------
+    # Queries
+
+    def tools(self) -> list[tuple[str, Tool]]:
+        """Served tools as (plugin id, tool): surface tools first, then backend, each by name."""
+        served = [(p, t) for p, t in self._tools.values() if p not in self._withdrawn]
+        return sorted(served, key=lambda pt: (pt[1].tier != "surface", pt[1].name))
+
+    def tool(self, name: str) -> tuple[str, Tool] | None:
+        item = self._tools.get(name)
+        if item is None or item[0] in self._withdrawn:
+            return None
+        return item
+
+    def tool_served(self, name: str) -> bool:
+        return self.tool(name) is not None
+
+    def is_active(self, plugin_id: str) -> bool:
+        return plugin_id in self._contexts and plugin_id not in self._withdrawn
+
+    def embedder_names(self) -> list[str]:
+        return sorted(self._embedders)
+
+    def make_embedder(self, name: str, settings: EmbedderSettings) -> Embedder:
+        if name not in self._embedders:
+            known = ", ".join(self.embedder_names()) or "none"
+            raise EmbeddingError(f"unknown embedder {name!r}; available: {known}")
+        return self._embedders[name][1](settings)
+
+    def statuses(self) -> list[PluginStatus]:
+        """Every installed plugin with its state, for ``ego plugins``."""
+        failed: dict[str, list[str]] = {}
+        for failure in self.failures:
+            failed.setdefault(failure.plugin, []).append(
+                f"[{failure.stage}{':' + failure.hook if failure.hook else ''}] {failure.reason}"
+            )
+        result = []
+        ids = sorted(set(self.installed) | set(self._contexts) | set(failed))
+        for plugin_id in ids:
+            info = self.installed.get(plugin_id)
+            obj = self.pm.get_plugin(plugin_id)
+            hooks = tuple(sorted(c.name for c in self.pm.get_hookcallers(obj) or [])) if obj is not None else ()
+            requires = tuple(getattr(obj, "requires", ()) or ()) if obj is not None else ()
+            if plugin_id in failed and not self.is_active(plugin_id):
+                state: Literal["enabled", "disabled", "failed"] = "failed"
+            elif self.is_active(plugin_id):
+                state = "enabled"
+            else:
+                state = "disabled"
+            result.append(
+                PluginStatus(
+                    id=plugin_id,
+                    distribution=info.distribution if info else ("ego-core" if plugin_id == CORE_PLUGIN_ID else None),
+                    version=info.version if info else None,
+                    state=state,
+                    reason="; ".join(failed.get(plugin_id, [])),
+                    hooks=hooks,
+                    requires=requires,
+                )
+            )
+        return result
+
+
+def _exc(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def build_host(
+    settings: Settings,
+    *,
+    enabled: Sequence[str] | None = None,
+    disabled: Sequence[str] = (),
+    autoload: bool = True,
+    plugins: Mapping[str, object] | None = None,
+    entry_points: Iterable[importlib_metadata.EntryPoint] | None = None,
+    clock: Clock | None = None,
+) -> PluginHost:
+    """Build a host: the core plugin, the selected installed plugins and any plugin objects given.
+
+    ``enabled``/``disabled`` default to the settings' selection (CLI > env > config file); ``autoload=False``
+    skips entry points entirely (tests pass ``plugins=`` instead).
+    """
+    from ego_core.composed import CorePlugin
+
+    host = PluginHost(settings, clock=clock)
+    host.add_plugin(CORE_PLUGIN_ID, CorePlugin(), essential=True)
+    if enabled is None:
+        enabled = settings.plugins.enabled
+    disabled = [*settings.plugins.disabled, *disabled]
+    if autoload:
+        host.discover(enabled=enabled, disabled=disabled, entry_points=entry_points)
+    for plugin_id, obj in (plugins or {}).items():
+        host.add_plugin(plugin_id, obj)
+    if plugins:
+        host.resolve_dependencies()
+    host.prepare()
+    return host

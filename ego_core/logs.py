@@ -1,0 +1,161 @@
+"""Logging: every record, whatever its origin, passes through the redaction pipeline.
+
+- A log-record factory redacts the message, arguments and exception text of every record when it is
+  created, so even handlers installed by third-party libraries only ever see redacted text.
+- Our handlers write JSON lines to ``<log dir>/ego-YYYY-MM-DD.jsonl`` and short text lines to stderr; their
+  formatters pass the final line through the pipeline once more.
+- Nothing is ever written to stdout (it carries the MCP protocol) and nothing is sent anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+import traceback
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ego_core.redaction import RedactionPipeline, default_pipeline
+
+EGO_FIELDS = "ego"
+"""Structured fields go in ``extra={"ego": {...}}``; the JSON formatter writes them at the top level."""
+
+_state_lock = threading.Lock()
+
+
+class _Active:
+    pipeline: RedactionPipeline = default_pipeline()
+
+
+_base_factory = logging.getLogRecordFactory()
+_installed_handlers: list[logging.Handler] = []
+
+
+def active_pipeline() -> RedactionPipeline:
+    return _Active.pipeline
+
+
+def _redacting_factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+    record = _base_factory(*args, **kwargs)
+    pipeline = _Active.pipeline
+    try:
+        message = record.getMessage()
+    except Exception:
+        message = str(record.msg)
+    record.msg = pipeline(message)
+    record.args = None
+    if record.exc_info and record.exc_info[0] is not None:
+        record.exc_text = pipeline("".join(traceback.format_exception(*record.exc_info)).rstrip())
+    if record.stack_info:
+        record.stack_info = pipeline(record.stack_info)
+    return record
+
+
+def install_pipeline(pipeline: RedactionPipeline) -> None:
+    """Make ``pipeline`` the one every log record passes through (process-wide)."""
+    with _state_lock:
+        _Active.pipeline = pipeline
+        if logging.getLogRecordFactory() is not _redacting_factory:
+            logging.setLogRecordFactory(_redacting_factory)
+
+
+class DailyJsonlHandler(logging.Handler):
+    """Appends one JSON object per line to ``ego-YYYY-MM-DD.jsonl`` (UTC date), safe for several processes.
+
+    Each record is one ``write`` on a file opened with ``O_APPEND``, so lines from concurrent processes never
+    interleave; no rotation by renaming, so there is nothing to race on.
+    """
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__()
+        self.directory = directory
+        self._date = ""
+        self._fd: int | None = None
+
+    def _fd_for(self, date: str) -> int:
+        if self._fd is None or date != self._date:
+            if self._fd is not None:
+                os.close(self._fd)
+            self.directory.mkdir(parents=True, exist_ok=True)
+            path = self.directory / f"ego-{date}.jsonl"
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            self._date = date
+        return self._fd
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            line = self.format(record) + "\n"
+            date = datetime.fromtimestamp(record.created, UTC).strftime("%Y-%m-%d")
+            with self.lock or threading.Lock():
+                os.write(self._fd_for(date), line.encode("utf-8"))
+        except Exception:
+            self.handleError(record)
+
+    def close(self) -> None:
+        with self.lock or threading.Lock():
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
+        super().close()
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+            "pid": record.process,
+        }
+        fields = getattr(record, EGO_FIELDS, None)
+        if isinstance(fields, Mapping):
+            entry.update(_Active.pipeline.value(dict(fields)))
+        if record.exc_text:
+            entry["exc"] = record.exc_text
+        elif record.exc_info and record.exc_info[0] is not None:
+            entry["exc"] = self.formatException(record.exc_info)
+        return _Active.pipeline(json.dumps(entry, ensure_ascii=False, default=str))
+
+
+class TextFormatter(logging.Formatter):
+    def __init__(self) -> None:
+        super().__init__("ego %(levelname)s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        return _Active.pipeline(super().format(record))
+
+
+def configure_logging(log_dir: Path | None, level: str = "INFO", *, stderr_level: str = "WARNING") -> None:
+    """Install our handlers on the root logger (replacing ones we installed before)."""
+    root = logging.getLogger()
+    for handler in _installed_handlers:
+        root.removeHandler(handler)
+        handler.close()
+    _installed_handlers.clear()
+
+    stderr = logging.StreamHandler(sys.stderr)
+    stderr.setLevel(stderr_level.upper())
+    stderr.setFormatter(TextFormatter())
+    _installed_handlers.append(stderr)
+    if log_dir is not None:
+        jsonl = DailyJsonlHandler(log_dir)
+        jsonl.setLevel(level.upper())
+        jsonl.setFormatter(JsonFormatter())
+        _installed_handlers.append(jsonl)
+    for handler in _installed_handlers:
+        root.addHandler(handler)
+    root.setLevel(min(logging.getLevelName(level.upper()), logging.getLevelName(stderr_level.upper())))
+    logging.captureWarnings(True)
+    if logging.getLogRecordFactory() is not _redacting_factory:
+        install_pipeline(_Active.pipeline)
+
+
+def log_event(logger: logging.Logger, event: str, level: int = logging.INFO, **fields: Any) -> None:
+    """Write a structured record: ``{"event": event, **fields}`` in the JSON log."""
+    logger.log(level, event, extra={EGO_FIELDS: {"event": event, **fields}})

@@ -1,0 +1,270 @@
+"""The MCP server: tools from plugins, served over stdio or streamable HTTP with per-agent bearer tokens.
+
+Built on the MCP Python SDK's low-level ``mcp.server.Server`` (the engine under ``MCPServer``): plugins
+supply compact JSON Schemas, and the core validates arguments itself so that errors name the parameter and
+the accepted form without ever echoing a (possibly private) value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import inspect
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from pydantic import AnyHttpUrl
+from starlette.applications import Starlette
+
+from ego_core import __version__
+from ego_core.errors import ToolError
+from ego_core.host import PluginHost
+from ego_core.logs import log_event
+from ego_core.responses import compose, scaffold_text
+from ego_core.types import Response, ScaffoldContext, ScaffoldItem, Tool, ToolOutcome
+from ego_core.validation import ArgumentError, ArgumentValidator
+
+_log = logging.getLogger("ego.server")
+
+INSTRUCTIONS = "ego keeps your memories, desires and sense of self across sessions. Begin with wake_up."
+TOKEN_SCOPE = "ego"  # noqa: S105 (an OAuth scope name, not a secret)
+
+
+def _text_result(text: str, *, is_error: bool = False) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=is_error)
+
+
+class ToolRunner:
+    """Validates, runs, composes, logs and announces one tool call."""
+
+    def __init__(self, host: PluginHost) -> None:
+        self.host = host
+        self._validators: dict[str, ArgumentValidator] = {}
+        for _plugin, tool in host.tools():
+            self._validators[tool.name] = ArgumentValidator(tool.input_schema)
+
+    def list_tools(self) -> list[types.Tool]:
+        return [
+            types.Tool(name=tool.name, description=tool.description, input_schema=dict(tool.input_schema))
+            for _plugin, tool in self.host.tools()
+        ]
+
+    def input_schema(self, name: str) -> Mapping[str, Any] | None:
+        found = self.host.tool(name)
+        return dict(found[1].input_schema) if found else None
+
+    def served(self) -> set[str]:
+        return {tool.name for _plugin, tool in self.host.tools()}
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, agent: str | None = None
+    ) -> types.CallToolResult:
+        started = time.perf_counter()
+        found = self.host.tool(name)
+        if found is None:
+            available = ", ".join(sorted(self.served()))
+            return _text_result(f"Unknown tool: {name}. Available tools: {available}.", is_error=True)
+        plugin, tool = found
+        outcome = "ok"
+        args: dict[str, Any] = dict(arguments or {})
+        try:
+            args = self._validators[name].validate(arguments)
+            if inspect.iscoroutinefunction(tool.handler):
+                result = await tool.handler(args)
+            else:
+                result = await anyio.to_thread.run_sync(tool.handler, args)
+            if inspect.isawaitable(result):
+                result = await result
+            text = await anyio.to_thread.run_sync(self._render, name, args, result)
+            is_error = False
+        except ArgumentError as exc:
+            outcome, is_error = "invalid", True
+            text = f"Invalid arguments for {name}: {exc}. Fix the call and try again."
+        except ToolError as exc:
+            outcome, is_error = "error", True
+            text = compose(exc.message, scaffold_text(exc.scaffold, self.served()))
+        except Exception:
+            outcome, is_error = "crash", True
+            _log.error("tool %s (plugin %s) crashed", name, plugin, exc_info=True)
+            text = (
+                f"Internal error in {name} (plugin {plugin}). It was logged; the call did not complete, "
+                "so retrying the same call will likely fail again."
+            )
+        duration_ms = (time.perf_counter() - started) * 1000
+        self._log_call(
+            tool=tool,
+            plugin=plugin,
+            args=args,
+            outcome=outcome,
+            duration_ms=duration_ms,
+            response_chars=len(text),
+            agent=agent,
+        )
+        if outcome != "invalid":
+            outcome_value = ToolOutcome(plugin=plugin, is_error=is_error, text=text)
+            await anyio.to_thread.run_sync(
+                lambda: self.host.hooks.notify("on_tool_called", tool=name, args=args, result=outcome_value)
+            )
+        return _text_result(text, is_error=is_error)
+
+    def _render(self, name: str, args: Mapping[str, Any], result: object) -> str:
+        if isinstance(result, str):
+            response = Response(data=result)
+        elif isinstance(result, Response):
+            response = result
+        else:
+            raise TypeError(f"tool {name} returned {type(result).__name__}, expected str or ego_core.Response")
+        items: list[ScaffoldItem] = list(response.scaffold)
+        context = ScaffoldContext(tool=name, arguments=args, data=response.data)
+        for _plugin, lines in self.host.hooks.notify("scaffold_for", tool=name, context=context):
+            items.extend(lines)
+        return compose(response.data, scaffold_text(items, self.served()))
+
+    def _log_call(
+        self,
+        *,
+        tool: Tool,
+        plugin: str,
+        args: Mapping[str, Any],
+        outcome: str,
+        duration_ms: float,
+        response_chars: int,
+        agent: str | None,
+    ) -> None:
+        try:
+            view = dict(tool.log_view(args)) if tool.log_view is not None else dict(args)
+        except Exception:
+            view = {"arguments": "[WITHHELD: log view failed]"}
+        fields: dict[str, Any] = {
+            "tool": tool.name,
+            "plugin": plugin,
+            "outcome": outcome,
+            "duration_ms": round(duration_ms, 2),
+            "args": view,
+            "args_chars": sum(len(str(v)) for v in args.values()),
+            "response_chars": response_chars,
+        }
+        if agent:
+            fields["agent"] = agent
+        log_event(_log, "tool_call", **fields)
+
+
+def build_server(host: PluginHost) -> Server[None]:
+    """An MCP server for ``host``: the host starts when the first connection opens, stops with the last."""
+    runner = ToolRunner(host)
+
+    @asynccontextmanager
+    async def lifespan(_server: Server[None]) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(host.start)
+        try:
+            yield None
+        finally:
+            await anyio.to_thread.run_sync(host.stop)
+
+    async def on_list_tools(
+        _ctx: ServerRequestContext[None], _params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=runner.list_tools())
+
+    async def on_call_tool(
+        _ctx: ServerRequestContext[None], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        token = get_access_token()
+        return await runner.call(params.name, params.arguments, agent=token.client_id if token else None)
+
+    server: Server[None] = Server(
+        "ego",
+        version=__version__,
+        title="ego",
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        get_tool_input_schema=runner.input_schema,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+    )
+    return server
+
+
+# ------------------------------------------------------------------------------------------------------
+# HTTP with bearer tokens
+
+
+def hash_token(token: str) -> str:
+    return "sha256:" + hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def new_token() -> str:
+    return "ego_" + secrets.token_urlsafe(32)
+
+
+class HashedTokenVerifier:
+    """Accepts a bearer token whose SHA-256 matches one configured per agent; the agent is the client id."""
+
+    def __init__(self, tokens: Mapping[str, str]) -> None:
+        self._tokens = dict(tokens)
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        digest = hash_token(token)
+        agent = None
+        for candidate, expected in self._tokens.items():
+            if hmac.compare_digest(digest, expected):
+                agent = candidate
+        if agent is None:
+            log_event(_log, "auth_rejected", logging.WARNING)
+            return None
+        return AccessToken(token=token, client_id=agent, scopes=[TOKEN_SCOPE])
+
+
+def http_app(host: PluginHost, *, bind_host: str, port: int, path: str, tokens: Mapping[str, str]) -> Starlette:
+    if not tokens:
+        raise ValueError(
+            "HTTP serving needs at least one agent token: run `ego token new <agent>` and put the printed "
+            "line under [server.tokens] in ego.toml (or set EGO_HTTP_TOKENS)"
+        )
+    server = build_server(host)
+    base = f"http://{bind_host if ':' not in bind_host else f'[{bind_host}]'}:{port}"
+    auth = AuthSettings(
+        issuer_url=AnyHttpUrl(base),
+        resource_server_url=AnyHttpUrl(base + path),
+        required_scopes=[TOKEN_SCOPE],
+        validate_token_resource=False,
+    )
+    return server.streamable_http_app(
+        streamable_http_path=path,
+        stateless_http=True,
+        host=bind_host,
+        auth=auth,
+        token_verifier=HashedTokenVerifier(tokens),
+    )
+
+
+def serve_stdio(host: PluginHost) -> None:
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(host)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)
+
+
+def serve_http(host: PluginHost, *, bind_host: str, port: int, path: str, tokens: Mapping[str, str]) -> None:
+    import uvicorn
+
+    app = http_app(host, bind_host=bind_host, port=port, path=path, tokens=tokens)
+    config = uvicorn.Config(app, host=bind_host, port=port, log_config=None, access_log=False, lifespan="on")
+    _log.info("serving MCP over HTTP at http://%s:%d%s", bind_host, port, path)
+    uvicorn.Server(config).run()

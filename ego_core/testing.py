@@ -1,0 +1,145 @@
+"""pytest fixtures for ego and for plugin authors (loaded automatically through the ``pytest11`` entry point).
+
+- ``ego_settings``: settings with a fresh data directory under ``tmp_path``.
+- ``make_host``: build a host with the plugin objects you give (and/or installed ones), stopped at teardown.
+- ``fake_dist``: install a throwaway distribution with an ``ego`` entry point on ``sys.path``, so real
+  entry-point discovery runs without pip.
+- ``mcp_client(host)``: an async context manager giving an in-memory MCP ``Client`` for the host's server.
+- ``tool_text(result)``: the text of a tool result.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+import attrs
+import pytest
+
+from ego_core.config import Settings
+from ego_core.host import Clock, PluginHost, build_host
+
+__all__ = ["FakeDist", "HostFactory", "mcp_client", "tool_text"]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def ego_settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "ego-data", timezone="UTC")
+
+
+class HostFactory(Protocol):
+    def __call__(
+        self,
+        plugins: Mapping[str, object] | None = None,
+        *,
+        enabled: Sequence[str] | None = None,
+        disabled: Sequence[str] = (),
+        autoload: bool = False,
+        config: Mapping[str, Mapping[str, Any]] | None = None,
+        settings: Settings | None = None,
+        clock: Clock | None = None,
+    ) -> PluginHost: ...
+
+
+@pytest.fixture
+def make_host(ego_settings: Settings) -> Iterator[HostFactory]:
+    """Build hosts; ``config`` gives ``[plugins.<id>]`` tables. Started hosts are stopped at teardown."""
+    hosts: list[PluginHost] = []
+
+    def factory(
+        plugins: Mapping[str, object] | None = None,
+        *,
+        enabled: Sequence[str] | None = None,
+        disabled: Sequence[str] = (),
+        autoload: bool = False,
+        config: Mapping[str, Mapping[str, Any]] | None = None,
+        settings: Settings | None = None,
+        clock: Clock | None = None,
+    ) -> PluginHost:
+        base = settings or ego_settings
+        if config is not None:
+            base = attrs.evolve(base, plugin_tables={**base.plugin_tables, **config})
+        host = build_host(base, enabled=enabled, disabled=disabled, autoload=autoload, plugins=plugins, clock=clock)
+        hosts.append(host)
+        return host
+
+    yield factory
+    for host in hosts:
+        while host.started:
+            host.stop()
+
+
+@attrs.frozen
+class FakeDist:
+    name: str
+    module: str
+    path: Path
+
+
+class FakeDistFactory(Protocol):
+    def __call__(
+        self, dist: str, module: str, source: str, *, ep_name: str | None = None, ep_object: str | None = None
+    ) -> FakeDist: ...
+
+
+@pytest.fixture
+def fake_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDistFactory]:
+    """Write ``module.py`` and ``<dist>-0.1.0.dist-info`` with an ``ego`` entry point, then put it on sys.path.
+
+    ``ep_name`` defaults to the module name; ``ep_object`` (e.g. ``"MyPlugin"``) makes the entry point
+    ``module:MyPlugin``.
+    """
+    site = tmp_path / "fake-site"
+    site.mkdir(exist_ok=True)
+    monkeypatch.syspath_prepend(str(site))
+    modules: list[str] = []
+
+    def make(
+        dist: str, module: str, source: str, *, ep_name: str | None = None, ep_object: str | None = None
+    ) -> FakeDist:
+        (site / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+        info = site / f"{dist.replace('-', '_')}-0.1.0.dist-info"
+        info.mkdir(exist_ok=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1.0\n", encoding="utf-8")
+        target = f"{module}:{ep_object}" if ep_object else module
+        (info / "entry_points.txt").write_text(f"[ego]\n{ep_name or module} = {target}\n", encoding="utf-8")
+        modules.append(module)
+        sys.modules.pop(module, None)
+        importlib.invalidate_caches()
+        return FakeDist(name=dist, module=module, path=site)
+
+    yield make
+    for module in modules:
+        sys.modules.pop(module, None)
+    importlib.invalidate_caches()
+
+
+@asynccontextmanager
+async def mcp_client(host: PluginHost, *, mode: str = "auto") -> AsyncIterator[Any]:
+    """An in-memory MCP client connected to ``build_server(host)``."""
+    from mcp import Client
+
+    from ego_core.server import build_server
+
+    async with Client(build_server(host), mode=mode) as client:
+        yield client
+
+
+def tool_text(result: Any) -> str:
+    """The concatenated text content of a ``CallToolResult``."""
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+@pytest.fixture
+def mcp_client_factory() -> Callable[..., Any]:
+    return mcp_client

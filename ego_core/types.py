@@ -1,0 +1,243 @@
+"""Frozen value types passed to and returned from hooks.
+
+Every hook argument is one of these (or a plain str/int); plugins never receive mutable state that belongs
+to another plugin. Return new values instead of changing the ones you were given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any, Literal
+
+import attrs
+
+
+def _frozen_mapping(value: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    return MappingProxyType(dict(value or {}))
+
+
+def _str_tuple(value: Iterable[str] | None) -> tuple[str, ...]:
+    return tuple(value or ())
+
+
+def _name_set(value: Iterable[str]) -> frozenset[str]:
+    return frozenset(value)
+
+
+# --------------------------------------------------------------------------------------------------
+# Memories
+
+
+@attrs.frozen
+class EmotionalTrace:
+    primary: str = "neutral"
+    secondary: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    intensity: float = 0.3
+    valence: float = 0.0
+    arousal: float = 0.3
+    body_state: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
+
+
+LinkType = Literal["similar", "caused_by", "leads_to", "related"]
+LINK_TYPES: tuple[LinkType, ...] = ("similar", "caused_by", "leads_to", "related")
+
+
+@attrs.frozen
+class MemoryLink:
+    target_id: str
+    link_type: LinkType = "related"
+    confidence: float = 0.5
+    note: str = ""
+
+
+@attrs.frozen
+class Memory:
+    """A stored memory (SPEC §5.1). ``timestamp`` and ``last_accessed`` are timezone-aware UTC."""
+
+    id: str
+    content: str
+    timestamp: datetime
+    emotional_trace: EmotionalTrace = attrs.field(factory=EmotionalTrace)
+    importance: int = 3
+    category: str = "daily"
+    tags: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    links: tuple[MemoryLink, ...] = ()
+    is_private: bool = False
+    access_count: int = 0
+    last_accessed: datetime | None = None
+
+
+@attrs.frozen
+class RememberDraft:
+    """A memory about to be stored, as given to ``before_remember`` (already validated and normalised)."""
+
+    content: str
+    emotion: str = "neutral"
+    secondary: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    intensity: float = 0.3
+    valence: float = 0.0
+    arousal: float = 0.3
+    importance: int = 3
+    category: str = "daily"
+    tags: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    is_private: bool = False
+    force: bool = False
+    body_state: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
+
+
+@attrs.frozen
+class RecallQuery:
+    context: str
+    n_results: int = 3
+    emotion_filter: str | None = None
+    category_filter: str | None = None
+    date_from: datetime | None = None
+    date_to: datetime | None = None
+    valence_range: tuple[float, float] | None = None
+    arousal_range: tuple[float, float] | None = None
+
+
+@attrs.frozen
+class RecallHit:
+    memory: Memory
+    score: float
+
+
+@attrs.frozen
+class RecallNote:
+    """What an ``on_recall_result`` implementation returns: extra response lines and optional re-ranking.
+
+    ``boosts`` maps memory ids among the results to an additive score change; the results are re-sorted.
+    """
+
+    lines: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    boosts: Mapping[str, float] = attrs.field(factory=dict, converter=_frozen_mapping)
+
+
+@attrs.frozen
+class ConsolidationRun:
+    """The window a ``consolidate`` call replayed, given to ``on_consolidate``."""
+
+    since: datetime
+    until: datetime
+    recent_ids: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+
+
+# --------------------------------------------------------------------------------------------------
+# Responses and composed tools
+
+
+@attrs.frozen
+class ScaffoldLine:
+    """One line of scaffold text. It is shown only when every tool it names in ``needs`` is served."""
+
+    text: str
+    needs: frozenset[str] = attrs.field(default=frozenset(), converter=_name_set)
+
+
+ScaffoldItem = str | ScaffoldLine
+
+
+@attrs.frozen
+class Response:
+    """A tool's answer: a little dynamic data, then scaffold lines after ``---`` (SPEC §1)."""
+
+    data: str
+    scaffold: tuple[ScaffoldItem, ...] = ()
+
+
+@attrs.frozen
+class Section:
+    """A block of a composed response (``wake_up``, ``introspect``, ``consolidate``).
+
+    Sections are shown in ascending ``order``; ties are broken by ``key``. Scaffold lines are appended to the
+    composed response's scaffold.
+    """
+
+    key: str
+    text: str
+    order: int = 100
+    scaffold: tuple[ScaffoldItem, ...] = ()
+
+
+@attrs.frozen
+class ScaffoldContext:
+    """Given to ``scaffold_for``: the tool being answered, its arguments and the response data so far."""
+
+    tool: str
+    arguments: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
+    data: str = ""
+
+
+@attrs.frozen
+class ToolOutcome:
+    """Given to ``on_tool_called`` after every tool call."""
+
+    plugin: str
+    is_error: bool = False
+    text: str = ""
+
+
+ToolResult = Response | str
+ToolHandler = Callable[[Mapping[str, Any]], ToolResult | Awaitable[ToolResult]]
+LogView = Callable[[Mapping[str, Any]], Mapping[str, Any]]
+
+
+@attrs.frozen
+class Tool:
+    """An MCP tool contributed through ``register_tools``.
+
+    ``input_schema`` is a JSON Schema object; the core validates arguments against it, fills top-level
+    ``default`` values, and calls ``handler`` with the result. Sync handlers run in a worker thread.
+    ``log_view`` turns arguments into what may be written to the log (the default logs them as given,
+    through the redaction pipeline).
+    """
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+    handler: ToolHandler
+    tier: Literal["surface", "backend"] = "backend"
+    log_view: LogView | None = None
+
+
+# --------------------------------------------------------------------------------------------------
+# Redaction, CLI, doctor, export
+
+
+Redact = Callable[[str], str]
+
+
+@attrs.frozen
+class Redactor:
+    """A redaction rule. Lower ``order`` runs first; the core's secret rules run at order 100."""
+
+    name: str
+    redact: Redact
+    order: int = 500
+
+
+@attrs.frozen
+class Command:
+    """A CLI command contributed through ``register_commands`` (``ego <group> <name>``, or ``ego <name>``).
+
+    ``configure`` adds arguments to an ``argparse`` parser; ``run`` receives the parsed namespace and a
+    started host and returns the exit code.
+    """
+
+    name: str
+    help: str
+    configure: Callable[[Any], None]
+    run: Callable[[Any, Any], int]
+    group: str | None = None
+
+
+@attrs.frozen
+class Check:
+    """One line of ``ego doctor``."""
+
+    name: str
+    ok: bool
+    detail: str = ""

@@ -1,0 +1,168 @@
+"""Validate tool arguments against a tool's JSON Schema and explain violations without echoing values.
+
+Messages name the parameter and the accepted form ("`n_results` must be an integer from 1 to 10"), never
+the rejected value: it could be private.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jsonschema
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+_TYPE_WORDS = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+}
+
+
+def _type_word(schema_type: Any) -> str:
+    if isinstance(schema_type, list):
+        return " or ".join(_TYPE_WORDS.get(t, str(t)) for t in schema_type)
+    return _TYPE_WORDS.get(str(schema_type), str(schema_type))
+
+
+def _param(path: Sequence[Any]) -> str:
+    name = ""
+    for part in path:
+        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
+    return name
+
+
+def _bounds(schema: Mapping[str, Any]) -> str:
+    low = schema.get("minimum", schema.get("exclusiveMinimum"))
+    high = schema.get("maximum", schema.get("exclusiveMaximum"))
+    if low is not None and high is not None:
+        return f"from {low} to {high}"
+    if low is not None:
+        return f"of at least {low}"
+    if high is not None:
+        return f"of at most {high}"
+    return ""
+
+
+def accepted_form(schema: Mapping[str, Any]) -> str:
+    """A short description of what ``schema`` accepts."""
+    if "enum" in schema:
+        return "one of: " + ", ".join(str(v) for v in schema["enum"])
+    kind = schema.get("type")
+    if kind in ("integer", "number"):
+        bounds = _bounds(schema)
+        return f"{_type_word(kind)} {bounds}".strip()
+    if kind == "string":
+        if "format" in schema or "pattern" in schema:
+            return schema.get("description") or "a string in the documented format"
+        parts = [_type_word(kind)]
+        if schema.get("minLength"):
+            parts.append(
+                "that is not empty" if schema["minLength"] == 1 else f"of at least {schema['minLength']} characters"
+            )
+        if schema.get("maxLength"):
+            parts.append(f"of at most {schema['maxLength']} characters")
+        return " ".join(parts)
+    if kind == "array":
+        items = schema.get("items", {})
+        count = ""
+        if schema.get("minItems") is not None and schema.get("minItems") == schema.get("maxItems"):
+            count = f"of exactly {schema['minItems']} "
+        elif schema.get("maxItems") is not None:
+            count = f"of at most {schema['maxItems']} "
+        inner = accepted_form(items) if isinstance(items, Mapping) and items else "values"
+        text = f"a list {count}items, each {inner}"
+        if schema.get("description"):
+            text += f" ({schema['description']})"
+        return text
+    if kind is not None:
+        return _type_word(kind)
+    return str(schema.get("description", "a valid value"))
+
+
+def _explain(error: ValidationError, root: Mapping[str, Any]) -> str:
+    path = list(error.absolute_path)
+    validator = error.validator
+    instance: Any = error.instance
+    error_schema: Any = error.schema
+    if validator == "required":
+        props = root.get("properties", {})
+        required: Any = error.validator_value
+        missing = [name for name in required if name not in (instance or {})]
+        name = _param([*path, missing[0]]) if missing else _param(path)
+        sub = props.get(missing[0], {}) if missing and not path else {}
+        return (
+            f"missing required parameter `{name}` ({accepted_form(sub)})"
+            if sub
+            else f"missing required parameter `{name}`"
+        )
+    if validator == "additionalProperties":
+        allowed = sorted(error_schema.get("properties", {}))
+        extra = sorted(set(instance) - set(allowed)) if isinstance(instance, Mapping) else []
+        names = ", ".join(f"`{_param([*path, e])}`" for e in extra) or "a parameter"
+        accepted = ", ".join(allowed) or "none"
+        return f"unknown parameter {names}; accepted parameters: {accepted}"
+    name = _param(path) or "arguments"
+    schema = error_schema if isinstance(error_schema, Mapping) else {}
+    if validator in ("minItems", "maxItems") and path:
+        return f"`{name}` must be {accepted_form(schema)}"
+    if path and len(path) >= 2 and isinstance(path[-1], int):
+        parent_schema = _schema_at(root, path[:-1])
+        if parent_schema:
+            return f"`{_param(path[:-1])}` must be {accepted_form(parent_schema)}"
+    return f"`{name}` must be {accepted_form(schema)}"
+
+
+def _schema_at(root: Mapping[str, Any], path: Sequence[Any]) -> Mapping[str, Any] | None:
+    node: Any = root
+    for part in path:
+        if isinstance(part, int):
+            node = node.get("items") if isinstance(node, Mapping) else None
+        else:
+            node = node.get("properties", {}).get(part) if isinstance(node, Mapping) else None
+        if node is None:
+            return None
+    return node if isinstance(node, Mapping) else None
+
+
+class ArgumentError(ValueError):
+    """Arguments do not match the tool's schema; ``str()`` is the message for the agent."""
+
+
+class ArgumentValidator:
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        Draft202012Validator.check_schema(schema)
+        self.schema = schema
+        self._validator = Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+        self._defaults = {
+            name: prop["default"]
+            for name, prop in schema.get("properties", {}).items()
+            if isinstance(prop, Mapping) and "default" in prop
+        }
+
+    def validate(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Return the arguments with top-level defaults filled in, or raise :class:`ArgumentError`."""
+        args = dict(arguments or {})
+        errors = list(self._validator.iter_errors(args))
+        if errors:
+            by_parameter: dict[str, list[ValidationError]] = {}
+            for error in errors:
+                key = str(error.absolute_path[0]) if error.absolute_path else f"_{error.validator}"
+                by_parameter.setdefault(key, []).append(error)
+            messages = []
+            for key in sorted(by_parameter)[:3]:
+                best = jsonschema.exceptions.best_match(by_parameter[key]) or by_parameter[key][0]
+                message = _explain(best, self.schema)
+                if message not in messages:
+                    messages.append(message)
+            raise ArgumentError("; ".join(messages))
+        for name, default in self._defaults.items():
+            if name not in args or args[name] is None:
+                args[name] = copy.deepcopy(default)
+        return args

@@ -1,0 +1,40 @@
+"""Built-in embedding providers of the memory plugin, keyed by the name used in configuration."""
+
+from __future__ import annotations
+
+from ego_core.embedding import Embedder, EmbedderFactory, EmbedderSettings
+
+from .cache import CachedEmbedder
+from .onnx import OnnxEmbedder, default_onnx_model_dir
+
+
+def _onnx(settings: EmbedderSettings) -> Embedder:
+    return OnnxEmbedder(settings)
+
+
+def _sentence_transformers(settings: EmbedderSettings) -> Embedder:
+    from .sentence_transformers import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder(settings)
+
+
+def _openai(settings: EmbedderSettings) -> Embedder:
+    from .openai import OpenAIEmbedder
+
+    return OpenAIEmbedder(settings)
+
+
+def _gemini(settings: EmbedderSettings) -> Embedder:
+    from .gemini import GeminiEmbedder
+
+    return GeminiEmbedder(settings)
+
+
+BUILTIN_EMBEDDERS: dict[str, EmbedderFactory] = {
+    "onnx": _onnx,
+    "sentence-transformers": _sentence_transformers,
+    "openai": _openai,
+    "gemini": _gemini,
+}
+
+__all__ = ["BUILTIN_EMBEDDERS", "CachedEmbedder", "OnnxEmbedder", "default_onnx_model_dir"]

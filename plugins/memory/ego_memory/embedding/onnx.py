@@ -1,0 +1,207 @@
+"""all-MiniLM-L6-v2 (or a compatible BERT-style sentence encoder) run directly with onnxruntime.
+
+Chroma's own ONNX embedding function pads every input to 256 tokens; here each batch is padded only to its
+longest member, which is about ten times faster for the short texts a memory store sees. The maths is the
+sentence-transformers recipe: mean pooling of ``last_hidden_state`` under the attention mask, then L2
+normalisation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort  # type: ignore[import-untyped, unused-ignore]
+from tokenizers import Tokenizer
+
+from ego_core.embedding import EmbedderSettings, EmbeddingError, Vectors
+
+STANDARD_MODEL_NAME = "all-MiniLM-L6-v2"
+DEFAULT_MAX_SEQ_LENGTH = 256
+REQUIRED_FILES = ("model.onnx", "tokenizer.json")
+MODEL_DIR_ENV = "EGO_EMBEDDING_MODEL_DIR"
+MODEL_DIR_CONFIG_KEY = "[plugins.memory] model_dir"
+
+
+def default_onnx_model_dir() -> Path:
+    """Where chromadb caches all-MiniLM-L6-v2, so ego and chroma share one download."""
+    return Path.home() / ".cache" / "chroma" / "onnx_models" / STANDARD_MODEL_NAME / "onnx"
+
+
+def _missing_files(model_dir: Path) -> list[str]:
+    return [name for name in REQUIRED_FILES if not (model_dir / name).is_file()]
+
+
+def _download_into_chroma_cache(model_dir: Path) -> None:
+    try:
+        from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
+
+        downloader = ONNXMiniLM_L6_V2()
+        # Chroma extracts ``onnx/`` under DOWNLOAD_PATH; pin it to our dir in case HOME moved since import.
+        downloader.DOWNLOAD_PATH = model_dir.parent
+        downloader._download_model_if_not_exists()
+    except Exception as exc:
+        raise EmbeddingError(
+            f"The ONNX embedding model is not in {model_dir} and downloading it failed ({exc}). "
+            f"Download all-MiniLM-L6-v2 (model.onnx, tokenizer.json) into a directory and point "
+            f"{MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY} at it."
+        ) from exc
+
+
+def resolve_model_dir(model_dir: Path | None) -> Path:
+    """Return a directory holding model.onnx and tokenizer.json, downloading only into chroma's cache."""
+    if model_dir is not None:
+        explicit = model_dir.expanduser()
+        missing = _missing_files(explicit)
+        if missing:
+            raise EmbeddingError(
+                f"ONNX model directory {explicit} is missing {', '.join(missing)} "
+                f"(set by {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY})."
+            )
+        return explicit
+    cache_dir = default_onnx_model_dir()
+    if _missing_files(cache_dir):
+        _download_into_chroma_cache(cache_dir)
+        missing = _missing_files(cache_dir)
+        if missing:
+            raise EmbeddingError(
+                f"ONNX model directory {cache_dir} is still missing {', '.join(missing)} after download; "
+                f"point {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY} at a directory holding the model."
+            )
+    return cache_dir
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def read_max_seq_length(model_dir: Path) -> int:
+    """sentence-transformers' ``max_seq_length`` if a config states it, capped by the position table."""
+    max_seq_length = DEFAULT_MAX_SEQ_LENGTH
+    for candidate in (
+        model_dir / "sentence_bert_config.json",
+        model_dir.parent / "sentence_bert_config.json",
+    ):
+        value = _read_json(candidate).get("max_seq_length")
+        if isinstance(value, int) and value > 0:
+            max_seq_length = value
+            break
+    positions = _read_json(model_dir / "config.json").get("max_position_embeddings")
+    if isinstance(positions, int) and positions > 0:
+        max_seq_length = min(max_seq_length, positions)
+    return max_seq_length
+
+
+def model_name_for(model_dir: Path) -> str:
+    """``all-MiniLM-L6-v2`` for the standard model, else the directory's name (its parent's for ``onnx/``)."""
+    name = model_dir.name
+    if name.lower() == "onnx" and model_dir.parent.name:
+        name = model_dir.parent.name
+    name_or_path = str(_read_json(model_dir / "config.json").get("_name_or_path", ""))
+    if STANDARD_MODEL_NAME.lower() in (name.lower(), name_or_path.rsplit("/", 1)[-1].lower()):
+        return STANDARD_MODEL_NAME
+    return name
+
+
+class OnnxEmbedder:
+    """Sentence embeddings from an ONNX BERT encoder; safe for concurrent ``embed`` calls."""
+
+    def __init__(self, settings: EmbedderSettings) -> None:
+        if settings.batch_size < 1:
+            raise EmbeddingError(f"batch_size must be at least 1, got {settings.batch_size}")
+        self._model_dir = resolve_model_dir(settings.model_dir)
+        self._batch_size = settings.batch_size
+        self._max_seq_length = read_max_seq_length(self._model_dir)
+        self._model_id = f"onnx:{model_name_for(self._model_dir)}"
+        self._tokenizer = self._load_tokenizer()
+        self._session = self._load_session()
+        self._input_names = {node.name for node in self._session.get_inputs()}
+        self._output_name = self._pick_output_name()
+        self._dimension = self._read_dimension()
+
+    @property
+    def model_id(self) -> str:
+        return self._model_id
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def model_dir(self) -> Path:
+        return self._model_dir
+
+    @property
+    def max_seq_length(self) -> int:
+        return self._max_seq_length
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not a single string")
+        if not texts:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        batches = [
+            self._embed_batch(list(texts[start : start + self._batch_size]))
+            for start in range(0, len(texts), self._batch_size)
+        ]
+        return np.ascontiguousarray(np.concatenate(batches), dtype=np.float32)
+
+    def _embed_batch(self, texts: list[str]) -> Vectors:
+        encodings = self._tokenizer.encode_batch(texts)
+        input_ids = np.array([enc.ids for enc in encodings], dtype=np.int64)
+        attention_mask = np.array([enc.attention_mask for enc in encodings], dtype=np.int64)
+        feeds = {"input_ids": input_ids, "attention_mask": attention_mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.array([enc.type_ids for enc in encodings], dtype=np.int64)
+        try:
+            (hidden,) = self._session.run([self._output_name], feeds)
+        except Exception as exc:
+            raise EmbeddingError(f"onnxruntime failed on {self._model_dir / 'model.onnx'}: {exc}") from exc
+        mask = attention_mask[:, :, np.newaxis].astype(np.float32)
+        hidden_states: Vectors = np.asarray(hidden, dtype=np.float32)
+        pooled: Vectors = (hidden_states * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        unit: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return unit
+
+    def _load_tokenizer(self) -> Tokenizer:
+        path = self._model_dir / "tokenizer.json"
+        try:
+            tokenizer = Tokenizer.from_file(str(path))
+        except Exception as exc:
+            raise EmbeddingError(f"cannot load tokenizer {path}: {exc}") from exc
+        padding = tokenizer.padding or {}
+        pad_token = str(padding.get("pad_token", "[PAD]"))
+        pad_id = padding.get("pad_id", tokenizer.token_to_id(pad_token))
+        tokenizer.enable_truncation(max_length=self._max_seq_length)
+        tokenizer.enable_padding(pad_id=int(pad_id or 0), pad_token=pad_token)
+        return tokenizer
+
+    def _load_session(self) -> ort.InferenceSession:
+        path = self._model_dir / "model.onnx"
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        try:
+            return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            raise EmbeddingError(f"cannot load ONNX model {path}: {exc}") from exc
+
+    def _pick_output_name(self) -> str:
+        names = [node.name for node in self._session.get_outputs()]
+        return "last_hidden_state" if "last_hidden_state" in names else str(names[0])
+
+    def _read_dimension(self) -> int:
+        for node in self._session.get_outputs():
+            if node.name == self._output_name and node.shape and isinstance(node.shape[-1], int):
+                return int(node.shape[-1])
+        return int(self.embed(["dimension probe"]).shape[1])
