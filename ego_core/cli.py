@@ -9,6 +9,7 @@ configuration errors exit with code 2 and a message on stderr; stdout carries on
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -119,11 +120,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(settings.logs_path, settings.log_level)
     disabled = _split(pre.disable) or []
     enabled = _split(pre.plugins)
-    try:
-        host = _make_host(settings, enabled, disabled)
-    except (SelectionError, ToolConflictError, ConfigError) as exc:
-        _die(str(exc))
-    parser = build_parser(host.commands())
+    # Loading plugins runs their import-time code: a stray print() must not reach stdout (the MCP protocol).
+    with contextlib.redirect_stdout(sys.stderr):
+        try:
+            host = _make_host(settings, enabled, disabled)
+        except (SelectionError, ToolConflictError, ConfigError) as exc:
+            _die(str(exc))
+        commands = host.commands()
+    parser = build_parser(commands)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_origin
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import attrs
 import cattrs
+from cattrs.cols import list_structure_factory
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 
 T = TypeVar("T")
@@ -53,15 +54,10 @@ def _valid_zone(name: str) -> bool:
 @attrs.frozen
 class ServerConfig:
     host: str = "127.0.0.1"
-    port: int = attrs.field(default=8765)
+    port: int = 8765
     path: str = "/mcp"
     tokens: dict[str, str] = attrs.field(factory=dict)
     """agent id -> ``sha256:<hex>`` of that agent's bearer token (``ego token new <agent>`` makes one)."""
-
-    @port.validator
-    def _check_port(self, _: attrs.Attribute[int], value: int) -> None:
-        if not 0 < value < 65536:
-            raise ValueError("must be a TCP port number from 1 to 65535")
 
 
 @attrs.frozen
@@ -138,6 +134,10 @@ def _structure_path(value: object, _: type) -> Path:
     return Path(os.path.expandvars(str(value))).expanduser()
 
 
+def _is_list(cls: Any) -> bool:
+    return cls is list or get_origin(cls) is list
+
+
 def make_converter() -> cattrs.Converter:
     converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
     converter.register_structure_hook(int, _structure_int)
@@ -145,6 +145,20 @@ def make_converter() -> cattrs.Converter:
     converter.register_structure_hook(bool, _structure_bool)
     converter.register_structure_hook(str, _structure_str)
     converter.register_structure_hook(Path, _structure_path)
+
+    def list_hook(cls: Any) -> Callable[[Any, Any], list[Any]]:
+        """Lists reject a string (cattrs would otherwise turn ``"abc"`` into ``["a", "b", "c"]``)."""
+        inner = list_structure_factory(cls, converter)
+
+        def structure_list(value: Any, target: Any) -> list[Any]:
+            if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+                raise TypeError("expected a list")
+            result: list[Any] = inner(value, target)
+            return result
+
+        return structure_list
+
+    converter.register_structure_hook_factory(_is_list, list_hook)
     converter.register_unstructure_hook(Path, str)
     return converter
 
@@ -259,6 +273,8 @@ def load_settings(
         server_raw["port"] = env["EGO_HTTP_PORT"]
     if "EGO_PLUGINS" in env:
         selection_raw["enabled"] = _split_list(env["EGO_PLUGINS"]) if env["EGO_PLUGINS"].strip() else None
+        # the environment outranks the file: its choice is not cut down by the file's `disabled`
+        selection_raw.pop("disabled", None)
     if env.get("EGO_DISABLE_PLUGINS"):
         selection_raw["disabled"] = _split_list(env["EGO_DISABLE_PLUGINS"])
 
@@ -293,8 +309,10 @@ def validate(settings: Settings) -> None:
         if not digest.startswith("sha256:") or len(digest) != len("sha256:") + 64:
             raise ConfigError(
                 f"server.tokens.{agent}: expected sha256:<64 hex digits> (the hash of the token, "
-                "never the token itself); create one with `ego token new {agent}`"
+                f"never the token itself); create one with `ego token new {agent}`"
             )
+    if not 0 < settings.server.port < 65536:
+        raise ConfigError("server.port (EGO_HTTP_PORT): expected a TCP port number from 1 to 65535")
     if not settings.server.path.startswith("/"):
         raise ConfigError("server.path: expected a URL path starting with /")
 

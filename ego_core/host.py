@@ -18,6 +18,8 @@ from typing import Any, Literal, TypeVar, cast
 
 import attrs
 import pluggy
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
 
 from ego_core import hookspecs
 from ego_core.config import ConfigError, Settings, structure_plugin_config
@@ -410,6 +412,10 @@ class PluginHost:
             def add_tool(tool: Tool, _plugin: str = plugin_id) -> None:
                 if not isinstance(tool, Tool):
                     raise TypeError(f"register_tools expects ego_core.Tool, got {type(tool).__name__}")
+                try:
+                    Draft202012Validator.check_schema(dict(tool.input_schema))
+                except SchemaError as exc:
+                    raise ValueError(f"tool {tool.name!r} has an invalid input schema: {exc.message}") from None
                 if tool.name in self._tools:
                     raise ToolConflictError(
                         f"tool {tool.name!r} is registered by both plugin {self._tools[tool.name][0]!r} "
@@ -572,7 +578,7 @@ class PluginHost:
                 PluginStatus(
                     id=plugin_id,
                     distribution=info.distribution if info else ("ego-core" if plugin_id == CORE_PLUGIN_ID else None),
-                    version=info.version if info else None,
+                    version=info.version if info else (_core_version() if plugin_id == CORE_PLUGIN_ID else None),
                     state=state,
                     reason="; ".join(failed.get(plugin_id, [])),
                     hooks=hooks,
@@ -580,6 +586,12 @@ class PluginHost:
                 )
             )
         return result
+
+
+def _core_version() -> str:
+    from ego_core import __version__
+
+    return __version__
 
 
 def _exc(exc: BaseException) -> str:
@@ -608,7 +620,8 @@ def build_host(
     host.add_plugin(CORE_PLUGIN_ID, CorePlugin(), essential=True)
     if enabled is None:
         enabled = settings.plugins.enabled
-    disabled = [*settings.plugins.disabled, *disabled]
+        disabled = [*settings.plugins.disabled, *disabled]
+    # else: an explicit selection (the command line) outranks the `disabled` lists of the environment and file
     if autoload:
         host.discover(enabled=enabled, disabled=disabled, entry_points=entry_points)
     for plugin_id, obj in (plugins or {}).items():

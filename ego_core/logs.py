@@ -64,6 +64,23 @@ def install_pipeline(pipeline: RedactionPipeline) -> None:
             logging.setLogRecordFactory(_redacting_factory)
 
 
+def _report_handler_error(handler: logging.Handler) -> None:
+    """Replaces ``logging.Handler.handleError``, which prints the raw traceback of the exception being
+    handled (unredacted) to stderr: say only which handler failed and how."""
+    if not logging.raiseExceptions:
+        return
+    failure = sys.exc_info()[1]
+    try:
+        sys.stderr.write(f"ego: log handler {type(handler).__name__} failed: {type(failure).__name__}\n")
+    except Exception:  # stderr itself may be what failed
+        return
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's name)
+        _report_handler_error(self)
+
+
 class DailyJsonlHandler(logging.Handler):
     """Appends one JSON object per line to ``ego-YYYY-MM-DD.jsonl`` (UTC date), safe for several processes.
 
@@ -96,6 +113,9 @@ class DailyJsonlHandler(logging.Handler):
         except Exception:
             self.handleError(record)
 
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's name)
+        _report_handler_error(self)
+
     def close(self) -> None:
         with self.lock or threading.Lock():
             if self._fd is not None:
@@ -105,22 +125,37 @@ class DailyJsonlHandler(logging.Handler):
 
 
 class JsonFormatter(logging.Formatter):
+    """One JSON object per record. The values are redacted, not the serialised line: masking a JSON line
+    could eat the backslash of an escape and break the JSON (and a withheld line would not be JSON)."""
+
     def format(self, record: logging.LogRecord) -> str:
+        pipeline = _Active.pipeline
         entry: dict[str, Any] = {
             "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "msg": record.getMessage(),
+            "msg": pipeline(record.getMessage()),
             "pid": record.process,
         }
         fields = getattr(record, EGO_FIELDS, None)
         if isinstance(fields, Mapping):
-            entry.update(_Active.pipeline.value(dict(fields)))
+            entry.update(_redact_json(pipeline, json.loads(json.dumps(dict(fields), default=str))))
         if record.exc_text:
-            entry["exc"] = record.exc_text
+            entry["exc"] = pipeline(record.exc_text)
         elif record.exc_info and record.exc_info[0] is not None:
-            entry["exc"] = self.formatException(record.exc_info)
-        return _Active.pipeline(json.dumps(entry, ensure_ascii=False, default=str))
+            entry["exc"] = pipeline(self.formatException(record.exc_info))
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def _redact_json(pipeline: RedactionPipeline, value: Any) -> Any:
+    """Every string of a JSON value, keys included, through the pipeline."""
+    if isinstance(value, str):
+        return pipeline(value)
+    if isinstance(value, dict):
+        return {pipeline(str(k)): _redact_json(pipeline, v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_json(pipeline, v) for v in value]
+    return value
 
 
 class TextFormatter(logging.Formatter):
@@ -139,7 +174,7 @@ def configure_logging(log_dir: Path | None, level: str = "INFO", *, stderr_level
         handler.close()
     _installed_handlers.clear()
 
-    stderr = logging.StreamHandler(sys.stderr)
+    stderr = _StderrHandler(sys.stderr)
     stderr.setLevel(stderr_level.upper())
     stderr.setFormatter(TextFormatter())
     _installed_handlers.append(stderr)

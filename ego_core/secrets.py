@@ -91,7 +91,8 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         re.compile(
             r"(?i)(\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token"
             r"|auth[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|token)\b[\"']?\s*(?:=|:)\s*[\"']?)"
-            r"(?!\[REDACTED)[^\s\"',;&]{3,}"
+            # a quoted value is masked up to its closing quote (pass phrases have spaces)
+            r"(?!\[REDACTED)(?:(?<=\")[^\"\n]{3,}(?=\")|(?<=')[^'\n]{3,}(?=')|[^\s\"',;&]{3,})"
         ),
         keep_group=1,
     ),

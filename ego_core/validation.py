@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 import jsonschema
@@ -131,6 +132,19 @@ def _schema_at(root: Mapping[str, Any], path: Sequence[Any]) -> Mapping[str, Any
     return node if isinstance(node, Mapping) else None
 
 
+def _is_date_time(value: object) -> bool:
+    """``format: date-time`` (jsonschema checks it only when an optional package is installed)."""
+    if isinstance(value, str):
+        datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value)
+    return True
+
+
+def _format_checker() -> jsonschema.FormatChecker:
+    checker = jsonschema.FormatChecker()
+    checker.checks("date-time", raises=ValueError)(_is_date_time)
+    return checker
+
+
 class ArgumentError(ValueError):
     """Arguments do not match the tool's schema; ``str()`` is the message for the agent."""
 
@@ -139,7 +153,7 @@ class ArgumentValidator:
     def __init__(self, schema: Mapping[str, Any]) -> None:
         Draft202012Validator.check_schema(schema)
         self.schema = schema
-        self._validator = Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+        self._validator = Draft202012Validator(schema, format_checker=_format_checker())
         self._defaults = {
             name: prop["default"]
             for name, prop in schema.get("properties", {}).items()

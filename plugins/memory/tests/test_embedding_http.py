@@ -54,10 +54,7 @@ def fake_row(text: str, width: int) -> list[float]:
 def openai_reply(request: httpx.Request) -> httpx.Response:
     body = json.loads(request.content)
     width = OPENAI_WIDTHS.get(body["model"], 3)
-    data = [
-        {"object": "embedding", "index": i, "embedding": fake_row(t, width)}
-        for i, t in enumerate(body["input"])
-    ]
+    data = [{"object": "embedding", "index": i, "embedding": fake_row(t, width)} for i, t in enumerate(body["input"])]
     return httpx.Response(200, json={"object": "list", "data": data[::-1], "model": body["model"]})
 
 
@@ -110,9 +107,7 @@ def test_openai_request_and_parsing() -> None:
     assert json.loads(request.content) == {"model": "text-embedding-3-small", "input": ["a", "bbb"]}
     assert vectors.dtype == np.float32
     assert vectors.shape == (2, 1536)
-    np.testing.assert_allclose(
-        vectors, expected_unit([fake_row("a", 1536), fake_row("bbb", 1536)]), atol=1e-6
-    )
+    np.testing.assert_allclose(vectors, expected_unit([fake_row("a", 1536), fake_row("bbb", 1536)]), atol=1e-6)
     assert embedder.model_id == "openai:text-embedding-3-small"
     assert isinstance(embedder, Embedder)
 
@@ -344,9 +339,7 @@ def test_400_surfaces_provider_message_without_key() -> None:
 
 
 def test_gemini_403_is_not_retried() -> None:
-    body = {
-        "error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "X"}
-    }
+    body = {"error": {"code": 400, "message": "API key not valid. Please pass a valid API key.", "status": "X"}}
     recorder = Recorder(httpx.Response(403, json=body))
     with pytest.raises(EmbeddingError, match="HTTP 403: API key not valid") as excinfo:
         make_gemini(recorder, model="m").embed(["abc"])

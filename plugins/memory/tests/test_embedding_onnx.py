@@ -21,9 +21,7 @@ from tokenizers import Tokenizer
 from ego_core.embedding import Embedder, EmbedderSettings, EmbeddingError
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-MODEL_DIR = Path(
-    os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO_ROOT.parent / "shared/models/all-MiniLM-L6-v2/onnx"
-)
+MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO_ROOT.parent / "shared/models/all-MiniLM-L6-v2/onnx")
 MODEL_FILES = (
     "config.json",
     "model.onnx",
@@ -76,9 +74,7 @@ def cosine(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> float:
 
 @needs_model
 def test_shape_dtype_and_unit_norm(embedder: OnnxEmbedder) -> None:
-    vectors = embedder.embed(
-        ["The cat sat on the mat.", "Hello", "A much longer sentence about the weather."]
-    )
+    vectors = embedder.embed(["The cat sat on the mat.", "Hello", "A much longer sentence about the weather."])
     assert vectors.shape == (3, 384)
     assert vectors.dtype == np.float32
     assert vectors.flags.c_contiguous
@@ -233,9 +229,7 @@ def test_default_model_dir_is_chroma_cache(tmp_path: Path, monkeypatch: pytest.M
     assert default_onnx_model_dir() == tmp_path / ".cache/chroma/onnx_models/all-MiniLM-L6-v2/onnx"
 
 
-def test_offline_download_failure_explains_how_to_configure(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_offline_download_failure_explains_how_to_configure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
     def offline(self: ONNXMiniLM_L6_V2, url: str, fname: str, chunk_size: int = 1024) -> None:

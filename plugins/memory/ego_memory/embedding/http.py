@@ -210,8 +210,7 @@ class HttpEmbedder(ABC):
                 self._dimension = width
         if width != self._dimension:
             raise EmbeddingError(
-                f"{self.provider} model {self._model} returned {width}-dimensional vectors, "
-                f"expected {self._dimension}"
+                f"{self.provider} model {self._model} returned {width}-dimensional vectors, expected {self._dimension}"
             )
 
     def _post(self, payload: dict[str, Any]) -> Any:
@@ -247,9 +246,7 @@ class HttpEmbedder(ABC):
         try:
             return response.json()
         except ValueError:
-            raise EmbeddingError(
-                f"{self.provider} returned a non-JSON body (HTTP {response.status_code})"
-            ) from None
+            raise EmbeddingError(f"{self.provider} returned a non-JSON body (HTTP {response.status_code})") from None
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._api_key, "***") if self._api_key else text

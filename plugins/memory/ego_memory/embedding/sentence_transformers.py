@@ -24,17 +24,13 @@ class SentenceTransformerEmbedder:
             raise EmbeddingError(
                 f"The sentence-transformers embedder needs the optional extra: {INSTALL_HINT}"
             ) from exc
-        self._model_name = settings.model or (
-            str(settings.model_dir) if settings.model_dir else DEFAULT_ST_MODEL
-        )
+        self._model_name = settings.model or (str(settings.model_dir) if settings.model_dir else DEFAULT_ST_MODEL)
         self._batch_size = max(1, settings.batch_size)
         device = settings.extra.get("device")
         try:
             self._model: Any = SentenceTransformer(self._model_name, device=device)
         except Exception as exc:
-            raise EmbeddingError(
-                f"cannot load sentence-transformers model {self._model_name!r}: {exc}"
-            ) from exc
+            raise EmbeddingError(f"cannot load sentence-transformers model {self._model_name!r}: {exc}") from exc
         dimension_of = getattr(self._model, "get_sentence_embedding_dimension", None) or getattr(
             self._model, "get_embedding_dimension", None
         )

@@ -1,0 +1,69 @@
+"""Typed contracts for the services plugins provide to each other through ``ctx.services``.
+
+A consumer asks ``ctx.services.get(BODY_SENSE, BodySense)`` and degrades gracefully on ``None``; it never
+imports the providing plugin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from ego_core.embedding import Vectors
+from ego_core.types import Memory
+
+BODY_SENSE = "interoception.body"
+
+
+@runtime_checkable
+class BodySense(Protocol):
+    """The body sense (interoception): time phase, load, memory pressure, uptime. Never blocks."""
+
+    def body_state(self) -> Mapping[str, Any]:
+        """A small JSON-able mapping, attached to memories as ``body_state`` (time_phase, system_load, ...)."""
+        ...
+
+    def time_phase(self) -> str:
+        """late_night, early_morning, morning, afternoon, evening or night (local time)."""
+        ...
+
+
+MEMORY_STORE = "memory.store"
+
+
+@runtime_checkable
+class MemoryService(Protocol):
+    """The memory plugin's store as other plugins see it (dedup, workspace sync, self-model, ...).
+
+    Similarities are cosine similarities in [-1, 1] of the configured embedding model.
+    """
+
+    @property
+    def embedding_model(self) -> str: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Unit vectors of ``texts`` (cached: embedding the same text again in one operation is free)."""
+        ...
+
+    def count(self) -> int: ...
+
+    def get(self, memory_ids: Sequence[str]) -> list[Memory]:
+        """The memories that exist among ``memory_ids``, in the given order."""
+        ...
+
+    def find_exact(self, content: str) -> Memory | None:
+        """A memory whose content is exactly ``content`` (after whitespace trimming), without embedding."""
+        ...
+
+    def nearest(self, text: str, k: int = 1) -> list[tuple[Memory, float]]:
+        """The ``k`` most similar memories to ``text`` with their similarity, most similar first."""
+        ...
+
+    def recent(self, since: datetime, limit: int = 500) -> list[Memory]:
+        """Memories stored at or after ``since``, oldest first (at most ``limit``)."""
+        ...
+
+    def embeddings(self, memory_ids: Sequence[str]) -> dict[str, Vectors]:
+        """Stored vectors by id (1-D arrays) for the ids that exist."""
+        ...

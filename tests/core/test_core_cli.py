@@ -1,0 +1,204 @@
+"""The ``ego`` command line, run in-process (``ego_core.cli.main``) with a clean environment."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from ego_core.config import load_settings
+from ego_core.server import hash_token
+
+if TYPE_CHECKING:
+    from conftest import CliRun
+
+    from ego_core.testing import FakeDistFactory
+
+Run = Callable[..., "CliRun"]
+
+VERSION = importlib.metadata.version("ego-core")
+REAL = sorted({ep.name for ep in importlib.metadata.entry_points(group="ego")})
+NO_REAL = ["--disable", ",".join(REAL)] if REAL else []
+
+TOOL_PLUGIN = """
+from ego_core import Tool, hookimpl
+
+@hookimpl
+def register_tools(register):
+    register(Tool(name="t_hello_tool", description="Hi.", input_schema={"type": "object"}, handler=lambda a: "hi"))
+"""
+
+COMMAND_PLUGIN = """
+from ego_core import Check, Command, hookimpl
+
+STATE = {}
+
+def configure(parser):
+    parser.add_argument("--name", default="world")
+
+def run(args, host):
+    STATE["started"] = host.started
+    print(f"hello {args.name}")
+    return 3
+
+@hookimpl
+def register_commands(register):
+    register(Command(name="hello", help="greet", configure=configure, run=run, group="greet"))
+    register(Command(name="wave", help="wave", configure=lambda p: None, run=lambda a, h: 0))
+
+@hookimpl
+def doctor_checks():
+    return [Check("store", True, "3 memories"), Check("model", FAIL, "model directory missing")]
+
+FAIL = True
+"""
+
+
+def test_version_through_the_console_script() -> None:
+    script = Path(sys.executable).with_name("ego")
+    done = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"ego {VERSION}"
+
+
+def test_version(run_cli: Run) -> None:
+    result = run_cli("--version")
+    assert (result.code, result.out.strip()) == (0, f"ego {VERSION}")
+
+
+@pytest.mark.parametrize("argv", [["bogus"], ["serve", "--bogus"], []])
+def test_usage_errors_exit_2(run_cli: Run, argv: list[str]) -> None:
+    result = run_cli(*argv, *NO_REAL)
+    assert result.code == 2
+    assert result.out == ""  # stdout carries only results
+    assert "usage: ego" in result.err
+
+
+def test_token_new_prints_a_token_and_its_hashed_config_line(run_cli: Run, clean_env: Path) -> None:
+    result = run_cli(*NO_REAL, "token", "new", "claude")
+    assert result.code == 0
+    token = re.search(r"^\s+(ego_\S+)$", result.out, re.MULTILINE)
+    line = re.search(r'^\s+claude = "(sha256:[0-9a-f]{64})"$', result.out, re.MULTILINE)
+    assert token is not None
+    assert line is not None
+    assert hash_token(token.group(1)) == line.group(1)
+    assert "[server.tokens]" in result.out
+    # the printed lines are a valid configuration
+    clean_env.mkdir(parents=True, exist_ok=True)
+    (clean_env / "ego.toml").write_text(f'[server.tokens]\nclaude = "{line.group(1)}"\n', encoding="utf-8")
+    assert load_settings().server.tokens == {"claude": line.group(1)}
+    # a second token is different
+    assert token.group(1) not in run_cli(*NO_REAL, "token", "new", "claude").out
+
+
+def test_token_new_refuses_a_bad_agent_id(run_cli: Run) -> None:
+    result = run_cli(*NO_REAL, "token", "new", "my agent!")
+    assert result.code == 2
+    assert "agent id must be letters, digits" in result.err
+
+
+def test_invalid_configuration_exits_2_naming_the_key(run_cli: Run, clean_env: Path) -> None:
+    clean_env.mkdir(parents=True)
+    (clean_env / "ego.toml").write_text('[server]\nport = "eighty"\n', encoding="utf-8")
+    result = run_cli("plugins", *NO_REAL)
+    assert result.code == 2
+    assert result.err.startswith("ego: error: invalid configuration:")
+    assert "server.port" in result.err
+
+
+def test_unknown_plugin_exits_2_listing_the_installed_ones(run_cli: Run, fake_dist: FakeDistFactory) -> None:
+    fake_dist("egotest-hello", "egotest_hello", TOOL_PLUGIN, ep_name="t_hello")
+    result = run_cli("serve", "--plugins", "nosuch")
+    assert result.code == 2
+    assert "unknown plugin 'nosuch'; installed plugins: " in result.err
+    assert ", ".join(sorted([*REAL, "t_hello"])) in result.err
+
+
+def test_doctor_is_ok_with_only_the_core(run_cli: Run, clean_env: Path) -> None:
+    result = run_cli("doctor", *NO_REAL)
+    assert result.code == 0, result.out
+    assert "[ok] config: defaults (no ego.toml)" in result.out
+    assert f"[ok] data dir: {clean_env} (writable)" in result.out
+    assert "[ok] plugins: core" in result.out
+    assert "FAIL" not in result.out
+
+
+def test_doctor_fails_on_a_failing_check_or_plugin(run_cli: Run, fake_dist: FakeDistFactory) -> None:
+    fake_dist("egotest-cmd", "egotest_cmd", COMMAND_PLUGIN, ep_name="t_cmd")
+    fake_dist("egotest-broken", "egotest_broken", "raise RuntimeError('half installed')\n", ep_name="t_broken")
+    ok = run_cli("doctor", "--plugins", "t_cmd")
+    assert ok.code == 0, ok.out
+    assert "[ok] t_cmd: store: 3 memories" in ok.out
+    broken = run_cli("doctor", "--plugins", "t_cmd,t_broken")
+    assert broken.code == 1
+    assert "[FAIL] plugin t_broken: [load] import failed: RuntimeError: half installed" in broken.out
+
+
+def test_doctor_fails_when_a_plugin_check_fails(run_cli: Run, fake_dist: FakeDistFactory) -> None:
+    fake_dist("egotest-cmd", "egotest_cmd", COMMAND_PLUGIN.replace("FAIL = True", "FAIL = False"), ep_name="t_cmd")
+    result = run_cli("doctor", "--plugins", "t_cmd")
+    assert result.code == 1
+    assert "[FAIL] t_cmd: model: model directory missing" in result.out
+
+
+def test_plugin_commands_run_with_a_started_host(run_cli: Run, fake_dist: FakeDistFactory) -> None:
+    fake_dist("egotest-cmd", "egotest_cmd", COMMAND_PLUGIN, ep_name="t_cmd")
+    result = run_cli("greet", "hello", "--name", "Aiko", "--plugins", "t_cmd")
+    assert (result.code, result.out) == (3, "hello Aiko\n")
+    assert sys.modules["egotest_cmd"].STATE == {"started": True}
+    assert run_cli("wave", "--plugins", "t_cmd").code == 0
+    helped = run_cli("--help", "--plugins", "t_cmd")
+    assert "greet" in helped.out
+    assert "wave [t_cmd]" in helped.out
+
+
+def test_plugins_lists_installed_enabled_and_failed(run_cli: Run, fake_dist: FakeDistFactory) -> None:
+    fake_dist("egotest-hello", "egotest_hello", TOOL_PLUGIN, ep_name="t_hello")
+    fake_dist("egotest-broken", "egotest_broken", "raise ImportError('no chromadb')\n", ep_name="t_broken")
+    result = run_cli("plugins", *NO_REAL)
+    assert result.code == 0
+    lines = result.out.splitlines()
+    assert lines[0].startswith(f"ego {VERSION}; data dir ")
+    assert re.search(r"^\s+t_hello\s+enabled\s+egotest-hello 0\.1\.0$", result.out, re.MULTILINE)
+    assert re.search(r"^\s+t_broken\s+failed\s+egotest-broken 0\.1\.0$", result.out, re.MULTILINE)
+    assert "why: [load] import failed: ImportError: no chromadb" in result.out
+    assert "  core: introspect, wake_up" in lines
+    assert "  t_hello: t_hello_tool" in lines
+    for real in REAL:
+        assert re.search(rf"^\s+{real}\s+disabled", result.out, re.MULTILINE)
+
+    payload = json.loads(run_cli("plugins", "--json", *NO_REAL).out)
+    by_id = {p["id"]: p for p in payload["plugins"]}
+    assert by_id["t_hello"]["state"] == "enabled"
+    assert by_id["t_hello"]["distribution"] == "egotest-hello"
+    assert by_id["t_hello"]["hooks"] == ["register_tools"]
+    assert by_id["t_broken"]["state"] == "failed"
+    assert "import failed" in by_id["t_broken"]["reason"]
+    assert by_id["core"]["version"] == VERSION
+    assert payload["tools"] == {"introspect": "core", "wake_up": "core", "t_hello_tool": "t_hello"}
+    assert payload["recent_failures"] == []
+
+
+def test_serve_options_that_need_http(run_cli: Run) -> None:
+    result = run_cli("serve", "--port", "9999", *NO_REAL)
+    assert result.code == 2
+    assert "--host, --port and --path only apply with --http" in result.err
+
+
+def test_serve_http_without_tokens_points_at_token_new(run_cli: Run) -> None:
+    result = run_cli("serve", "--http", "--port", "9", *NO_REAL)
+    assert result.code == 2
+    assert "ego token new" in result.err
+
+
+def test_serve_http_refuses_a_bad_port(run_cli: Run) -> None:
+    result = run_cli("serve", "--http", "--port", "70000", *NO_REAL)
+    assert result.code == 2
+    assert "--port must be from 1 to 65535" in result.err

@@ -1,0 +1,156 @@
+"""The documentation is complete: every hook, CLI command and option, config key and ``EGO_*`` variable.
+
+Only ego-core needs to be installed: the CLI parser is built from a host with no plugins, and the
+variables are read from ego_core's own source.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import inspect
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import attrs
+import pytest
+
+import ego_core
+from ego_core import hookspecs
+from ego_core.cli import build_parser
+from ego_core.config import PluginSelection, ServerConfig, Settings
+from ego_core.host import build_host
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+CORE = Path(ego_core.__file__).resolve().parent
+ENV_VAR = re.compile(r"\bEGO_[A-Z][A-Z0-9_]*\b")
+
+
+def read(name: str) -> str:
+    path = DOCS / name
+    assert path.is_file(), f"{path} is missing"
+    return path.read_text(encoding="utf-8")
+
+
+def hook_signatures() -> list[str]:
+    """``name(param, ...)`` of every hook spec, parameters in the spec's order (``self`` left out)."""
+    found = []
+    for spec_class in hookspecs.ALL_SPECS:
+        for name, function in vars(spec_class).items():
+            if name.startswith("_") or not callable(function):
+                continue
+            params = [p for p in inspect.signature(function).parameters if p != "self"]
+            found.append(f"{name}({', '.join(params)})")
+    return found
+
+
+def test_every_hook_spec_is_collected() -> None:
+    names = [signature.split("(")[0] for signature in hook_signatures()]
+    assert sorted(names) == sorted(hookspecs.hook_names())
+    assert "before_remember(draft, ctx)" in hook_signatures()
+
+
+@pytest.mark.parametrize("signature", hook_signatures())
+def test_hook_has_its_signature_heading(signature: str) -> None:
+    headings = {line.strip() for line in read("hooks.md").splitlines() if line.startswith("## ")}
+    assert f"## {signature}" in headings, f"docs/hooks.md needs a section headed exactly `## {signature}`"
+
+
+def test_hooks_reference_documents_no_hook_that_does_not_exist() -> None:
+    known = {signature.split("(")[0] for signature in hook_signatures()}
+    documented = re.findall(r"^## ([a-z_]+)\(", read("hooks.md"), flags=re.MULTILINE)
+    assert set(documented) <= known, f"docs/hooks.md documents unknown hooks: {sorted(set(documented) - known)}"
+    assert len(documented) == len(set(documented)), "a hook is documented twice"
+
+
+def walk_parser(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], str]]:
+    """(command path, long option) for every option; (command path, "") for every (sub)command."""
+    yield path, ""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from walk_parser(sub, (*path, name))
+            continue
+        for option in action.option_strings:
+            if option.startswith("--") and option != "--help":
+                yield path, option
+
+
+def cli_items(tmp_path: Path) -> list[tuple[tuple[str, ...], str]]:
+    host = build_host(Settings(data_dir=tmp_path / "data"), autoload=False)
+    assert host.plugin_ids() == ["core"]
+    return sorted(set(walk_parser(build_parser(host.commands()), ("ego",))))
+
+
+def test_every_cli_command_and_option_is_documented(tmp_path: Path) -> None:
+    text = read("cli.md")
+    items = cli_items(tmp_path)
+    commands = {" ".join(path) for path, option in items if not option and len(path) > 1}
+    assert {"ego serve", "ego plugins", "ego doctor", "ego token", "ego token new"} <= commands
+    missing = [command for command in sorted(commands) if f"## {command}" not in text]
+    assert not missing, f"docs/cli.md needs a section per command: {missing}"
+    options = sorted({option for _path, option in items if option})
+    assert "--http" in options
+    assert "--json" in options
+    undocumented = [option for option in options if f"`{option}" not in text]
+    assert not undocumented, f"docs/cli.md does not document: {undocumented}"
+
+
+def test_cli_docs_name_the_exit_code_for_usage_errors() -> None:
+    assert "exit code 2" in read("cli.md").lower()
+
+
+@pytest.mark.parametrize("cls", [Settings, ServerConfig, PluginSelection])
+def test_every_config_field_is_documented(cls: type) -> None:
+    text = read("configuration.md")
+    missing = [field.name for field in attrs.fields(cls) if f"`{field.name}`" not in text]
+    assert not missing, f"docs/configuration.md does not document {cls.__name__} fields {missing}"
+
+
+def core_env_vars() -> set[str]:
+    """``EGO_*`` names in string literals (including docstrings and f-strings) of ego_core/*.py."""
+    found: set[str] = set()
+    for path in sorted(CORE.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                found.update(ENV_VAR.findall(node.value))
+    return found
+
+
+def test_every_environment_variable_is_documented() -> None:
+    variables = core_env_vars()
+    assert {"EGO_DATA_DIR", "EGO_CONFIG", "EGO_PLUGINS", "EGO_DISABLE_PLUGINS"} <= variables
+    text = read("configuration.md")
+    missing = sorted(var for var in variables if f"`{var}`" not in text)
+    assert not missing, f"docs/configuration.md does not document {missing}"
+
+
+BUILT_IN_PLUGINS = (
+    "memory",
+    "dedup",
+    "workspace_sync",
+    "desires",
+    "emotion_trend",
+    "self_model",
+    "interoception",
+    "shared_memory",
+)
+
+
+@pytest.mark.parametrize("plugin", BUILT_IN_PLUGINS)
+def test_configuration_points_at_each_built_in_plugin_page(plugin: str) -> None:
+    text = read("configuration.md")
+    assert f"### plugins.{plugin}" in text
+    assert f"docs/plugins/{plugin}.md" in text
+
+
+def test_plugin_author_guide_walks_through_the_example_plugin() -> None:
+    guide = read("plugin-author-guide.md")
+    example = DOCS / "examples" / "ego-hello"
+    assert (example / "pyproject.toml").is_file()
+    assert 'hello = "ego_hello:HelloPlugin"' in (example / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'hello = "ego_hello:HelloPlugin"' in guide
+    for name in ("make_host", "fake_dist", "mcp_client", "tool_text", "config_class", "config_env", "requires"):
+        assert name in guide, f"the plugin author guide does not explain {name}"

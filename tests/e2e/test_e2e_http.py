@@ -1,0 +1,148 @@
+"""End to end over streamable HTTP with per-agent bearer tokens (issue 2, acceptance 2)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from ego_core.server import hash_token
+from ego_core.testing import tool_text
+
+if TYPE_CHECKING:
+    from conftest import EgoWorld
+
+CLAUDE_TOKEN = "ego_claude-test-token-0123456789abcdef"
+OPENCLAW_TOKEN = "ego_openclaw-test-token-fedcba9876543210"
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+}
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@attrs.frozen
+class HttpServer:
+    url: str
+    proc: subprocess.Popen[bytes]
+    world: EgoWorld
+    stderr: Path
+
+
+def wait_until_listening(proc: subprocess.Popen[bytes], port: int, stderr: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"ego serve --http exited with {proc.returncode}: {stderr.read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    pytest.fail("ego serve --http did not start listening")
+
+
+@pytest.fixture(scope="module")
+def http_server(make_world: Callable[[str], EgoWorld]) -> Iterator[HttpServer]:
+    world = make_world("http")
+    port = free_port()
+    tokens = f"claude={hash_token(CLAUDE_TOKEN)},openclaw={hash_token(OPENCLAW_TOKEN)}"
+    stderr = world.root / "stderr.txt"
+    with stderr.open("wb") as err:
+        proc = subprocess.Popen(
+            world.command("serve", "--http", "--host", "127.0.0.1", "--port", str(port), *world.without_real_plugins()),
+            env=world.env(EGO_HTTP_TOKENS=tokens),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    try:
+        wait_until_listening(proc, port, stderr)
+        yield HttpServer(url=f"http://127.0.0.1:{port}/mcp", proc=proc, world=world, stderr=stderr)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.anyio
+async def test_http_with_a_valid_token_initializes_lists_and_wakes_up(http_server: HttpServer) -> None:
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {CLAUDE_TOKEN}"}) as http,
+        Client(streamable_http_client(http_server.url, http_client=http)) as client,
+    ):
+        assert client.server_info.name == "ego"
+        assert client.server_info.version == importlib.metadata.version("ego-core")
+        assert {t.name for t in (await client.list_tools()).tools} == {"wake_up", "introspect"}
+        wake = await client.call_tool("wake_up", {})
+        assert not wake.is_error
+        assert tool_text(wake).startswith("Awake: ")
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {OPENCLAW_TOKEN}"}) as http,
+        Client(streamable_http_client(http_server.url, http_client=http)) as client,
+    ):
+        assert not (await client.call_tool("introspect", {})).is_error
+
+    calls = [r for r in http_server.world.log_records() if r.get("event") == "tool_call"]
+    assert [(c["tool"], c["agent"]) for c in calls][-2:] == [("wake_up", "claude"), ("introspect", "openclaw")]
+    log = http_server.world.log_text()
+    assert CLAUDE_TOKEN not in log
+    assert OPENCLAW_TOKEN not in log
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Authorization": "Bearer wrong-token-123456"},
+        {"Authorization": f"Bearer {CLAUDE_TOKEN}x"},
+        {"Authorization": f"Basic {CLAUDE_TOKEN}"},
+        {"Authorization": hash_token(CLAUDE_TOKEN)},
+    ],
+    ids=["no-token", "wrong-token", "token-plus-one", "basic-scheme", "the-hash-itself"],
+)
+def test_http_without_a_valid_token_gets_401(http_server: HttpServer, headers: dict[str, str]) -> None:
+    response = httpx.post(http_server.url, json=INITIALIZE, headers={**HEADERS, **headers}, timeout=30)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer")
+    assert "serverInfo" not in response.text
+
+
+def test_http_valid_token_on_a_raw_request(http_server: HttpServer) -> None:
+    response = httpx.post(
+        http_server.url, json=INITIALIZE, headers={**HEADERS, "Authorization": f"Bearer {CLAUDE_TOKEN}"}, timeout=30
+    )
+    assert response.status_code == 200
+    assert '"serverInfo"' in response.text
+
+
+def test_http_without_configured_tokens_exits_2_pointing_at_token_new(world: EgoWorld) -> None:
+    done = world.run(
+        "serve", "--http", "--host", "127.0.0.1", "--port", str(free_port()), *world.without_real_plugins()
+    )
+    assert done.returncode == 2
+    assert "ego token new" in done.stderr
+    assert done.stdout == ""
