@@ -1,0 +1,45 @@
+"""The ``interoception`` plugin: provides the body sense service and the wake_up body line (SPEC §6.6)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from ego_core.hookspecs import hookimpl
+from ego_core.host import PluginContext
+from ego_core.services import BODY_SENSE
+from ego_core.types import Section
+from ego_interoception.body import BodySenseService, PsutilSampler, Sampler
+from ego_interoception.config import CONFIG_ENV, InteroceptionConfig
+
+WAKE_UP_ORDER = 40
+"""After last introspection (10), desires (20) and the companion relationship (30)."""
+
+
+class InteroceptionPlugin:
+    """Entry point ``interoception``. ``sampler`` replaces the psutil readings (tests, simulations)."""
+
+    config_class: ClassVar[type[InteroceptionConfig]] = InteroceptionConfig
+    config_env: ClassVar[Mapping[str, str]] = CONFIG_ENV
+
+    def __init__(self, sampler: Sampler | None = None) -> None:
+        self._sampler = sampler
+
+    @hookimpl
+    def on_startup(self, ctx: PluginContext) -> None:
+        config: InteroceptionConfig = ctx.config
+        service = BodySenseService(
+            now=ctx.now,
+            tz=ctx.settings.tz,
+            sampler=self._sampler if self._sampler is not None else PsutilSampler(),
+            cache_seconds=config.cache_seconds,
+            log=ctx.log,
+        )
+        ctx.provide(BODY_SENSE, service)
+
+    @hookimpl
+    def on_wake_up(self, ctx: PluginContext) -> Section | None:
+        body = ctx.services.get(BODY_SENSE, BodySenseService)
+        if body is None:
+            return None
+        return Section(key="interoception", text=body.summary(), order=WAKE_UP_ORDER)

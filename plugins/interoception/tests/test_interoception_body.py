@@ -1,0 +1,374 @@
+"""The body sense itself: time phases, bands, readings, the CPU meter, caching and thread safety."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from typing import NamedTuple
+from zoneinfo import ZoneInfo
+
+import pytest
+from ego_interoception import (
+    PHASES,
+    UNKNOWN,
+    BodySenseService,
+    CpuMeter,
+    PsutilSampler,
+    Readings,
+    load_band,
+    local_phase,
+    memory_band,
+    phase_for_hour,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ego_core.host import Clock
+from ego_core.services import BodySense
+
+# The phases as SPEC §6.6 writes them, independent of the implementation's table.
+SPEC_PHASES: dict[str, range] = {
+    "late_night": range(0, 5),
+    "early_morning": range(5, 7),
+    "morning": range(7, 12),
+    "afternoon": range(12, 17),
+    "evening": range(17, 21),
+    "night": range(21, 24),
+}
+EXPECTED_BY_HOUR = {hour: phase for phase, hours in SPEC_PHASES.items() for hour in hours}
+TOKYO = ZoneInfo("Asia/Tokyo")
+START = datetime(2025, 3, 14, 9, 0, tzinfo=UTC)
+
+
+class CountingSampler:
+    """Returns fixed readings and counts how often the system would have been read."""
+
+    def __init__(self, readings: Readings | None = None) -> None:
+        self.readings = readings or Readings(cpu_percent=12.0, memory_percent=40.0, system_uptime_hours=30.0)
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Readings:
+        with self._lock:
+            self.calls += 1
+        return self.readings
+
+
+def make_service(
+    clock: Clock, sampler: Callable[[], Readings], *, cache_seconds: float = 5.0, tz: ZoneInfo = TOKYO
+) -> BodySenseService:
+    return BodySenseService(now=clock.now, tz=tz, sampler=sampler, cache_seconds=cache_seconds)
+
+
+# --------------------------------------------------------------------------------------------------
+# Time phase
+
+
+def test_spec_table_covers_every_hour_once() -> None:
+    assert sorted(EXPECTED_BY_HOUR) == list(range(24))
+    assert set(SPEC_PHASES) == set(PHASES)
+
+
+@pytest.mark.parametrize("hour", range(24))
+def test_phase_for_every_local_hour(hour: int) -> None:
+    local = datetime(2025, 7, 1, hour, 59, 59, tzinfo=TOKYO)
+    clock = Clock(local.astimezone(UTC))
+    service = make_service(clock, CountingSampler())
+
+    assert phase_for_hour(hour) == EXPECTED_BY_HOUR[hour]
+    assert service.time_phase() == EXPECTED_BY_HOUR[hour]
+    assert service.body_state()["time_phase"] == EXPECTED_BY_HOUR[hour]
+
+
+@pytest.mark.parametrize(
+    ("utc_hour", "tz", "expected"),
+    [
+        (23, "UTC", "night"),
+        (23, "Asia/Tokyo", "morning"),  # 08:00 the next day
+        (23, "America/New_York", "evening"),  # 19:00 in EDT
+        (4, "Europe/Berlin", "early_morning"),  # 06:00 in CEST
+    ],
+)
+def test_phase_uses_the_display_time_zone(utc_hour: int, tz: str, expected: str) -> None:
+    moment = datetime(2025, 7, 1, utc_hour, 0, tzinfo=UTC)
+    assert local_phase(moment, ZoneInfo(tz)) == expected
+
+
+@pytest.mark.parametrize("hour", [-1, 24])
+def test_phase_for_hour_rejects_impossible_hours(hour: int) -> None:
+    with pytest.raises(ValueError, match="hour"):
+        phase_for_hour(hour)
+
+
+def test_naive_clock_is_refused() -> None:
+    with pytest.raises(ValueError, match="timezone-aware"):
+        local_phase(datetime(2025, 1, 1, 12, 0), TOKYO)
+
+
+@given(
+    moment=st.datetimes(
+        min_value=datetime(1900, 1, 2),
+        max_value=datetime(2200, 12, 30),
+        timezones=st.timezones(),
+    ),
+    tz=st.timezones(),
+)
+def test_any_moment_and_zone_gives_the_phase_of_the_local_hour(moment: datetime, tz: ZoneInfo) -> None:
+    service = BodySenseService(now=lambda: moment, tz=tz, sampler=Readings)
+    phase = service.time_phase()
+    assert phase in PHASES
+    assert moment.astimezone(tz).hour in SPEC_PHASES[phase]
+
+
+# --------------------------------------------------------------------------------------------------
+# Bands and readings
+
+
+@pytest.mark.parametrize(
+    ("percent", "band"),
+    [
+        (None, UNKNOWN),
+        (0.0, "low"),
+        (29.99, "low"),
+        (30.0, "moderate"),
+        (69.99, "moderate"),
+        (70.0, "high"),
+        (100.0, "high"),
+    ],
+)
+def test_load_band_thresholds(percent: float | None, band: str) -> None:
+    assert load_band(percent) == band
+
+
+@pytest.mark.parametrize(
+    ("percent", "band"),
+    [
+        (None, UNKNOWN),
+        (0.0, "calm"),
+        (69.99, "calm"),
+        (70.0, "moderate"),
+        (89.99, "moderate"),
+        (90.0, "high"),
+        (100.0, "high"),
+    ],
+)
+def test_memory_band_thresholds(percent: float | None, band: str) -> None:
+    assert memory_band(percent) == band
+
+
+def test_readings_clamp_percentages_and_refuse_non_numbers() -> None:
+    assert Readings(cpu_percent=-3, memory_percent=250).cpu_percent == 0.0
+    assert Readings(cpu_percent=-3, memory_percent=250).memory_percent == 100.0
+    with pytest.raises(ValueError, match="finite"):
+        Readings(cpu_percent=float("nan"))
+    with pytest.raises(ValueError, match="finite"):
+        Readings(system_uptime_hours=float("inf"))
+
+
+def test_body_state_is_small_json_and_satisfies_the_protocol() -> None:
+    clock = Clock(START)
+    sampler = CountingSampler(Readings(cpu_percent=75.0, memory_percent=71.0))
+    service = make_service(clock, sampler, tz=ZoneInfo("UTC"))
+    clock.set(START + timedelta(hours=2, minutes=30))
+
+    state = service.body_state()
+
+    assert isinstance(service, BodySense)
+    assert dict(state) == {
+        "time_phase": "morning",
+        "system_load": "high",
+        "memory_pressure": "moderate",
+        "uptime_hours": 2.5,
+    }
+    assert json.loads(json.dumps(state)) == dict(state)
+    assert service.summary() == "Body: morning, load high, memory moderate, up 2.5h."
+
+
+def test_snapshot_keeps_the_numbers_behind_the_bands() -> None:
+    service = make_service(Clock(START), CountingSampler(Readings(12.5, 40.0, 30.25)))
+    snapshot = service.snapshot()
+    assert (snapshot.cpu_percent, snapshot.memory_percent, snapshot.system_uptime_hours) == (12.5, 40.0, 30.25)
+
+
+def test_uptime_never_goes_negative_when_the_clock_moves_back() -> None:
+    clock = Clock(START)
+    service = make_service(clock, CountingSampler())
+    clock.set(START - timedelta(hours=3))
+    assert service.body_state()["uptime_hours"] == 0.0
+
+
+def test_failing_sampler_gives_unknown_bands_and_logs_once(caplog: pytest.LogCaptureFixture) -> None:
+    def broken() -> Readings:
+        raise OSError("no /proc here")
+
+    service = BodySenseService(now=Clock(START).now, tz=TOKYO, sampler=broken, cache_seconds=0)
+    with caplog.at_level(logging.WARNING, logger="ego.plugin.interoception"):
+        first = service.body_state()
+        second = service.body_state()
+
+    assert first == second
+    assert (first["system_load"], first["memory_pressure"]) == (UNKNOWN, UNKNOWN)
+    assert first["time_phase"] == "evening"  # 18:00 in Tokyo
+    assert [r.getMessage() for r in caplog.records] == ["body sense readings unavailable: OSError"]
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan"), float("inf")])
+def test_service_refuses_a_bad_cache_window(bad: float) -> None:
+    with pytest.raises(ValueError, match="cache_seconds"):
+        make_service(Clock(START), CountingSampler(), cache_seconds=bad)
+
+
+# --------------------------------------------------------------------------------------------------
+# Caching
+
+
+def test_readings_are_sampled_once_within_the_cache_window() -> None:
+    clock = Clock(START)
+    sampler = CountingSampler()
+    service = make_service(clock, sampler, cache_seconds=5)
+
+    service.body_state()
+    service.summary()
+    clock.set(START + timedelta(seconds=4.999))
+    service.body_state()
+    assert sampler.calls == 1
+
+    clock.set(START + timedelta(seconds=5))
+    service.body_state()
+    assert sampler.calls == 2
+
+    clock.set(START + timedelta(seconds=9))
+    service.body_state()
+    assert sampler.calls == 2
+
+
+def test_cache_is_refreshed_with_new_values() -> None:
+    clock = Clock(START)
+    sampler = CountingSampler(Readings(cpu_percent=5.0, memory_percent=10.0))
+    service = make_service(clock, sampler, cache_seconds=5)
+    assert service.body_state()["system_load"] == "low"
+
+    sampler.readings = Readings(cpu_percent=95.0, memory_percent=95.0)
+    assert service.body_state()["system_load"] == "low"
+    clock.set(START + timedelta(seconds=6))
+    state = service.body_state()
+    assert (state["system_load"], state["memory_pressure"]) == ("high", "high")
+
+
+def test_clock_moving_backwards_refreshes_the_cache() -> None:
+    clock = Clock(START)
+    sampler = CountingSampler()
+    service = make_service(clock, sampler, cache_seconds=60)
+    service.body_state()
+    clock.set(START - timedelta(seconds=1))
+    service.body_state()
+    assert sampler.calls == 2
+
+
+def test_zero_cache_window_samples_every_call() -> None:
+    sampler = CountingSampler()
+    service = make_service(Clock(START), sampler, cache_seconds=0)
+    for _ in range(3):
+        service.body_state()
+    assert sampler.calls == 3
+
+
+def test_time_phase_does_not_read_the_machine() -> None:
+    sampler = CountingSampler()
+    service = make_service(Clock(START), sampler)
+    assert service.time_phase() == "evening"
+    assert sampler.calls == 0
+
+
+def test_concurrent_callers_share_one_sample() -> None:
+    sampler = CountingSampler()
+    service = make_service(Clock(START), sampler, cache_seconds=5)
+    barrier = threading.Barrier(8)
+    states: list[dict[str, object]] = []
+    lock = threading.Lock()
+
+    def worker() -> None:
+        barrier.wait()
+        for _ in range(50):
+            state = dict(service.body_state())
+            with lock:
+                states.append(state)
+
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sampler.calls == 1
+    assert len(states) == 400
+    assert all(state == states[0] for state in states)
+
+
+# --------------------------------------------------------------------------------------------------
+# The psutil side
+
+
+class CpuTimes(NamedTuple):
+    """The shape of ``psutil.cpu_times()`` on Linux (steal/irq fields omitted)."""
+
+    user: float
+    nice: float
+    system: float
+    idle: float
+    iowait: float
+    guest: float
+    guest_nice: float
+
+
+def scripted(times: list[CpuTimes]) -> Callable[[], CpuTimes]:
+    it: Iterator[CpuTimes] = iter(times)
+    return lambda: next(it)
+
+
+def test_cpu_meter_measures_busy_share_since_the_previous_reading() -> None:
+    meter = CpuMeter(
+        cpu_times=scripted(
+            [
+                CpuTimes(100, 0, 50, 850, 0, 0, 0),  # primed at construction
+                CpuTimes(130, 0, 60, 900, 10, 0, 0),  # +40 busy, +10 iowait, +50 idle -> 40 %
+                CpuTimes(130, 0, 60, 900, 10, 0, 0),  # no time passed: repeat the last value
+                CpuTimes(230, 0, 60, 900, 10, 50, 0),  # guest is part of user: +100 total, all busy
+            ]
+        ),
+        loadavg=lambda: pytest.fail("the load average is only a fallback"),
+    )
+    assert meter.percent() == pytest.approx(40.0)
+    assert meter.percent() == pytest.approx(40.0)
+    assert meter.percent() == pytest.approx(100.0)
+
+
+def test_cpu_meter_falls_back_to_load_average_before_any_interval() -> None:
+    same = CpuTimes(1, 0, 1, 10, 0, 0, 0)
+    meter = CpuMeter(cpu_times=scripted([same, same]), loadavg=lambda: 150.0)
+    assert meter.percent() == 100.0
+
+
+def test_psutil_sampler_reads_this_machine() -> None:
+    readings = PsutilSampler()()
+    for value in (readings.cpu_percent, readings.memory_percent):
+        assert value is not None
+        assert 0.0 <= value <= 100.0
+    assert readings.system_uptime_hours is not None
+    assert readings.system_uptime_hours > 0.0
+
+
+def test_psutil_sampler_reports_unavailable_readings_as_none() -> None:
+    class BrokenMeter(CpuMeter):
+        def __init__(self) -> None:
+            pass
+
+        def percent(self) -> float:
+            raise OSError("cpu counters unavailable")
+
+    readings = PsutilSampler(cpu=BrokenMeter())()
+    assert readings.cpu_percent is None
+    assert readings.memory_percent is not None
