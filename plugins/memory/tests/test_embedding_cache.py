@@ -10,11 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from ego_memory.embedding import CachedEmbedder
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ego_core.embedding import Embedder, Vectors
+from ego_memory.embedding import CachedEmbedder
 
 
 class HashEmbedder:

@@ -10,12 +10,12 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
+
+from ego_core.embedding import Embedder, EmbedderSettings, EmbeddingError
 from ego_memory.embedding import BUILTIN_EMBEDDERS
 from ego_memory.embedding.gemini import GeminiEmbedder
 from ego_memory.embedding.http import RETRY_AFTER_CAP_S, backoff_delay, parse_retry_after
 from ego_memory.embedding.openai import OpenAIEmbedder
-
-from ego_core.embedding import Embedder, EmbedderSettings, EmbeddingError
 
 KEY = "sk-test-SECRET-key-123"
 Handler = Callable[[httpx.Request], httpx.Response]

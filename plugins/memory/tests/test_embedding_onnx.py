@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 import pytest
-from ego_memory.embedding import BUILTIN_EMBEDDERS, OnnxEmbedder, default_onnx_model_dir
-from ego_memory.embedding import onnx as onnx_module
 from tokenizers import Tokenizer
 
 from ego_core.embedding import Embedder, EmbedderSettings, EmbeddingError
+from ego_memory.embedding import BUILTIN_EMBEDDERS, OnnxEmbedder, default_onnx_model_dir
+from ego_memory.embedding import onnx as onnx_module
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO_ROOT.parent / "shared/models/all-MiniLM-L6-v2/onnx")

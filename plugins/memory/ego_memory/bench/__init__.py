@@ -1,0 +1,1 @@
+"""Benchmarks of the memory plugin: LoCoMo retrieval quality and scale (``ego bench ...``)."""

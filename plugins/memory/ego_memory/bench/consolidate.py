@@ -1,0 +1,73 @@
+"""The consolidate benchmark: its duration on a large store, against the number of recent memories.
+
+Corpus: ``size`` synthetic diary sentences (see :mod:`ego_memory.bench.scale`), bulk-loaded; the last 1,440
+are one minute apart, so moving the clock selects how many fall in consolidate's 24-hour window. Each run
+starts from a fresh copy of the loaded store and times one ``consolidate`` call (the tool's handler).
+"""
+
+from __future__ import annotations
+
+import platform
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ego_core import __version__
+from ego_core.config import Settings
+from ego_core.host import Clock
+from ego_memory.bench.common import copy_store, memory_host
+from ego_memory.bench.scale import bulk_load
+from ego_memory.lifecycle import Lifecycle
+
+DENSE_TAIL = 1440
+
+
+def run_consolidate(
+    size: int,
+    recents: Sequence[int],
+    settings: Settings,
+    table: Mapping[str, Any],
+    *,
+    command: str,
+    work_dir: Path | None = None,
+    show: bool = True,
+) -> dict[str, Any]:
+    if size < DENSE_TAIL or any(not 0 < r <= DENSE_TAIL for r in recents):
+        raise ValueError(f"size must be at least {DENSE_TAIL} and each recent count from 1 to {DENSE_TAIL}")
+    # Older memories one hour apart, the last DENSE_TAIL one minute apart.
+    sparse = size - DENSE_TAIL
+    origin = datetime(2025, 1, 1, tzinfo=UTC)
+    tail_start = origin + timedelta(hours=sparse)
+    runs = []
+    model = ""
+    with tempfile.TemporaryDirectory(prefix="ego-consolidate-", dir=work_dir) as tmp:
+        base = Path(tmp) / "base"
+        clock = Clock(origin)
+        with memory_host(base, settings, table, clock) as (_host, memories):
+            model = memories.embedding_model
+            bulk_load(memories, sparse, 0, origin, show=show, spacing=timedelta(hours=1))
+            bulk_load(memories, DENSE_TAIL, sparse, tail_start, show=show, spacing=timedelta(minutes=1))
+        for recent in recents:
+            work = Path(tmp) / "run"
+            copy_store(base, work)
+            last = tail_start + timedelta(minutes=DENSE_TAIL - 1)
+            now = last + timedelta(minutes=DENSE_TAIL - recent) + timedelta(seconds=30)
+            with memory_host(work, settings, table, Clock(now)) as (_host, memories):
+                lifecycle = Lifecycle(memories)
+                started = time.perf_counter()
+                response = lifecycle.consolidate({})
+                elapsed = (time.perf_counter() - started) * 1000
+            runs.append({"recent": recent, "duration_ms": round(elapsed, 1), "summary": response.data.splitlines()[0]})
+    return {
+        "system": "ego",
+        "version": __version__,
+        "embedder": model,
+        "command": command,
+        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        "store_size": size,
+        "runs": runs,
+    }

@@ -1,0 +1,217 @@
+"""CLI commands of the memory plugin: ``ego bench locomo``, ``ego bench scale``, ``ego memory stats``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ego_core import Command
+from ego_core.host import PluginHost
+from ego_core.services import MEMORY_STORE, MemoryService
+
+
+def _command_line() -> str:
+    return " ".join(["ego", *sys.argv[1:]])
+
+
+def _write(report: dict[str, Any], output: Path | None) -> None:
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    if output is None:
+        print(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.with_suffix(output.suffix + ".tmp")
+    tmp.write_text(text + "\n", encoding="utf-8")
+    tmp.replace(output)
+    print(f"wrote {output}", file=sys.stderr)
+
+
+def _memory_table(host: PluginHost) -> dict[str, Any]:
+    return dict(host.settings.plugin_tables.get("memory", {}))
+
+
+def _configure_locomo(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, required=True, help="folder of LoCoMo *.json conversations")
+    parser.add_argument("--output", type=Path, default=None, help="write the JSON report here (default: stdout)")
+    parser.add_argument("--ablate", action="store_true", help="also run with each recall stage switched off")
+    parser.add_argument("--work-dir", type=Path, default=None, help="where temporary stores go (default: system temp)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _run_locomo(args: argparse.Namespace, host: PluginHost) -> int:
+    from ego_memory.bench.locomo import run_locomo
+
+    if not args.data.is_dir():
+        print(f"ego: error: --data {args.data} is not a directory of LoCoMo *.json files", file=sys.stderr)
+        return 2
+    report = run_locomo(
+        args.data,
+        host.settings,
+        _memory_table(host),
+        command=_command_line(),
+        ablate=args.ablate,
+        work_dir=args.work_dir,
+        show=not args.quiet,
+    )
+    _write(report, args.output)
+    return 0
+
+
+def _configure_scale(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated increasing store sizes")
+    parser.add_argument("--operations", type=int, default=200, help="timed remembers and recalls per size")
+    parser.add_argument("--output", type=Path, default=None, help="write the JSON report here (default: stdout)")
+    parser.add_argument("--work-dir", type=Path, default=None, help="where the temporary store goes")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _run_scale(args: argparse.Namespace, host: PluginHost) -> int:
+    from ego_memory.bench.scale import run_scale
+
+    try:
+        sizes = [int(part) for part in args.sizes.split(",") if part.strip()]
+    except ValueError:
+        print("ego: error: --sizes expects comma-separated integers, e.g. 1000,10000,100000", file=sys.stderr)
+        return 2
+    if args.operations < 1:
+        print("ego: error: --operations must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        report = run_scale(
+            sizes,
+            host.settings,
+            _memory_table(host),
+            command=_command_line(),
+            operations=args.operations,
+            work_dir=args.work_dir,
+            show=not args.quiet,
+        )
+    except ValueError as exc:
+        print(f"ego: error: {exc}", file=sys.stderr)
+        return 2
+    _write(report, args.output)
+    return 0
+
+
+def _configure_consolidate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--size", type=int, default=20000, help="memories in the store (at least 1440)")
+    parser.add_argument("--recent", default="100,200,400,800,1440", help="memories in the last 24 h, comma-separated")
+    parser.add_argument("--output", type=Path, default=None, help="write the JSON report here (default: stdout)")
+    parser.add_argument("--work-dir", type=Path, default=None, help="where the temporary store goes")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _run_consolidate(args: argparse.Namespace, host: PluginHost) -> int:
+    from ego_memory.bench.consolidate import run_consolidate
+
+    try:
+        recents = [int(part) for part in args.recent.split(",") if part.strip()]
+        report = run_consolidate(
+            args.size,
+            recents,
+            host.settings,
+            _memory_table(host),
+            command=_command_line(),
+            work_dir=args.work_dir,
+            show=not args.quiet,
+        )
+    except ValueError as exc:
+        print(f"ego: error: {exc}", file=sys.stderr)
+        return 2
+    _write(report, args.output)
+    return 0
+
+
+def _configure_stats(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _run_stats(args: argparse.Namespace, host: PluginHost) -> int:
+    service = host.services.get(MEMORY_STORE, MemoryService)
+    if service is None:
+        print("ego: error: the memory plugin is not running (see `ego plugins`)", file=sys.stderr)
+        return 1
+    stats = {"memories": service.count(), "embedding_model": service.embedding_model}
+    print(json.dumps(stats) if args.json else "\n".join(f"{k}: {v}" for k, v in stats.items()))
+    return 0
+
+
+def _configure_reindex(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--force", action="store_true", help="re-embed even when the store already uses the configured model"
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _run_reindex(args: argparse.Namespace, host: PluginHost) -> int:
+    from ego_memory.bench.common import progress_bar
+    from ego_memory.embedding import CachedEmbedder
+    from ego_memory.plugin import embedder_settings
+    from ego_memory.store import MemoryStore
+
+    if not host.is_active("memory"):
+        print("ego: error: the memory plugin is not enabled (see `ego plugins`)", file=sys.stderr)
+        return 2
+    ctx = host.context("memory")
+    config = ctx.config
+    embedder = CachedEmbedder(host.make_embedder(config.embedder, embedder_settings(config)))
+    store = MemoryStore(ctx.data_dir, embedder.model_id, chroma_url=config.chroma_url)
+    store.open(embedder.embed, allow_model_change=True)
+    try:
+        if not store.model_mismatch and not args.force:
+            print(f"the store already uses {store.model_id}; nothing to do (use --force to re-embed anyway)")
+            return 0
+        before = store.model_id
+        with progress_bar(total=store.count(), desc="reindex", enabled=not args.quiet) as advance:
+            embedded = store.reindex(embedder.embed, progress=advance)
+        print(f"re-embedded {embedded} memories: {before} -> {store.model_id}")
+    finally:
+        store.close()
+    return 0
+
+
+def memory_commands() -> list[Command]:
+    return [
+        Command(
+            name="locomo",
+            group="bench",
+            help="LoCoMo retrieval benchmark (quality and latency), JSON report",
+            configure=_configure_locomo,
+            run=_run_locomo,
+            starts_host=False,
+        ),
+        Command(
+            name="scale",
+            group="bench",
+            help="remember/recall latency and store size at growing sizes, JSON report",
+            configure=_configure_scale,
+            run=_run_scale,
+            starts_host=False,
+        ),
+        Command(
+            name="consolidate",
+            group="bench",
+            help="consolidate duration on a large store against the number of recent memories",
+            configure=_configure_consolidate,
+            run=_run_consolidate,
+            starts_host=False,
+        ),
+        Command(
+            name="reindex",
+            group="memory",
+            help="re-embed every memory with the configured embedding model (resumable)",
+            configure=_configure_reindex,
+            run=_run_reindex,
+            starts_host=False,
+        ),
+        Command(
+            name="stats",
+            group="memory",
+            help="number of memories and the embedding model",
+            configure=_configure_stats,
+            run=_run_stats,
+        ),
+    ]

@@ -1,0 +1,70 @@
+"""Configuration of the memory plugin (``[plugins.memory]`` and ``[plugins.memory.recall]``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+
+
+@attrs.frozen
+class RecallConfig:
+    """The recall pipeline (SPEC §5.5). Each stage can be switched off; ``ego bench locomo --ablate`` does.
+
+    The defaults were chosen on the LoCoMo benchmark (docs/benchmarks.md shows what each stage earns).
+    """
+
+    dense_candidates: int = 60
+    lexical_candidates: int = 60
+    fusion: bool = True
+    fusion_method: str = attrs.field(default="zscore", validator=attrs.validators.in_(("zscore", "rrf")))
+    """zscore: convex combination of z-normalised BM25 and cosine scores; rrf: reciprocal rank fusion."""
+    lexical_weight: float = 0.7
+    rrf_k: float = 60.0
+    hopfield: bool = True
+    hopfield_beta: float = 8.0
+    hopfield_lexical_bias: float = 2.0
+    hopfield_blend: float = 0.5
+    hopfield_weight: float = 0.3
+    decay: bool = True
+    half_life_days: float = 90.0
+    decay_weight: float = 0.1
+    boosts: bool = True
+    emotion_weight: float = 1.0
+    importance_gain: float = 0.05
+    spreading: bool = True
+    spreading_sources: int = 5
+    sequence_gain: float = 0.3
+    """Spreading along sequence, causal and explicit links (leads_to, caused_by, related)."""
+    similar_gain: float = 0.05
+    """Spreading along similarity links (auto-links of near neighbours add little new)."""
+
+
+@attrs.frozen
+class MemoryConfig:
+    embedder: str = "onnx"
+    """Embedding provider: onnx (default, local), sentence-transformers, openai, gemini, or a plugin's."""
+    model_dir: Path | None = None
+    """Local model directory (onnx / sentence-transformers). Env: EGO_EMBEDDING_MODEL_DIR."""
+    model: str | None = None
+    """Model name for sentence-transformers / openai / gemini."""
+    api_key_env: str | None = None
+    """Name of the environment variable that holds the provider's API key (the key never goes in a file)."""
+    base_url: str | None = None
+    chroma_url: str | None = None
+    """Use a Chroma server (e.g. http://127.0.0.1:8000) instead of the embedded store. Env: EGO_CHROMA_URL."""
+    link_threshold: float = 0.70
+    max_links: int = 5
+    sequence_links: int = 2
+    """A new memory is linked (leads_to) to up to this many memories stored just before it ..."""
+    sequence_window_minutes: float = 60.0
+    """... if they were stored at most this long before it (the same moment of life)."""
+    max_content_chars: int = 8000
+    recall: RecallConfig = attrs.field(factory=RecallConfig)
+
+
+CONFIG_ENV = {
+    "EGO_EMBEDDING_MODEL_DIR": "model_dir",
+    "EGO_EMBEDDER": "embedder",
+    "EGO_CHROMA_URL": "chroma_url",
+}

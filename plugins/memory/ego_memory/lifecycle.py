@@ -1,0 +1,208 @@
+"""The memory lifecycle (SPEC §5.6-5.7): link_memories, episodes, consolidate, forget."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import secrets
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any, cast
+
+from ego_core import ConsolidationRun, Response, ScaffoldLine, ToolError
+from ego_core.composed import compose_sections
+from ego_core.responses import relative_age, truncate
+from ego_core.types import LINK_TYPES, LinkType, Memory, MemoryLink, ScaffoldItem
+from ego_memory.memories import Memories
+from ego_memory.store import Episode, StoreError
+
+MEMORY_ID = re.compile(r"^mem_[0-9a-f]{12}$")
+EPISODE_ID = re.compile(r"^ep_[0-9a-f]{12}$")
+
+FORGET_SCAFFOLD: tuple[ScaffoldItem, ...] = (
+    "This memory is gone. Was there anything worth preserving in a new form?",
+    ScaffoldLine("If this was part of a merge, save the consolidated version with remember.", needs={"remember"}),
+)
+NOT_FOUND_SCAFFOLD: tuple[ScaffoldItem, ...] = (
+    ScaffoldLine("Double-check the ID. Use recall to search for the memory you're looking for.", needs={"recall"}),
+)
+LINK_SCAFFOLD = "What connects these two? Is it a cause, a consequence, or a resonance?"
+EPISODE_SCAFFOLD = "What ties these moments together? What did this stretch of time mean to you?"
+
+CONSOLIDATION_WINDOW = timedelta(hours=24)
+MAX_REPLAY = 500
+REPLAY_CONFIDENCE = 0.6
+COACTIVATION_STEP = 0.05
+PRUNE_BELOW = 0.1
+EXPLICIT_CONFIDENCE = 0.9
+MAX_EPISODE_MEMBERS = 200
+
+
+def _shown_id(value: str, pattern: re.Pattern[str], kind: str) -> str:
+    """The id to echo in an error: only when it has the form of an id (never arbitrary caller text)."""
+    prefix = "mem_" if kind == "memory" else "ep_"
+    return value if pattern.match(value) else f"that id ({kind} ids look like {prefix} followed by 12 hex digits)"
+
+
+class Lifecycle:
+    def __init__(self, memories: Memories) -> None:
+        self.memories = memories
+        self.store = memories.store
+        self.ctx = memories.ctx
+
+    def _not_found(self, memory_id: str) -> ToolError:
+        return ToolError(f"Memory not found: {_shown_id(memory_id, MEMORY_ID, 'memory')}", NOT_FOUND_SCAFFOLD)
+
+    # ------------------------------------------------------------------------------------------
+    # forget
+
+    def forget(self, args: Mapping[str, Any]) -> Response:
+        memory_id = str(args["memory_id"]).strip()
+        memory = self.store.delete(memory_id) if MEMORY_ID.match(memory_id) else None
+        if memory is None:
+            raise self._not_found(memory_id)
+        self.memories.redactor.remove(memory.id)
+        self.ctx.hooks.notify("on_forget", memory=memory)
+        age = relative_age(memory.timestamp, self.ctx.now())
+        data = (
+            f"Forgot (id: {memory.id}, {age}): {truncate(memory.content, 120)}\n"
+            f"Emotion: {memory.emotional_trace.primary} | Importance: {memory.importance}"
+        )
+        return Response(data=data, scaffold=FORGET_SCAFFOLD)
+
+    # ------------------------------------------------------------------------------------------
+    # link_memories
+
+    def link(self, args: Mapping[str, Any]) -> Response:
+        source = str(args["source_id"]).strip()
+        target = str(args["target_id"]).strip()
+        link_type = cast("LinkType", str(args.get("link_type") or "related"))
+        if link_type not in LINK_TYPES:
+            raise ToolError(f"Invalid argument `link_type`: must be one of: {', '.join(LINK_TYPES)}.")
+        if source == target:
+            raise ToolError("Invalid argument `target_id`: a memory cannot be linked to itself.")
+        existing = self.store.existing_ids([source, target])
+        for memory_id in (source, target):
+            if memory_id not in existing:
+                raise self._not_found(memory_id)
+        try:
+            created = self.store.link(source, target, link_type, EXPLICIT_CONFIDENCE, "linked by you")
+        except StoreError:  # deleted by another process in between
+            raise self._not_found(source) from None
+        if not created:
+            return Response(data=f"Already linked: {source} <-> {target} ({link_type}). Nothing changed.")
+        return Response(data=f"Linked {source} <-> {target} ({link_type}).", scaffold=(LINK_SCAFFOLD,))
+
+    # ------------------------------------------------------------------------------------------
+    # episodes
+
+    def create_episode(self, args: Mapping[str, Any]) -> Response:
+        requested = list(dict.fromkeys(str(i).strip() for i in args["memory_ids"]))
+        if not requested:
+            raise ToolError("Invalid argument `memory_ids`: give at least one memory id.")
+        if len(requested) > MAX_EPISODE_MEMBERS:
+            raise ToolError(f"Invalid argument `memory_ids`: at most {MAX_EPISODE_MEMBERS} memories per episode.")
+        members = self.store.get(requested, with_links=False)
+        found = {m.id for m in members}
+        missing = [i for i in requested if i not in found]
+        if missing:
+            shown = ", ".join(_shown_id(i, MEMORY_ID, "memory") for i in missing[:5])
+            raise ToolError(f"Memory not found: {shown}", NOT_FOUND_SCAFFOLD)
+        summary = " ".join(str(args["summary"]).split())
+        if not summary:
+            raise ToolError("Invalid argument `summary`: must contain text, not only whitespace.")
+        guarded = self.memories.redactor(summary)
+        notes = []
+        if guarded != summary:
+            notes.append("Words quoted from private memories were left out of the summary; the members stay linked.")
+        ordered = sorted(members, key=lambda m: (m.timestamp, m.id))
+        episode = Episode(
+            id="ep_" + secrets.token_hex(6),
+            summary=guarded,
+            memory_ids=tuple(m.id for m in ordered),
+            start=ordered[0].timestamp,
+            end=ordered[-1].timestamp,
+            importance=max(m.importance for m in ordered),
+            created=self.ctx.now(),
+        )
+        self.store.add_episode(episode)
+        tz = self.ctx.settings.tz
+        data = (
+            f"Episode {episode.id} created: {len(ordered)} memories, "
+            f"{episode.start.astimezone(tz):%Y-%m-%d %H:%M} to {episode.end.astimezone(tz):%Y-%m-%d %H:%M}, "
+            f"importance {episode.importance}."
+        )
+        return Response(data="\n".join([data, *notes]), scaffold=(EPISODE_SCAFFOLD,))
+
+    def get_episode(self, args: Mapping[str, Any]) -> Response:
+        episode_id = str(args["episode_id"]).strip()
+        episode = self.store.get_episode(episode_id) if EPISODE_ID.match(episode_id) else None
+        if episode is None:
+            raise ToolError(
+                f"Episode not found: {_shown_id(episode_id, EPISODE_ID, 'episode')}",
+                (ScaffoldLine("Episode ids start with ep_; create_episode returns them.", needs={"create_episode"}),),
+            )
+        members = self.store.get(list(episode.memory_ids), with_links=False)
+        tz = self.ctx.settings.tz
+        now = self.ctx.now()
+        lines = [
+            f"Episode {episode.id} (importance {episode.importance}): {episode.summary}",
+            f"From {episode.start.astimezone(tz):%Y-%m-%d %H:%M} to {episode.end.astimezone(tz):%Y-%m-%d %H:%M}.",
+        ]
+        for number, memory in enumerate(members, start=1):
+            lines.append(
+                f"{number}. [{relative_age(memory.timestamp, now)}] {truncate(memory.content, 100)} "
+                f"(id: {memory.id}, private: {'true' if memory.is_private else 'false'})"
+            )
+        gone = len(episode.memory_ids) - len(members)
+        if gone:
+            lines.append(f"Note: {gone} memory(ies) no longer exist.")
+        return Response(data="\n".join(lines), scaffold=("How does this episode feel from where you are now?",))
+
+    # ------------------------------------------------------------------------------------------
+    # consolidate
+
+    def consolidate(self, _args: Mapping[str, Any]) -> Response:
+        until = self.ctx.now()
+        since = until - CONSOLIDATION_WINDOW
+        recent = self.store.recent(since.timestamp(), MAX_REPLAY + 1)
+        truncated = len(recent) > MAX_REPLAY
+        recent = recent[-MAX_REPLAY:]
+        created, strengthened, pruned = self._replay(recent, since.timestamp())
+        run = ConsolidationRun(since=since, until=until, recent_ids=tuple(m.id for m in recent))
+        texts, scaffold = compose_sections(self.ctx.hooks.notify("on_consolidate", run=run))
+        summary = (
+            f"Consolidation complete. Replayed {len(recent)} events, strengthened {strengthened} co-activated "
+            f"link(s), created {created} link(s), pruned {pruned} weak link(s)."
+        )
+        if truncated:
+            summary += f" (Only the latest {MAX_REPLAY} of the last 24h were replayed.)"
+        items: list[ScaffoldItem] = ["What feels clearer now? What still feels loose?", *scaffold]
+        return Response(data="\n\n".join([summary, *texts]), scaffold=tuple(items))
+
+    def _replay(self, recent: list[Memory], since: float) -> tuple[int, int, int]:
+        """Link adjacent events, strengthen links between co-activated memories, prune weak links."""
+        ids = [m.id for m in recent]
+        links = self.store.links_among(ids)
+        linked = {(s, t) for s, t, _, _ in links}
+        create: list[tuple[str, MemoryLink]] = []
+        for earlier, later in itertools.pairwise(recent):
+            if (earlier.id, later.id) not in linked:
+                create.append((earlier.id, MemoryLink(later.id, "leads_to", REPLAY_CONFIDENCE, "replay")))
+                linked.update({(earlier.id, later.id), (later.id, earlier.id)})
+        accessed = {m.id for m in recent if m.last_accessed is not None and m.last_accessed.timestamp() >= since}
+        strengthen: list[tuple[str, str, str, float]] = []
+        prune: list[tuple[str, str, str]] = []
+        seen: set[tuple[str, str, str]] = set()
+        for source, target, link_type, confidence in links:
+            key = (min(source, target), max(source, target), link_type)
+            if key in seen:
+                continue
+            seen.add(key)
+            if confidence < PRUNE_BELOW:
+                prune.append(key)
+            elif source in accessed and target in accessed and confidence < 1.0:
+                strengthen.append((*key, round(min(1.0, confidence + COACTIVATION_STEP), 4)))
+        if create or strengthen or prune:
+            self.store.apply_consolidation(create, strengthen, prune)
+        return len(create), len(strengthen), len(prune)

@@ -1,0 +1,380 @@
+"""The memory plugin's behaviour: remember, recall, search, and the ``memory.store`` service."""
+
+from __future__ import annotations
+
+import logging
+import math
+import secrets
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from ego_core import PRIVATE_MARK, InvalidArgumentError, RecallHit, RecallNote, RecallQuery, Response
+from ego_core.embedding import Embedder, Vectors
+from ego_core.host import PluginContext
+from ego_core.responses import relative_age, truncate
+from ego_core.services import BODY_SENSE, BodySense
+from ego_core.types import EmotionalTrace, Memory, MemoryLink, RememberDraft
+from ego_memory.config import MemoryConfig
+from ego_memory.emotions import CATEGORIES, DEFAULT_CATEGORY, DEFAULT_EMOTION, EMOTIONS, VIVID_INTENSITY, clamp
+from ego_memory.privacy import PrivateContentRedactor
+from ego_memory.recall import RecallEngine, SearchResult
+from ego_memory.store import Filters, MemoryStore, content_hash
+
+_log = logging.getLogger("ego.plugin.memory")
+
+REMEMBER_SCAFFOLD = "Do any of these connections surprise you? Is there a pattern forming?"
+RECALL_SCAFFOLD = "How do these memories connect to the current moment?"
+PRIVATE_SAVED_NOTE = "Kept private: it stays internal (never synced to workspace files or logs)."
+FILTER_NAMES = ("emotion_filter", "category_filter", "date_from", "date_to", "valence_range", "arousal_range")
+SHOWN_LINKS = 3
+RECALL_SNIPPET = 160
+
+
+def new_memory_id() -> str:
+    return "mem_" + secrets.token_hex(6)
+
+
+def relevance(score: float) -> float:
+    """A ranking score shown as a 0-1 relevance (logistic; the pipeline's scores are z-score based)."""
+    return 1.0 / (1.0 + math.exp(-score))
+
+
+def render_emotion(trace: EmotionalTrace) -> str:
+    if trace.intensity >= VIVID_INTENSITY:
+        return f"{trace.primary}({trace.intensity:.1f})"
+    return trace.primary
+
+
+class Memories:
+    """Everything the memory tools do, over one store and one (cached) embedder."""
+
+    def __init__(
+        self,
+        ctx: PluginContext,
+        config: MemoryConfig,
+        store: MemoryStore,
+        embedder: Embedder,
+        redactor: PrivateContentRedactor,
+    ) -> None:
+        self.ctx = ctx
+        self.config = config
+        self.store = store
+        self.embedder = embedder
+        self.redactor = redactor
+        self.engine = RecallEngine(store, config.recall)
+        self._neighbors_lock = threading.Lock()
+        self._neighbors: tuple[str, int, int, list[tuple[str, float]]] | None = None
+        self.last_search: SearchResult | None = None
+        """The engine's answer to the latest recall (stages run, pool size), for diagnostics and tests."""
+
+    # ------------------------------------------------------------------------------------------
+    # MemoryService (what other plugins see)
+
+    @property
+    def embedding_model(self) -> str:
+        return self.embedder.model_id
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return self.embedder.embed(list(texts))
+
+    def count(self) -> int:
+        return self.store.count()
+
+    def get(self, memory_ids: Sequence[str]) -> list[Memory]:
+        return self.store.get(list(memory_ids))
+
+    def find_exact(self, content: str) -> Memory | None:
+        return self.store.find_by_content(content)
+
+    def nearest(self, text: str, k: int = 1) -> list[tuple[Memory, float]]:
+        pairs = self._nearest_ids(text, max(k, self.config.max_links))[:k]
+        found = {m.id: m for m in self.store.get([i for i, _ in pairs])}
+        return [(found[i], sim) for i, sim in pairs if i in found]
+
+    def recent(self, since: datetime, limit: int = 500) -> list[Memory]:
+        return self.store.recent(since.timestamp(), limit)
+
+    def embeddings(self, memory_ids: Sequence[str]) -> dict[str, Vectors]:
+        return self.store.embeddings(list(memory_ids))
+
+    def _nearest_ids(self, text: str, k: int) -> list[tuple[str, float]]:
+        """Nearest memories by cosine similarity; the last answer is reused while the store is unchanged.
+
+        The duplicate guard and auto-linking ask the same question about the same text within one remember;
+        Chroma is queried once.
+        """
+        key = content_hash(text)
+        generation = self.store.generation()
+        with self._neighbors_lock:
+            cached = self._neighbors
+        if cached is not None and cached[0] == key and cached[1] == generation and cached[2] >= k:
+            return cached[3][:k]
+        asked = max(k, self.config.max_links + 1)
+        vector = self.embedder.embed([text])[0]
+        pairs = [(memory_id, sim) for memory_id, sim, _ in self.store.dense(vector, asked)]
+        with self._neighbors_lock:
+            self._neighbors = (key, generation, asked, pairs)
+        return pairs[:k]
+
+    # ------------------------------------------------------------------------------------------
+    # remember
+
+    def draft(self, args: Mapping[str, Any]) -> tuple[RememberDraft, list[str]]:
+        """Normalise remember's arguments into a draft, with notes about anything substituted."""
+        notes: list[str] = []
+        content = str(args["content"]).strip()
+        if not content:
+            raise InvalidArgumentError("content", "must contain text, not only whitespace")
+        if len(content) > self.config.max_content_chars:
+            raise InvalidArgumentError("content", f"must be at most {self.config.max_content_chars} characters")
+        emotion = str(args.get("emotion") or DEFAULT_EMOTION).strip().lower()
+        if emotion not in EMOTIONS:
+            notes.append(f"Unknown emotion, stored as neutral. Known: {', '.join(EMOTIONS)}.")
+            emotion = DEFAULT_EMOTION
+        profile = EMOTIONS[emotion]
+        secondary = [str(s).strip().lower() for s in args.get("secondary") or [] if str(s).strip()]
+        unknown_secondary = [s for s in secondary if s not in EMOTIONS]
+        if unknown_secondary:
+            notes.append(f"Unknown secondary emotion(s) dropped. Known: {', '.join(EMOTIONS)}.")
+            secondary = [s for s in secondary if s in EMOTIONS]
+        category = str(args.get("category") or DEFAULT_CATEGORY).strip().lower()
+        if category not in CATEGORIES:
+            notes.append(f"Unknown category, stored as daily. Known: {', '.join(CATEGORIES)}.")
+            category = DEFAULT_CATEGORY
+        importance = int(clamp(int(args.get("importance", 3)), 1, 5))
+        body_state = dict(args.get("body_state") or {})
+        if not body_state:
+            body = self.ctx.services.get(BODY_SENSE, BodySense)
+            if body is not None:
+                body_state = dict(body.body_state())
+        tags = list(dict.fromkeys(str(t).strip() for t in args.get("tags") or [] if str(t).strip()))
+        draft = RememberDraft(
+            content=content,
+            emotion=emotion,
+            secondary=tuple(dict.fromkeys(secondary)),
+            intensity=clamp(float(args.get("intensity", profile.intensity)), 0.0, 1.0),
+            valence=clamp(float(args.get("valence", profile.valence)), -1.0, 1.0),
+            arousal=clamp(float(args.get("arousal", profile.arousal)), 0.0, 1.0),
+            importance=importance,
+            category=category,
+            tags=tuple(tags),
+            is_private=bool(args.get("private", False)),
+            force=bool(args.get("force", False)),
+            body_state=body_state,
+        )
+        return draft, notes
+
+    def remember(self, args: Mapping[str, Any]) -> Response:
+        draft, notes = self.draft(args)
+        veto = self.ctx.hooks.first("before_remember", draft=draft)
+        if veto is not None:
+            _plugin, response = veto
+            if isinstance(response, Response):
+                return response
+            return Response(data=str(response))
+        memory, linked = self.store_draft(draft)
+        lines = [f"Saved (id: {memory.id}). Linked to {len(linked)} existing memories."]
+        if linked:
+            lines.append("Most related:")
+            now = self.ctx.now()
+            for other, similarity in linked[:SHOWN_LINKS]:
+                age = relative_age(other.timestamp, now)
+                lines.append(f"- [{age}] {truncate(other.content, 70)} (similarity: {similarity:.2f})")
+        else:
+            lines.append("No similar memories found yet.")
+        lines.extend(notes)
+        if memory.is_private:
+            lines.append(PRIVATE_SAVED_NOTE)
+        for _plugin, extra in self.ctx.hooks.notify("on_remember", memory=memory):
+            lines.extend(str(line) for line in extra)
+        return Response(data="\n".join(lines), scaffold=(REMEMBER_SCAFFOLD,))
+
+    def store_draft(
+        self, draft: RememberDraft, *, timestamp: datetime | None = None
+    ) -> tuple[Memory, list[tuple[Memory, float]]]:
+        """Store a draft with auto-links; returns the memory and the linked memories with similarities."""
+        vector = self.embedder.embed([draft.content])[0]
+        neighbors = self._nearest_ids(draft.content, self.config.max_links)
+        chosen = [(memory_id, sim) for memory_id, sim in neighbors if sim >= self.config.link_threshold]
+        chosen = chosen[: self.config.max_links]
+        moment = timestamp or self.ctx.now()
+        links = [MemoryLink(target_id=i, link_type="similar", confidence=round(s, 4)) for i, s in chosen]
+        if self.config.sequence_links:
+            window = self.config.sequence_window_minutes * 60.0
+            for previous in self.store.previous(moment.timestamp(), window, self.config.sequence_links):
+                links.append(MemoryLink(target_id=previous, link_type="leads_to", confidence=1.0, note="sequence"))
+        memory = Memory(
+            id=new_memory_id(),
+            content=draft.content,
+            timestamp=moment,
+            emotional_trace=EmotionalTrace(
+                primary=draft.emotion,
+                secondary=draft.secondary,
+                intensity=draft.intensity,
+                valence=draft.valence,
+                arousal=draft.arousal,
+                body_state=draft.body_state,
+            ),
+            importance=draft.importance,
+            category=draft.category,
+            tags=draft.tags,
+            links=tuple(links),
+            is_private=draft.is_private,
+        )
+        if memory.is_private:
+            self.redactor.add(memory.id, memory.content)
+        self.store.add(memory, vector, memory.links)
+        others = {m.id: m for m in self.store.get([i for i, _ in chosen], with_links=False)}
+        return memory, [(others[i], s) for i, s in chosen if i in others]
+
+    # ------------------------------------------------------------------------------------------
+    # recall / search_memories
+
+    def _date(self, args: Mapping[str, Any], name: str, *, end: bool) -> float | None:
+        value = args.get(name)
+        if value is None:
+            return None
+        try:
+            day = date.fromisoformat(str(value))
+        except ValueError:
+            raise InvalidArgumentError(name, "must be a date YYYY-MM-DD, e.g. 2026-11-22") from None
+        moment = datetime.combine(day, time.min, tzinfo=self.ctx.settings.tz)
+        if end:
+            moment += timedelta(days=1)
+            return moment.timestamp() - 1e-6
+        return moment.timestamp()
+
+    @staticmethod
+    def _range(args: Mapping[str, Any], name: str) -> tuple[float, float] | None:
+        value = args.get(name)
+        if value is None:
+            return None
+        low, high = float(value[0]), float(value[1])
+        if low > high:
+            raise InvalidArgumentError(name, "must be [min, max] with min ≤ max")
+        return (low, high)
+
+    def query(self, args: Mapping[str, Any]) -> tuple[RecallQuery, Filters]:
+        context = str(args["context"]).strip()
+        if not context:
+            raise InvalidArgumentError("context", "must contain text, not only whitespace")
+        emotion = args.get("emotion_filter")
+        if emotion is not None and str(emotion).lower() not in EMOTIONS:
+            raise InvalidArgumentError("emotion_filter", f"must be one of: {', '.join(EMOTIONS)}")
+        category = args.get("category_filter")
+        if category is not None and str(category).lower() not in CATEGORIES:
+            raise InvalidArgumentError("category_filter", f"must be one of: {', '.join(CATEGORIES)}")
+        ts_from = self._date(args, "date_from", end=False)
+        ts_to = self._date(args, "date_to", end=True)
+        if ts_from is not None and ts_to is not None and ts_from > ts_to:
+            raise InvalidArgumentError("date_to", "must not be before date_from")
+        filters = Filters(
+            emotion=str(emotion).lower() if emotion is not None else None,
+            category=str(category).lower() if category is not None else None,
+            ts_from=ts_from,
+            ts_to=ts_to,
+            valence=self._range(args, "valence_range"),
+            arousal=self._range(args, "arousal_range"),
+        )
+        query = RecallQuery(
+            context=context,
+            n_results=int(args.get("n_results", 3)),
+            emotion_filter=filters.emotion,
+            category_filter=filters.category,
+            date_from=datetime.fromtimestamp(ts_from, self.ctx.settings.tz) if ts_from is not None else None,
+            date_to=datetime.fromtimestamp(ts_to, self.ctx.settings.tz) if ts_to is not None else None,
+            valence_range=filters.valence,
+            arousal_range=filters.arousal,
+        )
+        return query, filters
+
+    def search(
+        self, query: RecallQuery, filters: Filters, *, touch: bool = True
+    ) -> tuple[list[RecallHit], int, list[str]]:
+        """Ranked hits, the candidate pool size, and extra lines from ``on_recall_result``."""
+        vector = self.embedder.embed([query.context])[0]
+        now = self.ctx.now()
+        result = self.engine.search(query.context, vector, query.n_results, now, filters if filters.active else None)
+        self.last_search = result
+        ids = [h.id for h in result.hits]
+        memories = {m.id: m for m in self.store.get(ids)}
+        hits = [RecallHit(memory=memories[h.id], score=h.score) for h in result.hits if h.id in memories]
+        if touch and hits:
+            self.store.touch([h.memory.id for h in hits], now.timestamp())
+        lines: list[str] = []
+        boosts: dict[str, float] = {}
+        for _plugin, note in self.ctx.hooks.notify("on_recall_result", query=query, results=tuple(hits)):
+            if isinstance(note, RecallNote):
+                lines.extend(note.lines)
+                for memory_id, delta in note.boosts.items():
+                    boosts[memory_id] = boosts.get(memory_id, 0.0) + float(delta)
+        if boosts:
+            hits = sorted(
+                (RecallHit(memory=h.memory, score=h.score + boosts.get(h.memory.id, 0.0)) for h in hits),
+                key=lambda h: -h.score,
+            )
+        return hits, result.pool, lines
+
+    def recall(self, args: Mapping[str, Any]) -> Response:
+        query, filters = self.query(args)
+        hits, pool, lines = self.search(query, filters)
+        if not hits:
+            return Response(data="No related memories found.", scaffold=self._recall_scaffold(args, 0, 0))
+        now = self.ctx.now()
+        out = [f"{len(hits)} of ~{max(pool, len(hits))} memories:"]
+        for number, hit in enumerate(hits, start=1):
+            memory = hit.memory
+            trace = memory.emotional_trace
+            meta = [f"emotion: {render_emotion(trace)}"]
+            if trace.secondary:
+                meta.append(f"undercurrent: {', '.join(trace.secondary)}")
+            meta += [
+                f"importance: {memory.importance}",
+                f"score: {relevance(hit.score):.2f}",
+                f"private: {'true' if memory.is_private else 'false'}",
+                f"id: {memory.id}",
+            ]
+            out.append(f"{number}. [{relative_age(memory.timestamp, now)}] {truncate(memory.content, RECALL_SNIPPET)}")
+            out.append("   " + " | ".join(meta))
+        out.extend(lines)
+        return Response(data="\n".join(out), scaffold=self._recall_scaffold(args, len(hits), pool))
+
+    @staticmethod
+    def _recall_scaffold(args: Mapping[str, Any], shown: int, pool: int) -> tuple[str, ...]:
+        lines = [RECALL_SCAFFOLD] if shown else ["Try other words, or fewer filters."]
+        if shown and pool > shown:
+            lines.append(f"Showing {shown} of ~{pool}. Increase n_results for more.")
+        unused = [name for name in FILTER_NAMES if args.get(name) is None]
+        if unused:
+            lines.append("Also available: " + ", ".join(unused) + ".")
+        return tuple(lines)
+
+    def search_memories(self, args: Mapping[str, Any]) -> Response:
+        query, filters = self.query(args)
+        hits, pool, lines = self.search(query, filters)
+        if not hits:
+            return Response(data="No related memories found.")
+        now = self.ctx.now()
+        out = [f"{len(hits)} of ~{max(pool, len(hits))}:"]
+        for hit in hits:
+            m = hit.memory
+            out.append(
+                f"{m.id} | {relative_age(m.timestamp, now)} | {m.emotional_trace.primary} | {m.category} | "
+                f"{relevance(hit.score):.2f} | private: {'true' if m.is_private else 'false'} | "
+                f"{truncate(m.content, 80)}"
+            )
+        out.extend(lines)
+        return Response(data="\n".join(out))
+
+
+def remember_log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What of a remember call may be logged: nothing free-text when ``private`` is true."""
+    view = dict(args)
+    if args.get("private"):
+        for key in ("content", "secondary", "tags", "body_state"):
+            if key in view:
+                view[key] = PRIVATE_MARK
+        view["content_length"] = len(str(args.get("content", "")))
+    return view

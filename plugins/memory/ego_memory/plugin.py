@@ -1,0 +1,200 @@
+"""The ``memory`` plugin: emotional memories, hybrid recall, and the ``memory.store`` service."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from ego_core import Check, Command, Redactor, ScaffoldLine, Section, ToolError, hookimpl
+from ego_core.embedding import EmbedderFactory, EmbedderSettings, EmbeddingError
+from ego_core.host import PluginContext
+from ego_core.responses import relative_age, truncate
+from ego_core.services import MEMORY_STORE
+from ego_core.types import ScaffoldItem, Tool, ToolHandler
+from ego_memory.config import CONFIG_ENV, MemoryConfig
+from ego_memory.embedding import BUILTIN_EMBEDDERS, CachedEmbedder
+from ego_memory.lifecycle import Lifecycle
+from ego_memory.memories import Memories, remember_log_view
+from ego_memory.privacy import PrivateContentRedactor
+from ego_memory.store import MemoryStore, StoreError
+from ego_memory.tools import lifecycle_tools, memory_tools
+
+PRIVATE_HINT = ScaffoldLine(
+    "If something is hard to say yet, you can keep it with remember(private=true).", needs={"remember"}
+)
+INTROSPECT_CONSOLIDATE = ScaffoldLine("If memory feels fragmented, run consolidate.", needs={"consolidate"})
+INTROSPECT_SAVE = ScaffoldLine(
+    "If this is a genuinely new insight, save with remember (category: introspection).", needs={"remember"}
+)
+
+
+def embedder_settings(config: MemoryConfig, env: Mapping[str, str] | None = None) -> EmbedderSettings:
+    env = os.environ if env is None else env
+    api_key = env.get(config.api_key_env) if config.api_key_env else None
+    return EmbedderSettings(model=config.model, model_dir=config.model_dir, api_key=api_key, base_url=config.base_url)
+
+
+def _store_errors_as_tool_errors(handler: ToolHandler) -> ToolHandler:
+    """A store that cannot serve (re-indexed by another process, unreadable) answers with an isError result."""
+
+    def guarded(args: Mapping[str, Any]) -> Any:
+        try:
+            return handler(args)
+        except StoreError as exc:
+            raise ToolError(f"The memory store cannot serve this call: {exc}") from None
+
+    return guarded
+
+
+class MemoryPlugin:
+    config_class = MemoryConfig
+    config_env = CONFIG_ENV
+
+    def __init__(self) -> None:
+        self.memories: Memories | None = None
+        self.lifecycle: Lifecycle | None = None
+        self.redactor = PrivateContentRedactor()
+
+    def _require(self) -> Memories:
+        if self.memories is None:
+            raise RuntimeError("the memory plugin has not started")
+        return self.memories
+
+    def _lifecycle(self) -> Lifecycle:
+        if self.lifecycle is None:
+            raise RuntimeError("the memory plugin has not started")
+        return self.lifecycle
+
+    # ------------------------------------------------------------------------------------------
+    # Registration
+
+    @hookimpl
+    def register_embedders(self, register: Callable[[str, EmbedderFactory], None]) -> None:
+        for name, factory in BUILTIN_EMBEDDERS.items():
+            register(name, factory)
+
+    @hookimpl
+    def register_redactors(self, register: Callable[[Redactor], None]) -> None:
+        register(Redactor(name="memory.private", redact=self.redactor, order=50))
+
+    @hookimpl
+    def register_tools(self, register: Callable[[Tool], None]) -> None:
+        tools = [
+            *memory_tools(
+                lambda args: self._require().remember(args),
+                lambda args: self._require().recall(args),
+                lambda args: self._require().search_memories(args),
+                remember_log_view,
+            ),
+            *lifecycle_tools(
+                lambda args: self._lifecycle().forget(args),
+                lambda args: self._lifecycle().link(args),
+                lambda args: self._lifecycle().create_episode(args),
+                lambda args: self._lifecycle().get_episode(args),
+                lambda args: self._lifecycle().consolidate(args),
+            ),
+        ]
+        for tool in tools:
+            register(attrs.evolve(tool, handler=_store_errors_as_tool_errors(tool.handler)))
+
+    @hookimpl
+    def register_commands(self, register: Callable[[Command], None]) -> None:
+        from ego_memory.commands import memory_commands
+
+        for command in memory_commands():
+            register(command)
+
+    # ------------------------------------------------------------------------------------------
+    # Lifecycle
+
+    @hookimpl
+    def on_startup(self, ctx: PluginContext) -> None:
+        config: MemoryConfig = ctx.config
+        embedder = CachedEmbedder(ctx.embedder(config.embedder, embedder_settings(config)))
+        store = MemoryStore(ctx.data_dir, embedder.model_id, chroma_url=config.chroma_url)
+        store.open(embedder.embed)
+        self.redactor.load(store.private_contents())
+        store.on_foreign_write = lambda: self.redactor.load(store.private_contents())
+        self.memories = Memories(ctx, config, store, embedder, self.redactor)
+        self.lifecycle = Lifecycle(self.memories)
+        ctx.provide(MEMORY_STORE, self.memories)
+
+    @hookimpl
+    def on_shutdown(self) -> None:
+        if self.memories is not None:
+            self.memories.store.close()
+            self.memories = None
+            self.lifecycle = None
+
+    @hookimpl
+    def doctor_checks(self, ctx: PluginContext) -> Sequence[Check]:
+        config: MemoryConfig = ctx.config
+        if self.memories is None:
+            return [Check("store", False, "not open (see the startup failure in `ego plugins`)")]
+        memories = self.memories
+        checks = [Check("embedding model", True, f"{memories.embedding_model} ({config.embedder})")]
+        problems = memories.store.integrity_problems()
+        checks.append(
+            Check(
+                "store",
+                not problems,
+                "; ".join(problems)
+                or f"{memories.store.count()} memories, indexes consistent ({memories.store.directory})",
+            )
+        )
+        return checks
+
+    # ------------------------------------------------------------------------------------------
+    # Hooks other plugins' tools trigger
+
+    @hookimpl
+    def on_wake_up(self, ctx: PluginContext) -> Section | None:
+        if self.memories is None:
+            return None
+        store = self.memories.store
+        now = ctx.now()
+        lines = []
+        latest = store.latest(1, category="introspection")
+        if latest:
+            thought = latest[0]
+            lines.append(
+                f'Last introspection ({relative_age(thought.timestamp, now)}): "{truncate(thought.content, 200)}"'
+            )
+        newest = store.latest(1)
+        count = store.count()
+        if count:
+            lines.append(f"Memories: {count}, the newest from {relative_age(newest[0].timestamp, now)}.")
+        else:
+            lines.append("No memories yet.")
+        return Section(key="memory", text="\n".join(lines), order=10)
+
+    @hookimpl
+    def on_introspect(self, ctx: PluginContext) -> Section | None:
+        if self.memories is None:
+            return None
+        recent = self.memories.store.latest(5)
+        if not recent:
+            return Section(key="memory", text="Recent memories: none yet.", order=10)
+        now = ctx.now()
+        lines = ["Recent memories:"]
+        for memory in recent:
+            private = " (private)" if memory.is_private else ""
+            lines.append(
+                f"- [{relative_age(memory.timestamp, now)}] {truncate(memory.content, 90)} "
+                f"({memory.emotional_trace.primary}){private}"
+            )
+        return Section(key="memory", text="\n".join(lines), order=10)
+
+    @hookimpl
+    def scaffold_for(self, tool: str) -> Sequence[ScaffoldItem] | None:
+        if tool == "wake_up":
+            return [PRIVATE_HINT]
+        if tool == "introspect":
+            return [INTROSPECT_SAVE, INTROSPECT_CONSOLIDATE]
+        return None
+
+
+__all__ = ["EmbeddingError", "MemoryPlugin"]

@@ -1,0 +1,213 @@
+"""The recall pipeline (SPEC §5.5).
+
+dense top-N + FTS5 BM25 top-N → reciprocal rank fusion → Hopfield pattern completion over the candidates'
+real embeddings → time decay (half-life grows with access and links; age measured against the store's own
+present so an old corpus is not buried) → emotion and importance boosts → one-hop spreading activation over
+links → top n.
+
+Every stage can be switched off through :class:`~ego_memory.config.RecallConfig`, which is how
+``ego bench locomo --ablate`` measures what each one earns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from datetime import datetime
+
+import attrs
+import numpy as np
+
+from ego_core.embedding import Vectors
+from ego_memory.config import RecallConfig
+from ego_memory.emotions import EMOTIONS
+from ego_memory.store import Filters, MemoryStore
+from ego_memory.text import has_cjk, trigram_query, words_query
+
+DAY = 86400.0
+
+
+@attrs.frozen
+class Scored:
+    id: str
+    score: float
+
+
+@attrs.frozen
+class SearchResult:
+    hits: tuple[Scored, ...]
+    pool: int
+    """How many distinct candidates the first stages found (the "~N" of "3 of ~N")."""
+    stages: tuple[str, ...] = ()
+    """The stages that actually ran, in order (so a silent fallback is visible to tests and benchmarks)."""
+    completed_patterns: int = 0
+    """How many real candidate embeddings the Hopfield completion ran over."""
+
+
+def hopfield_complete(query: Vectors, patterns: Vectors, beta: float, bias: Vectors | None = None) -> Vectors:
+    """One modern Hopfield update (Ramsauer et al. 2020) from the query: ξ = Xᵀ softmax(β X q + b).
+
+    ``patterns`` are the stored patterns X (unit rows), ``bias`` an optional prior per pattern (the lexical
+    evidence). The result is the completed pattern, normalised.
+    """
+    logits = beta * (patterns.astype(np.float64) @ query.astype(np.float64))
+    if bias is not None:
+        logits = logits + bias
+    logits -= logits.max()
+    weights = np.exp(logits)
+    weights /= weights.sum()
+    completed = patterns.T.astype(np.float64) @ weights
+    norm = float(np.linalg.norm(completed))
+    return (completed / norm if norm > 0.0 else completed).astype(np.float32)
+
+
+def rank_map(ids: Sequence[str]) -> dict[str, int]:
+    ranks: dict[str, int] = {}
+    for rank, memory_id in enumerate(ids, start=1):
+        ranks.setdefault(memory_id, rank)
+    return ranks
+
+
+def zscore(values: Vectors) -> Vectors:
+    std = float(values.std())
+    if std < 1e-9:
+        return np.zeros(values.shape, dtype=np.float32)
+    normalised: Vectors = ((values - values.mean()) / std).astype(np.float32)
+    return normalised
+
+
+SEQUENCE_TYPES = frozenset({"leads_to", "caused_by", "related"})
+
+
+class RecallEngine:
+    def __init__(self, store: MemoryStore, config: RecallConfig) -> None:
+        self.store = store
+        self.config = config
+
+    def lexical_ranking(self, context: str, n: int, filters: Filters | None) -> list[tuple[str, float]]:
+        """BM25 over the word index; CJK text (and word-less queries) over the trigram index.
+
+        When both indexes answer, their scores are z-normalised and summed, so one list is returned.
+        """
+        words = self.store.lexical(words_query(context), n, filters, table="fts_words")
+        trigram: list[tuple[str, float]] = []
+        if has_cjk(context) or not words:
+            trigram = self.store.lexical(trigram_query(context), n, filters, table="fts_trigram")
+        if not trigram or not words:
+            return words or trigram
+        combined: dict[str, float] = {}
+        for ranking in (words, trigram):
+            scores = zscore(np.array([score for _, score in ranking], dtype=np.float32))
+            for (memory_id, _), z in zip(ranking, scores, strict=True):
+                combined[memory_id] = combined.get(memory_id, 0.0) + float(z) + 1.0
+        return sorted(combined.items(), key=lambda item: -item[1])[:n]
+
+    def search(
+        self, context: str, query_vector: Vectors, n: int, now: datetime, filters: Filters | None = None
+    ) -> SearchResult:
+        cfg = self.config
+        dense = self.store.dense(query_vector, cfg.dense_candidates, filters)
+        lexical = self.lexical_ranking(context, cfg.lexical_candidates, filters) if cfg.fusion else []
+        vectors: dict[str, Vectors] = {memory_id: vec for memory_id, _, vec in dense}
+        lexical_scores = dict(lexical)
+        candidates = list(dict.fromkeys([m for m, _, _ in dense] + [m for m, _ in lexical]))
+        if not candidates:
+            return SearchResult(hits=(), pool=0)
+        stages = ["dense", "lexical"] if lexical else ["dense"]
+        missing = [m for m in candidates if m not in vectors]
+        if missing:
+            vectors.update(self.store.embeddings(missing))
+            candidates = [m for m in candidates if m in vectors]
+        patterns = np.stack([vectors[m] for m in candidates])
+        cosine = patterns @ query_vector
+        lexical_z = zscore(np.array([lexical_scores.get(m, 0.0) for m in candidates], dtype=np.float32))
+
+        # Fusion of the two rankings.
+        if cfg.fusion and cfg.fusion_method == "rrf":
+            dense_rank = rank_map([m for m, _, _ in dense])
+            lexical_rank = rank_map([m for m, _ in lexical])
+            rrf = np.array(
+                [
+                    ((1.0 - cfg.lexical_weight) / (cfg.rrf_k + dense_rank[m]) if m in dense_rank else 0.0)
+                    + (cfg.lexical_weight / (cfg.rrf_k + lexical_rank[m]) if m in lexical_rank else 0.0)
+                    for m in candidates
+                ],
+                dtype=np.float32,
+            )
+            fused = zscore(rrf)
+            stages.append("fusion:rrf")
+        elif cfg.fusion:
+            fused = cfg.lexical_weight * lexical_z + (1.0 - cfg.lexical_weight) * zscore(cosine)
+            stages.append("fusion:zscore")
+        else:
+            fused = zscore(cosine)
+        scores = fused.astype(np.float64)
+
+        # Hopfield pattern completion over the candidates' embeddings, the lexical evidence as a prior.
+        completed_patterns = 0
+        if cfg.hopfield and len(candidates) > 1:
+            completed = hopfield_complete(
+                query_vector, patterns, cfg.hopfield_beta, cfg.hopfield_lexical_bias * lexical_z
+            )
+            state = cfg.hopfield_blend * completed + (1.0 - cfg.hopfield_blend) * query_vector
+            state /= max(float(np.linalg.norm(state)), 1e-12)
+            scores += cfg.hopfield_weight * zscore(patterns @ state)
+            completed_patterns = len(candidates)
+            stages.append("hopfield")
+
+        rows = self.store.scoring_rows(candidates)
+        link_map = self.store.link_rows(candidates) if (cfg.decay or cfg.spreading) else {}
+        score_of = {m: float(scores[i]) for i, m in enumerate(candidates) if m in rows}
+
+        if cfg.decay:
+            stages.append("decay")
+        if cfg.boosts:
+            stages.append("boosts")
+        if cfg.decay or cfg.boosts:
+            present = self.present(now)
+            for m in score_of:
+                ts, emotion, intensity, importance, access_count, _last = rows[m]
+                if cfg.decay:
+                    strength = min(1.0, sum(conf for _, _, conf in link_map.get(m, [])) / 5.0)
+                    half_life = cfg.half_life_days * (1.0 + 0.5 * math.log1p(access_count)) * (1.0 + strength)
+                    age_days = max(0.0, present - ts) / DAY
+                    recency = math.exp(-math.log(2.0) * age_days / half_life)
+                    score_of[m] += cfg.decay_weight * (recency - 1.0)
+                if cfg.boosts:
+                    profile = EMOTIONS.get(emotion)
+                    score_of[m] += cfg.emotion_weight * (profile.recall_boost if profile else 0.0) * intensity
+                    score_of[m] += cfg.importance_gain * (importance - 3)
+
+        if cfg.spreading and score_of:
+            stages.append("spreading")
+            floor = min(score_of.values())
+            sources = sorted(score_of, key=lambda m: -score_of[m])[: cfg.spreading_sources]
+            activation: dict[str, float] = {}
+            for source in sources:
+                lift = score_of[source] - floor
+                for target, link_type, confidence in link_map.get(source, []):
+                    gain = cfg.similar_gain if link_type == "similar" else cfg.sequence_gain
+                    activation[target] = activation.get(target, 0.0) + gain * confidence * lift
+            newcomers = [m for m in activation if m not in score_of]
+            if newcomers:
+                allowed = {
+                    mem.id
+                    for mem in self.store.get(newcomers, with_links=False)
+                    if filters is None or filters.matches(mem)
+                }
+                activation = {m: a for m, a in activation.items() if m in score_of or m in allowed}
+            for m, a in activation.items():
+                score_of[m] = score_of.get(m, floor) + a
+
+        ranked = sorted(score_of, key=lambda m: (-score_of[m], m))
+        return SearchResult(
+            hits=tuple(Scored(m, score_of[m]) for m in ranked[:n]),
+            pool=len(candidates),
+            stages=tuple(stages),
+            completed_patterns=completed_patterns,
+        )
+
+    def present(self, now: datetime) -> float:
+        """The store's own present: now, unless the newest memory is long before it (a dormant or old store)."""
+        newest = self.store.newest_ts()
+        return now.timestamp() if newest is None else min(now.timestamp(), newest + DAY)

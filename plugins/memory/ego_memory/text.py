@@ -1,0 +1,72 @@
+"""Turning a free-text recall context into FTS5 queries.
+
+Latin-script words go to the ``porter unicode61`` index (stop words dropped, OR-ed, so BM25 ranks by how
+many rare terms match); runs of CJK characters go to the ``trigram`` index as overlapping 3-character
+windows, which is how Japanese or Chinese text shares "words" without a segmenter.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f]+")
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been before being below
+    between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each
+    few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself
+    him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most
+    mustn't my myself no nor not of off on once only or other ought our ours ourselves out over own same shan't
+    she she'd she'll she's should shouldn't so some such than that that's the their theirs them themselves then
+    there there's these they they'd they'll they're they've this those through to too under until up very was
+    wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while who who's
+    whom why why's with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves
+    also just yes yeah oh ok okay really like get got go going went gone thing things kind sort
+    """.split()
+)
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def word_terms(text: str) -> list[str]:
+    """Distinct non-stop-word Latin/number tokens of ``text``, lower-cased, in order."""
+    outside_cjk = _CJK.sub(" ", text)
+    terms: list[str] = []
+    for match in _WORD.finditer(outside_cjk):
+        word = match.group(0).lower().replace("’", "'")
+        base = word.split("'", 1)[0]
+        if word in STOPWORDS or base in STOPWORDS or (len(base) < 2 and not base.isdigit()):
+            continue
+        if base not in terms:
+            terms.append(base)
+    return terms
+
+
+def cjk_trigrams(text: str) -> list[str]:
+    """Distinct 3-character windows of every CJK run (runs shorter than 3 are kept whole when ≥ 2)."""
+    grams: list[str] = []
+    for run in _CJK.findall(text):
+        windows = [run[i : i + 3] for i in range(len(run) - 2)] if len(run) >= 3 else []
+        for gram in windows:
+            if gram not in grams:
+                grams.append(gram)
+    return grams
+
+
+def words_query(text: str) -> str:
+    return " OR ".join(_quote(t) for t in word_terms(text))
+
+
+def trigram_query(text: str) -> str:
+    """Trigram expression: CJK windows plus Latin tokens of 3+ characters (exact substrings, e.g. XQZ-4471)."""
+    grams = cjk_trigrams(text)
+    latin = [t for t in word_terms(text) if len(t) >= 3]
+    return " OR ".join(_quote(t) for t in [*grams, *latin])
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK.search(text) is not None

@@ -1,0 +1,158 @@
+"""MCP tool definitions of the memory plugin: compact schemas (they are in every prompt), handlers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ego_core import Response, Tool
+
+DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": "YYYY-MM-DD"}
+
+
+def _range(low: float) -> dict[str, Any]:
+    return {
+        "type": "array",
+        "items": {"type": "number", "minimum": low, "maximum": 1},
+        "minItems": 2,
+        "maxItems": 2,
+        "description": "[min, max]",
+    }
+
+
+REMEMBER_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "content": {"type": "string", "minLength": 1, "maxLength": 8000},
+        "emotion": {
+            "type": "string",
+            "description": "happy sad surprised moved excited nostalgic curious neutral melancholy anxious "
+            "contentment frustrated",
+        },
+        "secondary": {"type": "array", "items": {"type": "string"}},
+        "intensity": {"type": "number", "minimum": 0, "maximum": 1},
+        "valence": {"type": "number", "minimum": -1, "maximum": 1},
+        "arousal": {"type": "number", "minimum": 0, "maximum": 1},
+        "importance": {"type": "integer", "description": "1-5", "default": 3},
+        "category": {"type": "string", "default": "daily"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "private": {"type": "boolean", "default": False},
+        "force": {"type": "boolean", "default": False},
+        "body_state": {"type": "object"},
+    },
+    "required": ["content"],
+    "additionalProperties": False,
+}
+
+RECALL_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "context": {"type": "string", "minLength": 1},
+        "n_results": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
+        "emotion_filter": {"type": "string"},
+        "category_filter": {"type": "string"},
+        "date_from": DATE,
+        "date_to": DATE,
+        "valence_range": _range(-1),
+        "arousal_range": _range(0),
+    },
+    "required": ["context"],
+    "additionalProperties": False,
+}
+
+MEMORY_ID_SCHEMA = {"type": "string", "minLength": 1}
+
+FORGET_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"memory_id": MEMORY_ID_SCHEMA},
+    "required": ["memory_id"],
+    "additionalProperties": False,
+}
+LINK_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "source_id": MEMORY_ID_SCHEMA,
+        "target_id": MEMORY_ID_SCHEMA,
+        "link_type": {"type": "string", "enum": ["similar", "caused_by", "leads_to", "related"], "default": "related"},
+    },
+    "required": ["source_id", "target_id"],
+    "additionalProperties": False,
+}
+CREATE_EPISODE_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "memory_ids": {"type": "array", "items": MEMORY_ID_SCHEMA, "minItems": 1, "maxItems": 200},
+        "summary": {"type": "string", "minLength": 1, "maxLength": 2000},
+    },
+    "required": ["memory_ids", "summary"],
+    "additionalProperties": False,
+}
+GET_EPISODE_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"episode_id": {"type": "string", "minLength": 1}},
+    "required": ["episode_id"],
+    "additionalProperties": False,
+}
+EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+
+Handler = Callable[[Mapping[str, Any]], Response]
+
+
+def lifecycle_tools(
+    forget: Handler, link: Handler, create_episode: Handler, get_episode: Handler, consolidate: Handler
+) -> list[Tool]:
+    return [
+        Tool(
+            name="forget", description="Delete one memory by id, for good.", input_schema=FORGET_SCHEMA, handler=forget
+        ),
+        Tool(
+            name="link_memories",
+            description="Link two memories (both ways).",
+            input_schema=LINK_SCHEMA,
+            handler=link,
+        ),
+        Tool(
+            name="create_episode",
+            description="Group memories into an episode with a summary.",
+            input_schema=CREATE_EPISODE_SCHEMA,
+            handler=create_episode,
+        ),
+        Tool(
+            name="get_episode",
+            description="An episode and its memories in time order.",
+            input_schema=GET_EPISODE_SCHEMA,
+            handler=get_episode,
+        ),
+        Tool(
+            name="consolidate",
+            description="Replay the last day's memories: strengthen, link, prune; report near-duplicates.",
+            input_schema=EMPTY_SCHEMA,
+            handler=consolidate,
+        ),
+    ]
+
+
+def memory_tools(remember: Handler, recall: Handler, search: Handler, remember_log_view: Any) -> list[Tool]:
+    return [
+        Tool(
+            name="remember",
+            description="Keep a memory with its emotional trace; it links itself to similar ones.",
+            input_schema=REMEMBER_SCHEMA,
+            handler=remember,
+            tier="surface",
+            log_view=remember_log_view,
+        ),
+        Tool(
+            name="recall",
+            description="Bring back memories related to a context, with their associations.",
+            input_schema=RECALL_SCHEMA,
+            handler=recall,
+            tier="surface",
+        ),
+        Tool(
+            name="search_memories",
+            description="The recall search as compact lines with ids.",
+            input_schema=RECALL_SCHEMA,
+            handler=search,
+        ),
+    ]
