@@ -98,6 +98,30 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
     return parser
 
 
+CORE_COMMANDS = ("serve", "plugins", "doctor", "token")
+"""Names plugins cannot take for their commands or command groups."""
+
+_VALUE_OPTIONS = frozenset({"--config", "--data-dir", "--plugins", "--disable"})
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The first positional argument (the command), skipping the global options and their values."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg == "--":
+            return None
+        if arg in _VALUE_OPTIONS:
+            skip = True
+            continue
+        if arg.startswith("-"):
+            continue
+        return arg
+    return None
+
+
 def _die(message: str, code: int = 2) -> NoReturn:
     print(f"ego: error: {message}", file=sys.stderr)
     raise SystemExit(code)
@@ -109,6 +133,14 @@ def _make_host(settings: Settings, enabled: list[str] | None, disabled: list[str
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if _command_word(argv) == "token":
+        # `ego token new` needs neither the configuration, the data dir nor any plugin: it works even when
+        # plugin selection or the config file is broken (that is often when a token is being set up)
+        args = build_parser([]).parse_args(argv)
+        try:
+            return _token(args)
+        except UsageError as exc:
+            _die(str(exc))
     pre, _rest = _global_parser(add_help=False).parse_known_args(argv)  # options may follow the command
     try:
         settings = load_settings(
@@ -124,9 +156,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     with contextlib.redirect_stdout(sys.stderr):
         try:
             host = _make_host(settings, enabled, disabled)
-        except (SelectionError, ToolConflictError, ConfigError) as exc:
+        except ConfigError as exc:  # a plugin's [plugins.<id>] table or its EGO_* variables
+            _die(f"invalid configuration: {exc}")
+        except (SelectionError, ToolConflictError) as exc:
             _die(str(exc))
-        commands = host.commands()
+        commands = host.commands(reserved=CORE_COMMANDS)
     parser = build_parser(commands)
     args = parser.parse_args(argv)
     if args.command is None:
@@ -139,9 +173,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _plugins(host, settings, args)
         if args.command == "doctor":
             return _doctor(host, settings)
-        if args.command == "token":
-            return _token(args)
         command: Command = args._plugin_command
+        if not command.starts_host:
+            return command.run(args, host)
         host.start()
         try:
             return command.run(args, host)
@@ -149,7 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             host.stop()
     except UsageError as exc:
         _die(str(exc))
-    except (EmbeddingError, ConfigError, SelectionError) as exc:
+    except ConfigError as exc:
+        _die(f"invalid configuration: {exc}")
+    except (EmbeddingError, SelectionError) as exc:
         _die(str(exc))
     except KeyboardInterrupt:
         return 130
@@ -259,21 +295,37 @@ def _doctor(host: PluginHost, settings: Settings) -> int:
         checks.append(Check("data dir", True, f"{data_dir} (writable)"))
     except OSError as exc:
         checks.append(Check("data dir", False, f"{data_dir}: {exc.strerror}"))
+    plugin_checks: list[Check] = []
     host.start()
     try:
-        for status in host.statuses():
-            if status.state == "failed":
-                checks.append(Check(f"plugin {status.id}", False, status.reason))
         for plugin_id, result in host.hooks.notify("doctor_checks"):
-            for check in result:
-                checks.append(Check(f"{plugin_id}: {check.name}", check.ok, check.detail))
+            items = [result] if isinstance(result, Check) else result if isinstance(result, list | tuple) else None
+            if items is None:
+                plugin_checks.append(Check(f"{plugin_id}: doctor_checks", False, _not_checks(result)))
+                continue
+            for check in items:
+                if isinstance(check, Check):
+                    plugin_checks.append(Check(f"{plugin_id}: {check.name}", check.ok, check.detail))
+                else:
+                    plugin_checks.append(Check(f"{plugin_id}: doctor_checks", False, _not_checks(check)))
     finally:
         host.stop()
-    enabled = [s.id for s in host.statuses() if s.state == "enabled"]
+    # statuses after the checks ran, so that a plugin that failed to start, or whose doctor_checks (or
+    # on_shutdown) raised, is reported as well as one that failed to load or register
+    statuses = host.statuses()
+    for status in statuses:
+        if status.reason:
+            checks.append(Check(f"plugin {status.id}", False, status.reason))
+    checks.extend(plugin_checks)
+    enabled = [s.id for s in statuses if s.state == "enabled"]
     checks.append(Check("plugins", True, ", ".join(enabled)))
     for check in checks:
         print(f"[{'ok' if check.ok else 'FAIL'}] {check.name}: {check.detail}")
     return 0 if all(c.ok for c in checks) else 1
+
+
+def _not_checks(value: object) -> str:
+    return f"returned {type(value).__name__}, expected a list of ego_core.Check"
 
 
 def _token(args: argparse.Namespace) -> int:

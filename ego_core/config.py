@@ -8,14 +8,16 @@ that is expected.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar, get_origin
+from typing import Any, Literal, TypeVar, get_args, get_origin
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import attrs
 import cattrs
+import cattrs.v
 from cattrs.cols import list_structure_factory
 from cattrs.errors import ClassValidationError, ForbiddenExtraKeysError, IterableValidationError
 
@@ -166,28 +168,105 @@ def make_converter() -> cattrs.Converter:
 converter = make_converter()
 
 
-def _describe(exc: BaseException, prefix: str) -> str:
-    """Turn a cattrs validation error into ``key: problem`` lines."""
+_MAPPING_KEY = re.compile(r"\[['\"]([^'\"]*)['\"]\]")
+_FIELD_MARK = "\x1f"
+"""Separates a field name found for a class-level error (an attrs validator) from the problem."""
+
+
+def _failing_attribute(exc: BaseException) -> tuple[str | None, frozenset[str]]:
+    """The attrs field whose validator raised ``exc`` and the fields of the class whose ``__init__`` raised,
+    both found in the traceback (attrs passes validators the attribute)."""
+    fields: frozenset[str] = frozenset()
+    found: str | None = None
+    tb = exc.__traceback__
+    while tb is not None:
+        local_values = tb.tb_frame.f_locals
+        owner = local_values.get("self")
+        if tb.tb_frame.f_code.co_name == "__init__" and owner is not None and attrs.has(type(owner)):
+            fields = frozenset(field.name for field in attrs.fields(type(owner)))
+        for value in local_values.values():
+            if isinstance(value, attrs.Attribute):
+                found = value.name
+        tb = tb.tb_next
+    return (found if found in fields else None), fields
+
+
+def _is_table_type(target: Any) -> bool:
+    origin = get_origin(target) or target
+    return attrs.has(target) or (isinstance(origin, type) and issubclass(origin, Mapping | dict))
+
+
+def _message(exc: BaseException) -> str:
+    """The exception's own message (attrs validators put extra values after it in ``args``: leave them out)."""
+    if exc.args and isinstance(exc.args[0], str):
+        return exc.args[0].strip()
+    return str(exc).strip()
+
+
+def _format_exception(exc: BaseException, target: Any) -> str:
+    """One problem, in the words of whoever raised it (our structure hooks, an attrs validator)."""
     if isinstance(exc, ForbiddenExtraKeysError):
-        keys = ", ".join(sorted(exc.extra_fields))
-        return f"{prefix.rstrip('.') or 'config'}: unknown key(s) {keys}"
-    if isinstance(exc, ClassValidationError | IterableValidationError):
-        lines = []
-        for msg in cattrs.transform_error(exc, path=prefix.rstrip(".") or "config"):
-            path, _, problem = msg.rpartition(" @ ")
-            lines.append(f"{problem}: {path}" if path else msg)
-        return "; ".join(lines)
-    return f"{prefix.rstrip('.')}: {exc}"
+        return f"unknown key(s) {', '.join(sorted(exc.extra_fields))}"
+    if isinstance(exc, KeyError):
+        return "required key missing"
+    if target is not None and get_origin(target) is Literal:
+        return "expected one of: " + ", ".join(str(v) for v in get_args(target))
+    if isinstance(exc, AttributeError) and str(exc).endswith("has no attribute 'items'"):
+        return "expected a table"
+    if isinstance(exc, TypeError | AttributeError) and target is not None and _is_table_type(target):
+        return "expected a table"
+    message = _message(exc) if isinstance(exc, ValueError | TypeError) else ""
+    if not message:
+        return cattrs.v.format_exception(exc, target)
+    if target is None:  # raised by the class itself: an attrs validator (or __attrs_post_init__)
+        field, fields = _failing_attribute(exc)
+        name, sep, rest = message.partition(": ")
+        if sep and name in fields and field in (None, name):
+            return f"{name}{_FIELD_MARK}{rest}"  # the message names its field: do not repeat it
+        if field is not None:
+            return f"{field}{_FIELD_MARK}{message}"
+    return message
 
 
-def structure(data: Mapping[str, Any], cls: type[T], where: str) -> T:
-    """Structure ``data`` into ``cls``; on failure raise ConfigError naming ``where.<key>``."""
+def _problems(exc: BaseException, where: str) -> list[tuple[str, str]]:
+    """``(key, problem)`` for every problem in a cattrs error; keys are dotted from ``where``."""
+    root = "$"
+    found: list[tuple[str, str]] = []
+    for line in cattrs.transform_error(exc, path=root, format_exception=_format_exception):
+        problem, _, path = line.rpartition(" @ ")
+        field, mark, rest = problem.partition(_FIELD_MARK)
+        if mark:
+            path, problem = f"{path}.{field}", rest
+        relative = _MAPPING_KEY.sub(r".\1", path[len(root) :]).lstrip(".")
+        key = ".".join(part for part in (where, relative) if part) or "config"
+        found.append((key, problem))
+    return found
+
+
+def _name(key: str, sources: Mapping[str, str]) -> str:
+    """``key``, or ``VARIABLE (key)`` when the value (or the table holding it) came from a variable."""
+    parts = key.split(".")
+    for end in range(len(parts), 0, -1):
+        variable = sources.get(".".join(parts[:end]))
+        if variable is not None:
+            return f"{variable} ({key})"
+    return key
+
+
+def structure(data: Mapping[str, Any], cls: type[T], where: str, sources: Mapping[str, str] | None = None) -> T:
+    """Structure ``data`` into ``cls``; on failure raise ConfigError naming ``where.<key>``.
+
+    ``where`` is the dotted key of ``data`` (``""`` for the top level, ``"plugins.memory"``); ``sources`` maps
+    dotted keys whose value came from the environment to the variable's name, which the error then names too.
+    """
+    sources = sources or {}
     try:
         return converter.structure(dict(data), cls)
     except (ClassValidationError, IterableValidationError, ForbiddenExtraKeysError) as exc:
-        raise ConfigError(_describe(exc, where + ".")) from None
+        problems = _problems(exc, where)
     except (ValueError, TypeError) as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+        problems = [(where or "config", str(exc))]
+    raise ConfigError("; ".join(f"{_name(key, sources)}: {problem}" for key, problem in problems)) from None
 
 
 # --------------------------------------------------------------------------------------------------
@@ -228,6 +307,10 @@ def config_location(env: Mapping[str, str], config_path: Path | None, data_dir: 
     return base / CONFIG_FILE_NAME, False
 
 
+_DERIVED_FIELDS = frozenset({"config_path", "plugin_tables"})
+"""Fields of :class:`Settings` that ego fills in itself; in a config file they are unknown keys."""
+
+
 def load_settings(
     *,
     config_path: Path | None = None,
@@ -242,6 +325,9 @@ def load_settings(
         raw = _read_toml(path)
     elif explicit:
         raise ConfigError(f"config file not found: {path} (from --config or EGO_CONFIG)")
+    unknown = sorted(set(raw) - ({field.name for field in attrs.fields(Settings)} - _DERIVED_FIELDS))
+    if unknown:
+        raise ConfigError(f"config: unknown key(s) {', '.join(unknown)}")
 
     plugins_raw = raw.pop("plugins", {})
     if not isinstance(plugins_raw, dict):
@@ -255,6 +341,8 @@ def load_settings(
             raise ConfigError(f"plugins.{key}: expected a table ([plugins.{key}]) or one of enabled, disabled")
         tables[key] = value
 
+    sources: dict[str, str] = {}
+    """dotted key -> the environment variable its value came from"""
     env_overrides: dict[str, Any] = {}
     for var, key in (
         ("EGO_TIMEZONE", "timezone"),
@@ -264,24 +352,32 @@ def load_settings(
     ):
         if env.get(var):
             env_overrides[key] = env[var]
-    server_raw = dict(raw.pop("server", {}) or {})
+            sources[key] = var
+    server_raw = raw.pop("server", {})
+    if not isinstance(server_raw, dict):
+        raise ConfigError("server: expected a table ([server])")
+    server_raw = dict(server_raw)
     if env.get("EGO_HTTP_TOKENS"):
         server_raw["tokens"] = _parse_tokens(env["EGO_HTTP_TOKENS"])
-    if env.get("EGO_HTTP_HOST"):
-        server_raw["host"] = env["EGO_HTTP_HOST"]
-    if env.get("EGO_HTTP_PORT"):
-        server_raw["port"] = env["EGO_HTTP_PORT"]
+        sources["server.tokens"] = "EGO_HTTP_TOKENS"
+    for var, key in (("EGO_HTTP_HOST", "host"), ("EGO_HTTP_PORT", "port")):
+        if env.get(var):
+            server_raw[key] = env[var]
+            sources[f"server.{key}"] = var
     if "EGO_PLUGINS" in env:
         selection_raw["enabled"] = _split_list(env["EGO_PLUGINS"]) if env["EGO_PLUGINS"].strip() else None
+        sources["plugins.enabled"] = "EGO_PLUGINS"
         # the environment outranks the file: its choice is not cut down by the file's `disabled`
         selection_raw.pop("disabled", None)
     if env.get("EGO_DISABLE_PLUGINS"):
         selection_raw["disabled"] = _split_list(env["EGO_DISABLE_PLUGINS"])
+        sources["plugins.disabled"] = "EGO_DISABLE_PLUGINS"
 
     if data_dir is not None:
         resolved_data_dir: Any = data_dir
     elif env.get("EGO_DATA_DIR"):
         resolved_data_dir = env["EGO_DATA_DIR"]
+        sources["data_dir"] = "EGO_DATA_DIR"
     else:
         resolved_data_dir = raw.pop("data_dir", None) or str(DEFAULT_DATA_DIR)
     raw.pop("data_dir", None)
@@ -291,28 +387,30 @@ def load_settings(
     document["server"] = server_raw
     document["plugins"] = selection_raw
     document.setdefault("timezone", _system_timezone())
-    settings = structure(document, Settings, "config")
+    settings = structure(document, Settings, "", sources)
     settings = attrs.evolve(settings, config_path=path if path.exists() else None, plugin_tables=tables)
-    validate(settings)
+    validate(settings, sources)
     return settings
 
 
-def validate(settings: Settings) -> None:
+def validate(settings: Settings, sources: Mapping[str, str] | None = None) -> None:
+    """Checks beyond types. ``sources`` (dotted key -> variable) names the variable a bad value came from."""
+    sources = sources or {}
     if not _valid_zone(settings.timezone):
         raise ConfigError(
-            f"timezone (EGO_TIMEZONE): unknown time zone {settings.timezone!r}; "
+            f"{_name('timezone', sources)}: unknown time zone {settings.timezone!r}; "
             "expected an IANA name such as Europe/Berlin or Asia/Tokyo"
         )
     if settings.log_level.upper() not in LOG_LEVELS:
-        raise ConfigError(f"log_level (EGO_LOG_LEVEL): expected one of {', '.join(LOG_LEVELS)}")
+        raise ConfigError(f"{_name('log_level', sources)}: expected one of {', '.join(LOG_LEVELS)}")
     for agent, digest in settings.server.tokens.items():
         if not digest.startswith("sha256:") or len(digest) != len("sha256:") + 64:
             raise ConfigError(
-                f"server.tokens.{agent}: expected sha256:<64 hex digits> (the hash of the token, "
-                f"never the token itself); create one with `ego token new {agent}`"
+                f"{_name(f'server.tokens.{agent}', sources)}: expected sha256:<64 hex digits> (the hash of the "
+                f"token, never the token itself); create one with `ego token new {agent}`"
             )
     if not 0 < settings.server.port < 65536:
-        raise ConfigError("server.port (EGO_HTTP_PORT): expected a TCP port number from 1 to 65535")
+        raise ConfigError(f"{_name('server.port', sources)}: expected a TCP port number from 1 to 65535")
     if not settings.server.path.startswith("/"):
         raise ConfigError("server.path: expected a URL path starting with /")
 
@@ -326,8 +424,11 @@ def structure_plugin_config(
 ) -> T:
     """Structure ``[plugins.<id>]`` (with the plugin's declared ``EGO_*`` overrides) into ``cls``."""
     env = os.environ if env is None else env
+    where = f"plugins.{plugin_id}"
     merged = dict(table)
+    sources: dict[str, str] = {}
     for var, key in env_keys.items():
         if env.get(var):
             merged[key] = env[var]
-    return structure(merged, cls, f"plugins.{plugin_id}")
+            sources[f"{where}.{key}"] = var
+    return structure(merged, cls, where, sources)

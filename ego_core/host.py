@@ -8,10 +8,11 @@ plugins in-process. The core calls plugins only through :class:`PluginHost`; not
 from __future__ import annotations
 
 import importlib.metadata as importlib_metadata
+import inspect
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar, cast
@@ -213,6 +214,7 @@ class PluginHost:
         self._tools: dict[str, tuple[str, Tool]] = {}
         self._withdrawn: set[str] = set()
         self._embedders: dict[str, tuple[str, EmbedderFactory]] = {}
+        self._requires: dict[str, tuple[str, ...]] = {}
         self._started = 0
         self._start_lock = threading.Lock()
         self.redaction = RedactionPipeline([secret_redactor()])
@@ -229,6 +231,9 @@ class PluginHost:
             except Exception as exc:
                 self._fail(plugin_id, "load", f"constructing {cls.__name__} raised {_exc(exc)}")
                 return False
+        requires = getattr(obj, "requires", ()) or ()
+        if isinstance(requires, Iterable) and not isinstance(requires, str):
+            self._requires[plugin_id] = tuple(str(dep) for dep in requires)
         try:
             self.pm.register(obj, name=plugin_id)
         except (pluggy.PluginValidationError, ValueError) as exc:
@@ -236,12 +241,13 @@ class PluginHost:
                 raise
             self._fail(plugin_id, "register", str(exc))
             return False
-        problem = self._unknown_or_wrapper_hooks(obj)
-        if problem:
+        problems = self._invalid_hooks(obj)
+        if problems:
             self.pm.unregister(obj)
+            problem = "; ".join(problems)
             if essential:
                 raise RuntimeError(problem)
-            self._fail(plugin_id, "validate", problem)
+            self._fail(plugin_id, "validate", problem)  # each problem names its hook
             return False
         try:
             config = self._plugin_config(plugin_id, obj)
@@ -253,16 +259,24 @@ class PluginHost:
         )
         return True
 
-    def _unknown_or_wrapper_hooks(self, obj: object) -> str:
-        problems = []
+    def _invalid_hooks(self, obj: object) -> list[str]:
+        """A problem (naming its hook) for each implementation ego refuses: unknown hooks, wrappers, async."""
+        problems: list[str] = []
         for caller in self.pm.get_hookcallers(obj) or []:
             if caller.spec is None:
                 problems.append(f"implements unknown hook {caller.name!r} (known hooks: see docs/hooks.md)")
                 continue
             for impl in caller.get_hookimpls():
-                if impl.plugin is obj and (impl.hookwrapper or impl.wrapper):
+                if impl.plugin is not obj:
+                    continue
+                if impl.hookwrapper or impl.wrapper:
                     problems.append(f"implements {caller.name!r} as a wrapper, which ego does not allow")
-        return "; ".join(problems)
+                elif inspect.iscoroutinefunction(impl.function) or inspect.isasyncgenfunction(impl.function):
+                    problems.append(
+                        f"implements {caller.name!r} as async def; hooks are called synchronously and never "
+                        "awaited (tool handlers may be async, hooks may not)"
+                    )
+        return problems
 
     def _plugin_config(self, plugin_id: str, obj: object) -> Any:
         table = self.settings.plugin_tables.get(plugin_id, {})
@@ -377,7 +391,18 @@ class PluginHost:
             elapsed = (time.perf_counter() - started) * 1000
             if elapsed > 1000:
                 log_event(_log, "slow_hook", logging.WARNING, plugin=plugin_id, hook=hook, ms=round(elapsed))
+            if self._refuse_awaitable(plugin_id, "call", hook, result):
+                continue
             yield plugin_id, result
+
+    def _refuse_awaitable(self, plugin_id: str, stage: FailureStage, hook: str, result: object) -> bool:
+        """A hook that returned a coroutine did not run: record it (hooks are never awaited)."""
+        if not inspect.isawaitable(result):
+            return False
+        if inspect.iscoroutine(result):
+            result.close()  # never awaited: close it so Python does not warn about it later
+        self._fail(plugin_id, stage, f"{hook} returned an awaitable; hooks are synchronous and are never awaited", hook)
+        return True
 
     # ---------------------------------------------------------------------------------------------
     # Startup
@@ -386,8 +411,35 @@ class PluginHost:
         """Collect registrations (redactors, embedders, tools). Raises on conflicting tool names."""
         self.redaction = RedactionPipeline([secret_redactor()])
         collected: list[Redactor] = []
+        owners: dict[str, str] = {r.name: CORE_PLUGIN_ID for r in self.redaction.redactors}
         for plugin_id in self.plugin_ids():
-            self._call_register(plugin_id, "register_redactors", collected.append)
+
+            def add_redactor(redactor: Redactor, _plugin: str = plugin_id) -> None:
+                _check_redactor(redactor)
+                hook = "register_redactors"
+                if redactor.name.startswith(RESERVED_REDACTOR_PREFIX) and _plugin != CORE_PLUGIN_ID:
+                    self._fail(
+                        _plugin,
+                        "register",
+                        f"redactor name {redactor.name!r} uses the prefix {RESERVED_REDACTOR_PREFIX!r}, which is "
+                        f"reserved for the core; name it {_plugin}.<rule>. It was not registered",
+                        hook,
+                    )
+                    return
+                if redactor.name in owners:
+                    self._fail(
+                        _plugin,
+                        "register",
+                        f"redactor {redactor.name!r} is already registered by plugin {owners[redactor.name]!r}; "
+                        "the first one is kept",
+                        hook,
+                    )
+                    return
+                owners[redactor.name] = _plugin
+                collected.append(redactor)
+
+            # a redactor registered before the hook raised is kept: dropping a rule could only let more through
+            self._call_register(plugin_id, "register_redactors", add_redactor)
         self.redaction.extend(collected)
         install_pipeline(self.redaction)
 
@@ -395,11 +447,17 @@ class PluginHost:
         for plugin_id in self.plugin_ids():
 
             def add_embedder(name: str, factory: EmbedderFactory, _plugin: str = plugin_id) -> None:
+                if not isinstance(name, str) or not name or not callable(factory):
+                    raise TypeError(
+                        "register_embedders expects register(name: str, factory: Callable[[EmbedderSettings], "
+                        f"Embedder]), got ({type(name).__name__}, {type(factory).__name__})"
+                    )
                 if name in self._embedders:
                     self._fail(
                         _plugin,
                         "register",
                         f"embedder {name!r} already provided by {self._embedders[name][0]}",
+                        "register_embedders",
                     )
                     return
                 self._embedders[name] = (_plugin, factory)
@@ -408,22 +466,27 @@ class PluginHost:
 
         self._tools = {}
         for plugin_id in self.plugin_ids():
+            pending: dict[str, Tool] = {}
 
-            def add_tool(tool: Tool, _plugin: str = plugin_id) -> None:
+            def add_tool(tool: Tool, _plugin: str = plugin_id, _pending: dict[str, Tool] = pending) -> None:
                 if not isinstance(tool, Tool):
                     raise TypeError(f"register_tools expects ego_core.Tool, got {type(tool).__name__}")
                 try:
                     Draft202012Validator.check_schema(dict(tool.input_schema))
                 except SchemaError as exc:
                     raise ValueError(f"tool {tool.name!r} has an invalid input schema: {exc.message}") from None
-                if tool.name in self._tools:
+                if tool.name in self._tools or tool.name in _pending:
+                    owner = self._tools[tool.name][0] if tool.name in self._tools else _plugin
                     raise ToolConflictError(
-                        f"tool {tool.name!r} is registered by both plugin {self._tools[tool.name][0]!r} "
+                        f"tool {tool.name!r} is registered by both plugin {owner!r} "
                         f"and plugin {_plugin!r}; disable one of them (--disable)"
                     )
-                self._tools[tool.name] = (_plugin, tool)
+                _pending[tool.name] = tool
 
-            self._call_register(plugin_id, "register_tools", add_tool, reraise=(ToolConflictError,))
+            # all or nothing: a plugin whose register_tools raised serves none of its tools
+            if self._call_register(plugin_id, "register_tools", add_tool, reraise=(ToolConflictError,)):
+                for name, tool in pending.items():
+                    self._tools[name] = (plugin_id, tool)
 
     def _call_register(
         self,
@@ -431,24 +494,51 @@ class PluginHost:
         hook: str,
         register: Callable[..., None],
         reraise: tuple[type[Exception], ...] = (),
-    ) -> None:
+    ) -> bool:
+        """Call one plugin's registration hook; ``False`` (and a recorded failure) when it raised."""
         caller = getattr(self.pm.hook, hook)
         for impl in caller.get_hookimpls():
             if impl.plugin_name != plugin_id:
                 continue
             available = {"register": register, "ctx": self._contexts[plugin_id]}
             try:
-                impl.function(*[available[name] for name in impl.argnames])
+                result = impl.function(*[available[name] for name in impl.argnames])
             except reraise:
                 raise
             except Exception as exc:
                 _log.error("plugin %s raised in %s", plugin_id, hook, exc_info=True)
                 self._fail(plugin_id, "register", f"{hook} raised {_exc(exc)}", hook)
+                return False
+            if self._refuse_awaitable(plugin_id, "register", hook, result):
+                return False
+        return True
 
-    def commands(self) -> list[tuple[str, Command]]:
+    def commands(self, reserved: Collection[str] = ()) -> list[tuple[str, Command]]:
+        """Commands from ``register_commands``, as (plugin id, command).
+
+        A command whose name is taken (a ``reserved`` core command, or an earlier plugin's command or group) is
+        skipped and recorded as a registration failure of the later plugin. Plugins may share a group.
+        """
         found: list[tuple[str, Command]] = []
+        top_level: dict[str, tuple[str, str]] = dict.fromkeys(reserved, (CORE_PLUGIN_ID, "command"))
+        grouped: dict[tuple[str, str], str] = {}
         for plugin_id in self.plugin_ids():
-            self._call_register(plugin_id, "register_commands", lambda c, _p=plugin_id: found.append((_p, c)))
+
+            def add(command: Command, _plugin: str = plugin_id) -> None:
+                if not isinstance(command, Command):
+                    raise TypeError(f"register_commands expects ego_core.Command, got {type(command).__name__}")
+                clash = _command_clash(command, top_level, grouped)
+                if clash:
+                    self._fail(_plugin, "register", f"{clash}; it was skipped", "register_commands")
+                    return
+                if command.group is None:
+                    top_level[command.name] = (_plugin, "command")
+                else:
+                    top_level.setdefault(command.group, (_plugin, "group"))
+                    grouped[(command.group, command.name)] = _plugin
+                found.append((_plugin, command))
+
+            self._call_register(plugin_id, "register_commands", add)
         return found
 
     def start(self) -> None:
@@ -471,10 +561,15 @@ class PluginHost:
         if impl is None:
             return
         try:
-            impl.function(*[{"ctx": self._contexts[plugin_id]}[name] for name in impl.argnames])
+            result = impl.function(*[{"ctx": self._contexts[plugin_id]}[name] for name in impl.argnames])
         except Exception as exc:
             _log.error("plugin %s failed to start", plugin_id, exc_info=True)
             self._withdraw(plugin_id, "startup", f"on_startup raised {_exc(exc)}")
+            return
+        if inspect.isawaitable(result):
+            if inspect.iscoroutine(result):
+                result.close()
+            self._withdraw(plugin_id, "startup", "on_startup returned an awaitable; hooks are never awaited")
 
     def _withdraw(self, plugin_id: str, stage: FailureStage, reason: str) -> None:
         self._withdrawn.add(plugin_id)
@@ -515,10 +610,12 @@ class PluginHost:
                 if impl is None:
                     continue
                 try:
-                    impl.function(*[{"ctx": self._contexts[plugin_id]}[name] for name in impl.argnames])
+                    result = impl.function(*[{"ctx": self._contexts[plugin_id]}[name] for name in impl.argnames])
                 except Exception as exc:
                     _log.error("plugin %s failed to shut down", plugin_id, exc_info=True)
                     self._fail(plugin_id, "call", f"on_shutdown raised {_exc(exc)}", "on_shutdown")
+                    continue
+                self._refuse_awaitable(plugin_id, "call", "on_shutdown", result)
             self.services = Services()
 
     @property
@@ -567,7 +664,7 @@ class PluginHost:
             info = self.installed.get(plugin_id)
             obj = self.pm.get_plugin(plugin_id)
             hooks = tuple(sorted(c.name for c in self.pm.get_hookcallers(obj) or [])) if obj is not None else ()
-            requires = tuple(getattr(obj, "requires", ()) or ()) if obj is not None else ()
+            requires = self._requires.get(plugin_id, ())
             if plugin_id in failed and not self.is_active(plugin_id):
                 state: Literal["enabled", "disabled", "failed"] = "failed"
             elif self.is_active(plugin_id):
@@ -586,6 +683,44 @@ class PluginHost:
                 )
             )
         return result
+
+
+RESERVED_REDACTOR_PREFIX = "ego."
+"""Redactor names starting with this belong to the core (``ego.secrets``); plugins use ``<plugin id>.<rule>``."""
+
+
+def _check_redactor(redactor: object) -> None:
+    if not isinstance(redactor, Redactor):
+        raise TypeError(f"register_redactors expects ego_core.Redactor, got {type(redactor).__name__}")
+    if not isinstance(redactor.name, str) or not redactor.name:
+        raise TypeError("a Redactor needs a non-empty str name")
+    if not callable(redactor.redact):
+        raise TypeError(f"redactor {redactor.name!r}: redact must be callable")
+    if isinstance(redactor.order, bool) or not isinstance(redactor.order, int | float):
+        raise TypeError(f"redactor {redactor.name!r}: order must be a number")
+
+
+def _command_clash(
+    command: Command, top_level: Mapping[str, tuple[str, str]], grouped: Mapping[tuple[str, str], str]
+) -> str:
+    """Why ``command`` cannot be added (``""`` when it can)."""
+
+    def taken(name: str) -> str:
+        owner, kind = top_level[name]
+        if owner == CORE_PLUGIN_ID:
+            return f"the core command 'ego {name}'"
+        return f"plugin {owner!r}'s {'command group' if kind == 'group' else 'command'} 'ego {name}'"
+
+    if command.group is None:
+        if command.name in top_level:
+            return f"command 'ego {command.name}' clashes with {taken(command.name)}"
+        return ""
+    full = f"ego {command.group} {command.name}"
+    if command.group in top_level and top_level[command.group][1] != "group":
+        return f"command '{full}' clashes with {taken(command.group)}"
+    if (command.group, command.name) in grouped:
+        return f"command '{full}' is already registered by plugin {grouped[(command.group, command.name)]!r}"
+    return ""
 
 
 def _core_version() -> str:

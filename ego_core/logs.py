@@ -158,9 +158,43 @@ def _redact_json(pipeline: RedactionPipeline, value: Any) -> Any:
     return value
 
 
+TEXT_VALUE_LIMIT = 300
+"""A structured field's value is cut to this many characters on a stderr line (the JSON log has it whole)."""
+
+
+def _text_value(value: Any) -> str:
+    """A field value for a ``key=value`` pair: bare when it is one word, else JSON (quoted and escaped)."""
+    if isinstance(value, str):
+        text = value
+        if text and not any(c.isspace() or c in "\"'=\\" for c in text):
+            return text if len(text) <= TEXT_VALUE_LIMIT else text[: TEXT_VALUE_LIMIT - 1] + "…"
+        if len(text) > TEXT_VALUE_LIMIT:
+            text = text[: TEXT_VALUE_LIMIT - 1] + "…"
+        return json.dumps(text, ensure_ascii=False)
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text if len(text) <= TEXT_VALUE_LIMIT else text[: TEXT_VALUE_LIMIT - 1] + "…"
+
+
 class TextFormatter(logging.Formatter):
+    """``ego LEVEL logger: message``; a structured event adds its fields as ``key=value`` pairs, e.g.
+    ``ego WARNING ego.host: plugin_failure plugin=x stage=call hook=on_wake_up reason="raised ..."``."""
+
     def __init__(self) -> None:
         super().__init__("ego %(levelname)s %(name)s: %(message)s")
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging's name)
+        line = super().formatMessage(record)
+        fields = getattr(record, EGO_FIELDS, None)
+        if not isinstance(fields, Mapping):
+            return line
+        pipeline = _Active.pipeline
+        values = _redact_json(pipeline, json.loads(json.dumps(dict(fields), default=str)))
+        pairs = [
+            f"{key}={_text_value(value)}"
+            for key, value in values.items()
+            if value is not None and not (key == "event" and value == record.getMessage())
+        ]
+        return " ".join([line, *pairs])
 
     def format(self, record: logging.LogRecord) -> str:
         return _Active.pipeline(super().format(record))

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
 import textwrap
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -23,6 +24,7 @@ import pytest
 
 from ego_core.config import Settings
 from ego_core.host import Clock, PluginHost, build_host
+from ego_core.logs import active_pipeline, install_pipeline
 
 __all__ = ["FakeDist", "HostFactory", "mcp_client", "tool_text"]
 
@@ -53,8 +55,15 @@ class HostFactory(Protocol):
 
 @pytest.fixture
 def make_host(ego_settings: Settings) -> Iterator[HostFactory]:
-    """Build hosts; ``config`` gives ``[plugins.<id>]`` tables. Started hosts are stopped at teardown."""
+    """Build hosts; ``config`` gives ``[plugins.<id>]`` tables. Started hosts are stopped at teardown.
+
+    A host installs its redaction pipeline for the whole process (every log record passes through it); at
+    teardown the pipeline (and log-record factory) that was active before the test is put back, so one test's
+    redactors never apply to the next test's log records.
+    """
     hosts: list[PluginHost] = []
+    previous_pipeline = active_pipeline()
+    previous_factory = logging.getLogRecordFactory()
 
     def factory(
         plugins: Mapping[str, object] | None = None,
@@ -73,10 +82,14 @@ def make_host(ego_settings: Settings) -> Iterator[HostFactory]:
         hosts.append(host)
         return host
 
-    yield factory
-    for host in hosts:
-        while host.started:
-            host.stop()
+    try:
+        yield factory
+        for host in hosts:
+            while host.started:
+                host.stop()
+    finally:
+        install_pipeline(previous_pipeline)
+        logging.setLogRecordFactory(previous_factory)
 
 
 @attrs.frozen

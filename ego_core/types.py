@@ -223,8 +223,10 @@ class Redactor:
 class Command:
     """A CLI command contributed through ``register_commands`` (``ego <group> <name>``, or ``ego <name>``).
 
-    ``configure`` adds arguments to an ``argparse`` parser; ``run`` receives the parsed namespace and a
-    started host and returns the exit code.
+    ``configure`` adds arguments to an ``argparse`` parser; ``run`` receives the parsed namespace and the
+    host and returns the exit code. The host is started for ``run`` (and stopped afterwards) unless
+    ``starts_host`` is false: then no ``on_startup`` runs and no plugin opens its store, for commands that
+    build what they need themselves (benchmarks on their own temporary stores).
     """
 
     name: str
@@ -232,6 +234,7 @@ class Command:
     configure: Callable[[Any], None]
     run: Callable[[Any, Any], int]
     group: str | None = None
+    starts_host: bool = True
 
 
 @attrs.frozen

@@ -51,6 +51,16 @@ def _bounds(schema: Mapping[str, Any]) -> str:
     return ""
 
 
+def _string_form(low: int, high: int | None) -> str:
+    """``a string``, ``a non-empty string of at most 40 characters``, ``a string of 3 to 8 characters``, ..."""
+    if low > 1 and high is not None:
+        return f"a string of {low} to {high} characters"
+    if low > 1:
+        return f"a string of at least {low} characters"
+    text = "a non-empty string" if low == 1 else "a string"
+    return f"{text} of at most {high} characters" if high is not None else text
+
+
 def accepted_form(schema: Mapping[str, Any]) -> str:
     """A short description of what ``schema`` accepts."""
     if "enum" in schema:
@@ -58,18 +68,14 @@ def accepted_form(schema: Mapping[str, Any]) -> str:
     kind = schema.get("type")
     if kind in ("integer", "number"):
         bounds = _bounds(schema)
-        return f"{_type_word(kind)} {bounds}".strip()
+        if bounds:
+            return f"{_type_word(kind)} {bounds}"
+        description = schema.get("description")
+        return f"{_type_word(kind)} ({description})" if description else _type_word(kind)
     if kind == "string":
         if "format" in schema or "pattern" in schema:
             return schema.get("description") or "a string in the documented format"
-        parts = [_type_word(kind)]
-        if schema.get("minLength"):
-            parts.append(
-                "that is not empty" if schema["minLength"] == 1 else f"of at least {schema['minLength']} characters"
-            )
-        if schema.get("maxLength"):
-            parts.append(f"of at most {schema['maxLength']} characters")
-        return " ".join(parts)
+        return _string_form(schema.get("minLength") or 0, schema.get("maxLength"))
     if kind == "array":
         items = schema.get("items", {})
         count = ""

@@ -18,7 +18,6 @@ from ego_core.server import hash_token
 
 if TYPE_CHECKING:
     from conftest import CliRun
-
     from ego_core.testing import FakeDistFactory
 
 Run = Callable[..., "CliRun"]
@@ -202,3 +201,152 @@ def test_serve_http_refuses_a_bad_port(run_cli: Run) -> None:
     result = run_cli("serve", "--http", "--port", "70000", *NO_REAL)
     assert result.code == 2
     assert "--port must be from 1 to 65535" in result.err
+
+
+# --------------------------------------------------------------------------------------------------
+# Configuration errors, doctor failures, command clashes, hostless commands and `token new`
+
+CONFIGURED_PLUGIN = """
+import attrs
+from ego_core import hookimpl
+
+@attrs.frozen
+class Config:
+    limit: int = 3
+
+class Plugin:
+    config_class = Config
+    config_env = {"EGO_TCONF_LIMIT": "limit"}
+
+    @hookimpl
+    def on_startup(self):
+        return None
+"""
+
+
+def test_serve_reports_a_bad_variable_as_invalid_configuration(run_cli: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EGO_HTTP_PORT", "eighty")
+    result = run_cli("serve", *NO_REAL)
+    assert result.code == 2
+    assert result.err == "ego: error: invalid configuration: EGO_HTTP_PORT (server.port): expected an integer\n"
+
+
+def test_a_plugin_config_error_is_invalid_configuration_exit_2(
+    run_cli: Run, fake_dist: FakeDistFactory, monkeypatch: pytest.MonkeyPatch, clean_env: Path
+) -> None:
+    fake_dist("egotest-conf", "egotest_conf", CONFIGURED_PLUGIN, ep_name="t_conf", ep_object="Plugin")
+    monkeypatch.setenv("EGO_TCONF_LIMIT", "lots")
+    result = run_cli("serve", "--plugins", "t_conf")
+    assert result.code == 2
+    assert result.err == (
+        "ego: error: invalid configuration: EGO_TCONF_LIMIT (plugins.t_conf.limit): expected an integer\n"
+    )
+    monkeypatch.delenv("EGO_TCONF_LIMIT")
+    clean_env.mkdir(parents=True, exist_ok=True)
+    (clean_env / "ego.toml").write_text("[plugins.t_conf]\nlimit = 2.5\n", encoding="utf-8")
+    result = run_cli("serve", "--plugins", "t_conf")
+    assert result.code == 2
+    assert result.err == "ego: error: invalid configuration: plugins.t_conf.limit: expected an integer\n"
+
+
+RAISING_CHECKS = """
+from ego_core import Check, hookimpl
+
+@hookimpl
+def doctor_checks():
+    raise OSError("store file vanished")
+"""
+
+
+def test_doctor_shows_a_raising_doctor_check_as_a_failure(run_cli: Run, fake_dist: FakeDistFactory) -> None:
+    fake_dist("egotest-checks", "egotest_checks", RAISING_CHECKS, ep_name="t_checks")
+    result = run_cli("doctor", "--plugins", "t_checks")
+    assert result.code == 1
+    assert "[FAIL] plugin t_checks: [call:doctor_checks] raised OSError: store file vanished" in result.out
+    assert "[ok] plugins: core, t_checks" in result.out
+
+
+CLASHING_COMMANDS = """
+from ego_core import Command, hookimpl
+
+@hookimpl
+def register_commands(register):
+    register(Command(name="serve", help="my own serve", configure=lambda p: None, run=lambda a, h: 0))
+    register(Command(name="hello", help="another hello", configure=lambda p: None, run=lambda a, h: 5, group="greet"))
+    register(Command(name="wave", help="another wave", configure=lambda p: None, run=lambda a, h: 5, group="wave"))
+    register(Command(name="bow", help="bow", configure=lambda p: None, run=lambda a, h: 4, group="greet"))
+"""
+
+
+def test_a_clashing_plugin_command_is_skipped_and_recorded(run_cli: Run, fake_dist: FakeDistFactory) -> None:
+    fake_dist("egotest-cmd", "egotest_cmd", COMMAND_PLUGIN, ep_name="t_cmd")
+    fake_dist("egotest-zclash", "egotest_zclash", CLASHING_COMMANDS, ep_name="t_zclash")
+    helped = run_cli("--help", "--plugins", "t_cmd,t_zclash")
+    assert helped.code == 0, helped.err
+    assert "Traceback" not in helped.err
+    # the first plugin keeps its commands; a plugin may add to another plugin's group
+    assert run_cli("greet", "hello", "--plugins", "t_cmd,t_zclash").code == 3
+    assert run_cli("greet", "bow", "--plugins", "t_cmd,t_zclash").code == 4
+    assert run_cli("wave", "--plugins", "t_cmd,t_zclash").code == 0
+    payload = json.loads(run_cli("plugins", "--json", "--plugins", "t_cmd,t_zclash").out)
+    by_id = {p["id"]: p for p in payload["plugins"]}
+    assert by_id["t_cmd"]["reason"] == ""
+    reason = by_id["t_zclash"]["reason"]
+    assert by_id["t_zclash"]["state"] == "enabled"
+    assert "[register:register_commands] command 'ego serve' clashes with the core command 'ego serve'" in reason
+    assert "command 'ego greet hello' is already registered by plugin 't_cmd'; it was skipped" in reason
+    assert "command 'ego wave wave' clashes with plugin 't_cmd''s command 'ego wave'" in reason
+
+
+HOSTLESS_COMMAND = """
+from ego_core import Command, hookimpl
+
+STATE = {"started": 0}
+
+def run(args, host):
+    STATE["during"] = host.started
+    return 0
+
+@hookimpl
+def on_startup(ctx):
+    STATE["started"] += 1
+
+@hookimpl
+def register_commands(register):
+    register(Command(name="nohost", help="runs without a host", configure=lambda p: None, run=run,
+                     group="bench", starts_host=False))
+"""
+
+
+def test_a_command_with_starts_host_false_runs_without_starting_the_host(
+    run_cli: Run, fake_dist: FakeDistFactory
+) -> None:
+    fake_dist("egotest-hostless", "egotest_hostless", HOSTLESS_COMMAND, ep_name="t_hostless")
+    result = run_cli("bench", "nohost", "--plugins", "t_hostless")
+    assert result.code == 0, result.err
+    assert sys.modules["egotest_hostless"].STATE == {"started": 0, "during": False}
+
+
+IMPORT_MARKER = """
+import os, pathlib
+pathlib.Path(os.environ["EGOTEST_MARKER"]).write_text("imported")
+"""
+
+
+def test_token_new_needs_no_plugins_no_data_dir_and_survives_a_bad_selection(
+    run_cli: Run, fake_dist: FakeDistFactory, monkeypatch: pytest.MonkeyPatch, clean_env: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "imported"
+    monkeypatch.setenv("EGOTEST_MARKER", str(marker))
+    fake_dist("egotest-marker", "egotest_marker", IMPORT_MARKER, ep_name="t_marker")
+    monkeypatch.setenv("EGO_PLUGINS", "nosuch")
+    result = run_cli("token", "new", "claude")
+    assert result.code == 0, result.err
+    assert re.search(r'^\s+claude = "sha256:[0-9a-f]{64}"$', result.out, re.MULTILINE)
+    assert run_cli("token", "new", "my agent!").code == 2
+    monkeypatch.delenv("EGO_PLUGINS")
+    assert run_cli("--plugins", "t_marker", "token", "new", "gemini").code == 0
+    assert not marker.exists()  # no plugin was imported
+    assert not clean_env.exists()  # and the data directory was not created
+    monkeypatch.setenv("EGO_PLUGINS", "nosuch")
+    assert run_cli("plugins").code == 2  # the selection really is broken for other commands

@@ -147,10 +147,48 @@ def test_a_secret_put_in_place_of_a_token_hash_is_not_echoed(data_dir: Path) -> 
     assert "ego token new claude" in str(info.value)
 
 
-@pytest.mark.parametrize(("toml", "where"), [('colour = "blue"\n', "colour"), ("[server]\nbogus = 1\n", "bogus")])
-def test_an_unknown_key_is_an_error_naming_it(data_dir: Path, toml: str, where: str) -> None:
-    with pytest.raises(ConfigError, match=where):
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('colour = "blue"\n', "config: unknown key(s) colour"),
+        ("[server]\nbogus = 1\n", "server: unknown key(s) bogus"),
+        # fields ego fills in itself are not keys of the file
+        ('config_path = "/etc/other.toml"\n', "config: unknown key(s) config_path"),
+        ("[plugin_tables.memory]\nembedder = 'onnx'\n", "config: unknown key(s) plugin_tables"),
+    ],
+)
+def test_an_unknown_key_is_an_error_naming_it(data_dir: Path, toml: str, message: str) -> None:
+    with pytest.raises(ConfigError) as info:
         load(data_dir, toml, EGO_TIMEZONE="UTC")
+    assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("toml", "env", "message"),
+    [
+        ('[server]\nport = "eighty"\n', {}, "server.port: expected an integer"),
+        ("companion_name = 3\n", {}, "companion_name: expected a string"),
+        ('[plugins]\nenabled = "memory"\n', {}, "plugins.enabled: expected a list"),
+        ("[server]\ntokens = 3\n", {}, "server.tokens: expected a table"),
+        ("[server.tokens]\nclaude = 3\n", {}, "server.tokens.claude: expected a string"),
+        ("", {"EGO_HTTP_PORT": "eighty"}, "EGO_HTTP_PORT (server.port): expected an integer"),
+        ("", {"EGO_HTTP_PORT": "70000"}, "EGO_HTTP_PORT (server.port): expected a TCP port number from 1 to 65535"),
+        ("[server]\nport = 0\n", {}, "server.port: expected a TCP port number from 1 to 65535"),
+        ("", {"EGO_LOG_LEVEL": "LOUD"}, "EGO_LOG_LEVEL (log_level): expected one of DEBUG, INFO, WARNING, ERROR"),
+    ],
+)
+def test_errors_are_in_the_words_of_the_check_and_name_the_variable(
+    data_dir: Path, toml: str, env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(data_dir, toml, EGO_TIMEZONE="UTC", **env)
+    assert str(info.value) == message
+
+
+def test_a_token_hash_from_the_environment_names_the_variable(data_dir: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load(data_dir, EGO_TIMEZONE="UTC", EGO_HTTP_TOKENS="claude=sha256:abc")
+    assert str(info.value).startswith("EGO_HTTP_TOKENS (server.tokens.claude): expected sha256:<64 hex digits>")
 
 
 def test_invalid_toml_is_an_error_naming_the_file(data_dir: Path) -> None:
@@ -158,11 +196,19 @@ def test_invalid_toml_is_an_error_naming_the_file(data_dir: Path) -> None:
         load(data_dir, "this is [not toml", EGO_TIMEZONE="UTC")
 
 
-@pytest.mark.parametrize(("toml", "env"), [('timezone = "Mars/Olympus_Mons"\n', {}), ("", {"EGO_TIMEZONE": "Nowhere"})])
-def test_a_bad_timezone_names_the_key_and_the_accepted_form(data_dir: Path, toml: str, env: dict[str, str]) -> None:
+@pytest.mark.parametrize(
+    ("toml", "env", "where"),
+    [
+        ('timezone = "Mars/Olympus_Mons"\n', {}, "timezone: "),
+        ("", {"EGO_TIMEZONE": "Nowhere"}, "EGO_TIMEZONE (timezone): "),
+    ],
+)
+def test_a_bad_timezone_names_the_key_and_the_accepted_form(
+    data_dir: Path, toml: str, env: dict[str, str], where: str
+) -> None:
     with pytest.raises(ConfigError) as info:
         load(data_dir, toml, **env)
-    assert "timezone (EGO_TIMEZONE)" in str(info.value)
+    assert str(info.value).startswith(where)
     assert "IANA" in str(info.value)
 
 
@@ -221,6 +267,54 @@ def test_plugin_config_is_structured_with_env_overrides() -> None:
 def test_bad_plugin_config_names_the_plugin_key(table: dict[str, object], env: dict[str, str], key: str) -> None:
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         structure_plugin_config("demo", DemoConfig, table, DEMO_ENV, env=env)
+
+
+def _check_window(_instance: object, _attribute: attrs.Attribute[float], value: float) -> None:
+    if value < 0:
+        raise ValueError("window: expected a number of seconds >= 0")
+
+
+def _check_even(_instance: object, _attribute: attrs.Attribute[int], value: int) -> None:
+    if value % 2:
+        raise ValueError("expected an even number")
+
+
+@attrs.frozen
+class InnerConfig:
+    mode: str = attrs.field(default="a", validator=attrs.validators.in_(("a", "b")))
+
+
+@attrs.frozen
+class ValidatedConfig:
+    window: float = attrs.field(default=5.0, validator=_check_window)
+    pairs: int = attrs.field(default=2, validator=_check_even)
+    inner: InnerConfig = attrs.field(factory=InnerConfig)
+
+
+VALIDATED_ENV = {"EGO_DEMO_WINDOW": "window", "EGO_DEMO_PAIRS": "pairs"}
+
+
+@pytest.mark.parametrize(
+    ("table", "env", "message"),
+    [
+        # a validator that names its field is not repeated
+        ({"window": -1}, {}, "plugins.demo.window: expected a number of seconds >= 0"),
+        # a validator that does not name its field still gets it
+        ({"pairs": 3}, {}, "plugins.demo.pairs: expected an even number"),
+        ({"window": "soon"}, {}, "plugins.demo.window: expected a number"),
+        ({"inner": {"mode": "c"}}, {}, "plugins.demo.inner.mode: 'mode' must be in ('a', 'b') (got 'c')"),
+        ({"inner": 3}, {}, "plugins.demo.inner: expected a table"),
+        ({}, {"EGO_DEMO_WINDOW": "-2"}, "EGO_DEMO_WINDOW (plugins.demo.window): expected a number of seconds >= 0"),
+        ({}, {"EGO_DEMO_PAIRS": "many"}, "EGO_DEMO_PAIRS (plugins.demo.pairs): expected an integer"),
+        ({"windw": 1}, {}, "plugins.demo: unknown key(s) windw"),
+    ],
+)
+def test_plugin_config_errors_name_the_key_and_say_what_the_check_said(
+    table: dict[str, object], env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(ConfigError) as info:
+        structure_plugin_config("demo", ValidatedConfig, table, VALIDATED_ENV, env=env)
+    assert str(info.value) == message
 
 
 class ConfiguredPlugin:

@@ -228,6 +228,49 @@ def test_a_raising_notification_hook_is_isolated_logged_and_recorded(
     assert "[call:on_wake_up] raised RuntimeError" in status.reason
 
 
+def test_async_hook_implementations_are_refused_naming_the_hook(make_host: HostFactory) -> None:
+    class AsyncWake:
+        @hookimpl
+        async def on_wake_up(self) -> Section:
+            return Section(key="s", text="never seen")
+
+        @hookimpl
+        def register_tools(self, register: Callable[[Tool], None]) -> None:
+            register(echo_tool("async_tool"))
+
+    class AsyncRegistration:
+        @hookimpl
+        async def register_tools(self, register: Callable[[Tool], None]) -> None:
+            register(echo_tool("never_registered"))
+
+    host = make_host({"async_wake": AsyncWake(), "async_reg": AsyncRegistration(), "fine": Sections("fine")})
+    assert host.hooks.notify("on_wake_up") == [("fine", Section(key="s", text="fine"))]
+    assert not host.tool_served("async_tool")
+    statuses = {s.id: s for s in host.statuses()}
+    for plugin_id, hook in (("async_wake", "on_wake_up"), ("async_reg", "register_tools")):
+        assert statuses[plugin_id].state == "failed"
+        [failure] = [f for f in host.failures if f.plugin == plugin_id]
+        assert failure.stage == "validate"
+        assert f"implements {hook!r} as async def" in failure.reason
+        assert "hooks may not" in failure.reason
+
+
+def test_a_hook_that_returns_a_coroutine_is_recorded_not_used(make_host: HostFactory) -> None:
+    async def later() -> Section:
+        return Section(key="s", text="never seen")
+
+    class Sneaky:
+        @hookimpl
+        def on_wake_up(self) -> Any:
+            return later()
+
+    host = make_host({"sneaky": Sneaky(), "fine": Sections("fine")})
+    assert host.hooks.notify("on_wake_up") == [("fine", Section(key="s", text="fine"))]
+    [failure] = host.failures
+    assert (failure.plugin, failure.stage, failure.hook) == ("sneaky", "call", "on_wake_up")
+    assert "returned an awaitable" in failure.reason
+
+
 def test_first_result_skips_raising_and_none_answers(make_host: HostFactory) -> None:
     class Raising:
         @hookimpl(tryfirst=True)
@@ -277,6 +320,57 @@ def test_a_raising_register_tools_is_isolated(make_host: HostFactory) -> None:
     host = make_host({"broken": Broken(), "fine": ToolPlugin("fine_tool")})
     assert host.tool_served("fine_tool")
     assert any(f.plugin == "broken" and f.stage == "register" for f in host.failures)
+    # all or nothing: the tool registered before the error is not served either
+    assert not host.tool_served("half")
+    assert "half" not in {t.name for _, t in host.tools()}
+
+
+def test_a_tool_registration_that_fails_late_leaves_the_name_free(make_host: HostFactory) -> None:
+    class Broken:
+        @hookimpl
+        def register_tools(self, register: Callable[[Tool], None]) -> None:
+            register(echo_tool("shared_name"))
+            register(Tool(name="bad", description="d", input_schema={"type": "nonsense"}, handler=lambda a: ""))
+
+    # "broken" registers first: its half-done registration must not make "z_fine"'s tool a conflict
+    host = make_host({"broken": Broken(), "z_fine": ToolPlugin("shared_name")})
+    assert host.tool("shared_name") is not None
+    assert host.tool("shared_name")[0] == "z_fine"  # type: ignore[index]
+    assert "invalid input schema" in next(f.reason for f in host.failures if f.plugin == "broken")
+
+
+def test_registering_something_that_is_not_a_redactor_or_embedder_is_recorded(make_host: HostFactory) -> None:
+    from ego_core import Redactor
+
+    class Sloppy:
+        @hookimpl
+        def register_redactors(self, register: Callable[[Any], None]) -> None:
+            register(lambda text: text)
+
+        @hookimpl
+        def register_embedders(self, register: Callable[..., None]) -> None:
+            register(3, lambda settings: None)
+
+    class AlsoSloppy:
+        @hookimpl
+        def register_redactors(self, register: Callable[[Any], None]) -> None:
+            register(Redactor("also.order", lambda t: t, order="early"))  # type: ignore[arg-type]
+
+        @hookimpl
+        def register_embedders(self, register: Callable[..., None]) -> None:
+            register("not-callable", "a factory")
+
+    host = make_host({"sloppy": Sloppy(), "also": AlsoSloppy(), "fine": ToolPlugin("fine_tool")})
+    assert host.tool_served("fine_tool")
+    reasons = [(f.plugin, f.stage, f.hook, f.reason) for f in host.failures]
+    assert ("sloppy", "register", "register_redactors") in [r[:3] for r in reasons]
+    assert any(r[0] == "sloppy" and "expects ego_core.Redactor, got function" in r[3] for r in reasons)
+    assert any(r[0] == "sloppy" and r[2] == "register_embedders" and "TypeError" in r[3] for r in reasons)
+    assert any(r[0] == "also" and "order must be a number" in r[3] for r in reasons)
+    assert any(r[0] == "also" and r[2] == "register_embedders" for r in reasons)
+    assert host.embedder_names() == []
+    assert [r.name for r in host.redaction.redactors] == ["ego.secrets"]
+    assert host.redaction("Authorization: Bearer abcdefghijklmnop") == "Authorization: Bearer [REDACTED]"
 
 
 def test_registering_something_that_is_not_a_tool_is_recorded(make_host: HostFactory) -> None:
@@ -380,6 +474,7 @@ def test_an_unmet_dependency_is_reported_with_the_reason(make_host: HostFactory)
     status = next(s for s in host.statuses() if s.id == "dependent")
     assert status.state == "failed"
     assert "requires plugin(s) base, which are not enabled or failed" in status.reason
+    assert status.requires == ("base",)  # still shown although the plugin was dropped
 
 
 def test_an_explicitly_requested_plugin_with_an_unmet_dependency_is_a_startup_error(

@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 import json
 import logging
+import subprocess
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +23,6 @@ from ego_core.secrets import MASK, SECRET_PATTERNS, mask_secrets, secret_kinds
 
 if TYPE_CHECKING:
     from conftest import JsonLog
-
     from ego_core.testing import HostFactory
 
 GOOGLE_URL = "https://example.test/v1?key=AIzaSyA-1234567890abcdefghijklmnopqrstu"
@@ -235,6 +236,34 @@ def test_redactors_registered_by_plugins_run_in_their_order(make_host: HostFacto
     assert host.redaction(f"Aiko used {GOOGLE_URL}") == "[NAME] used https://example.test/v1?key=[SECRET]"
 
 
+def test_the_ego_prefix_is_reserved_and_names_are_unique_across_plugins(make_host: HostFactory) -> None:
+    class Impostor:
+        @hookimpl
+        def register_redactors(self, register: Callable[[Redactor], None]) -> None:
+            register(Redactor("ego.secrets", lambda t: t, order=100))  # would switch off secret masking
+            register(Redactor("impostor.names", lambda t: t.replace("Aiko", "[NAME]"), order=50))
+
+    class First:
+        @hookimpl
+        def register_redactors(self, register: Callable[[Redactor], None]) -> None:
+            register(Redactor("shared.rule", lambda t: t.replace("diary", "[D1]"), order=200))
+
+    class Second:
+        @hookimpl
+        def register_redactors(self, register: Callable[[Redactor], None]) -> None:
+            register(Redactor("shared.rule", lambda t: t, order=200))
+
+    host = make_host({"impostor": Impostor(), "first": First(), "second": Second()})
+    assert [r.name for r in host.redaction.redactors] == ["impostor.names", "ego.secrets", "shared.rule"]
+    assert host.redaction(f"Aiko's diary at {GOOGLE_URL}") == "[NAME]'s [D1] at https://example.test/v1?key=[REDACTED]"
+    failures = {f.plugin: f for f in host.failures}
+    assert set(failures) == {"impostor", "second"}
+    assert (failures["impostor"].stage, failures["impostor"].hook) == ("register", "register_redactors")
+    assert "'ego.secrets'" in failures["impostor"].reason
+    assert "reserved for the core" in failures["impostor"].reason
+    assert "already registered by plugin 'first'" in failures["second"].reason
+
+
 def test_a_raising_redactor_fails_closed(caplog: pytest.LogCaptureFixture) -> None:
     def broken(text: str) -> str:
         raise RuntimeError(f"cannot handle {text}")
@@ -338,6 +367,79 @@ def test_structured_fields_are_redacted(json_log: JsonLog) -> None:
     [record] = json_log.events("provider_call")
     assert record["url"] == "https://example.test/v1?key=[REDACTED]"
     assert record["headers"] == {"auth": "Bearer [REDACTED]"}
+
+
+def test_stderr_lines_of_structured_events_show_their_fields_redacted(
+    capsys: pytest.CaptureFixture[str], json_log: JsonLog
+) -> None:
+    from ego_core.logs import log_event
+
+    log_event(
+        logging.getLogger("ego.host"),
+        "plugin_failure",
+        logging.WARNING,
+        plugin="x",
+        stage="call",
+        hook="on_wake_up",
+        reason=f"raised ConnectionError: GET {GOOGLE_URL}",
+        extra=None,
+    )
+    err = capsys.readouterr().err
+    assert (
+        'ego WARNING ego.host: plugin_failure plugin=x stage=call hook=on_wake_up reason="raised ConnectionError: '
+        'GET https://example.test/v1?key=[REDACTED]"\n'
+    ) in err
+    assert GOOGLE_KEY not in err
+    assert "extra=" not in err  # None fields are left out
+    [record] = json_log.events("plugin_failure")
+    assert record["hook"] == "on_wake_up"
+
+
+def test_text_formatter_renders_values_compactly() -> None:
+    from ego_core.logs import EGO_FIELDS
+
+    record = logging.getLogger("ego.test").makeRecord("ego.test", logging.WARNING, __file__, 1, "slow_hook", (), None)
+    setattr(record, EGO_FIELDS, {"event": "slow_hook", "ms": 1200, "ok": False, "hooks": ["a", "b"], "why": "x\ny"})
+    line = TextFormatter().format(record)
+    assert line == 'ego WARNING ego.test: slow_hook ms=1200 ok=false hooks=["a","b"] why="x\\ny"'
+
+
+def test_make_host_puts_the_previous_pipeline_back(tmp_path: Path) -> None:
+    """Run as a plugin author would (no ego conftest): the second test must not see the first one's redactor."""
+    (tmp_path / "test_author.py").write_text(
+        textwrap.dedent(
+            """
+            from ego_core import Redactor, hookimpl
+            from ego_core.logs import active_pipeline
+
+            class Names:
+                @hookimpl
+                def register_redactors(self, register):
+                    register(Redactor("names.rule", lambda t: t.replace("Aiko", "[NAME]"), order=50))
+
+            def test_a_uses_a_host(make_host):
+                before = active_pipeline()
+                make_host({"names": Names()})
+                assert active_pipeline() is not before
+                assert active_pipeline()("Aiko") == "[NAME]"
+
+            def test_b_sees_the_default_pipeline_again():
+                assert [r.name for r in active_pipeline().redactors] == ["ego.secrets"]
+                assert active_pipeline()("Aiko") == "Aiko"
+            """
+        ),
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "test_author.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 passed" in done.stdout
 
 
 def test_plugin_redactors_apply_to_every_log_record(make_host: HostFactory, json_log: JsonLog) -> None:

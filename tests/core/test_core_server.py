@@ -29,7 +29,6 @@ from ego_core.testing import mcp_client, tool_text
 
 if TYPE_CHECKING:
     from conftest import JsonLog
-
     from ego_core.testing import HostFactory
 
 pytestmark = pytest.mark.anyio

@@ -67,8 +67,8 @@ def test_none_arguments_mean_no_arguments() -> None:
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        ({}, "missing required parameter `content` (a string that is not empty of at most 2000 characters)"),
-        ({"content": ""}, "`content` must be a string that is not empty of at most 2000 characters"),
+        ({}, "missing required parameter `content` (a non-empty string of at most 2000 characters)"),
+        ({"content": ""}, "`content` must be a non-empty string of at most 2000 characters"),
         ({"content": "x", "n_results": 11}, "`n_results` must be an integer from 1 to 10"),
         ({"content": "x", "n_results": "three"}, "`n_results` must be an integer from 1 to 10"),
         ({"content": "x", "intensity": 2}, "`intensity` must be a number from 0 to 1"),
@@ -87,6 +87,14 @@ def test_messages_name_the_parameter_and_the_accepted_form(
     validator: ArgumentValidator, args: dict[str, Any], expected: str
 ) -> None:
     assert expected in message(validator, args)
+
+
+def test_an_unbounded_number_with_a_description_is_explained_without_the_value() -> None:
+    validator = ArgumentValidator(
+        {"type": "object", "properties": {"importance": {"type": "integer", "description": "1-5"}}}
+    )
+    text = message(validator, {"importance": "very, very important"})
+    assert text == "`importance` must be an integer (1-5)"
 
 
 def test_several_problems_are_reported_together(validator: ArgumentValidator) -> None:
@@ -115,6 +123,19 @@ def test_a_rejected_value_is_never_echoed(validator: ArgumentValidator, secret: 
 def test_accepted_form_descriptions() -> None:
     assert accepted_form({"type": "integer", "minimum": 1}) == "an integer of at least 1"
     assert accepted_form({"type": "number", "maximum": 1}) == "a number of at most 1"
+    assert accepted_form({"type": "string", "minLength": 1, "maxLength": 8000}) == (
+        "a non-empty string of at most 8000 characters"
+    )
+    assert accepted_form({"type": "string", "minLength": 1}) == "a non-empty string"
+    assert accepted_form({"type": "string", "maxLength": 30}) == "a string of at most 30 characters"
+    assert accepted_form({"type": "string", "minLength": 3}) == "a string of at least 3 characters"
+    assert accepted_form({"type": "string", "minLength": 3, "maxLength": 8}) == "a string of 3 to 8 characters"
+    # a number without bounds says what its description says
+    assert accepted_form({"type": "integer", "description": "1-5"}) == "an integer (1-5)"
+    assert accepted_form({"type": "number", "description": "seconds"}) == "a number (seconds)"
+    assert accepted_form({"type": "integer", "minimum": 1, "maximum": 5, "description": "1-5"}) == (
+        "an integer from 1 to 5"
+    )
     assert accepted_form({"type": ["string", "null"]}) == "a string or null"
     assert accepted_form({"enum": [1, 2]}) == "one of: 1, 2"
     assert accepted_form({"description": "a memory id"}) == "a memory id"

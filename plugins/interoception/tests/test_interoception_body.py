@@ -11,6 +11,11 @@ from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ego_core.host import Clock
+from ego_core.services import BodySense
 from ego_interoception import (
     PHASES,
     UNKNOWN,
@@ -23,11 +28,6 @@ from ego_interoception import (
     memory_band,
     phase_for_hour,
 )
-from hypothesis import given
-from hypothesis import strategies as st
-
-from ego_core.host import Clock
-from ego_core.services import BodySense
 
 # The phases as SPEC §6.6 writes them, independent of the implementation's table.
 SPEC_PHASES: dict[str, range] = {

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ego_hello import NOTES_SERVICE, HelloPlugin, NoteBook, NoteReader
 
 from ego_core import PRIVATE_MARK, hookimpl
 from ego_core.config import ConfigError
 from ego_core.host import Clock, PluginContext
 from ego_core.services import BODY_SENSE
 from ego_core.testing import HostFactory, mcp_client, tool_text
+from ego_hello import NOTES_SERVICE, HelloPlugin, NoteBook, NoteReader
 
 pytestmark = pytest.mark.anyio
 
@@ -59,9 +59,9 @@ async def test_note_greets_the_next_wake_up(make_host: HostFactory) -> None:
     ("arguments", "expected"),
     [
         ({}, "missing required parameter `text`"),
-        ({"text": ""}, "`text` must be a string that is not empty"),
+        ({"text": ""}, "`text` must be a non-empty string"),
         ({"text": "x" * 501}, "of at most 500 characters"),
-        ({"text": 42}, "`text` must be a string"),
+        ({"text": 42}, "`text` must be a non-empty string"),
         ({"text": "hi", "mood": "ok"}, "unknown parameter `mood`"),
         ({"text": " \n\t "}, "Invalid argument `text`: 1 to 500 characters with words in them"),
         ({"text": "private:   "}, "Invalid argument `text`"),
