@@ -75,6 +75,17 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
     doctor = sub.add_parser("doctor", help="check config, data dir, plugins, embedding model and stores")
     _selection_options(doctor)
 
+    export = sub.add_parser("export", help="write every plugin's state (memories, ...) to a JSON Lines file")
+    _selection_options(export)
+    export.add_argument("file", type=Path, help="the file to write (replaced atomically)")
+    export.add_argument(
+        "--include-private", action="store_true", help="include private memories (a full backup, not redacted)"
+    )
+
+    import_ = sub.add_parser("import", help="read an export into this data directory (idempotent)")
+    _selection_options(import_)
+    import_.add_argument("file", type=Path, help="a file written by `ego export`")
+
     token = sub.add_parser("token", help="manage HTTP bearer tokens")
     token_sub = token.add_subparsers(dest="token_command", metavar="action", required=True)
     new = token_sub.add_parser("new", help="create a token for an agent and print its config line")
@@ -98,7 +109,7 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
     return parser
 
 
-CORE_COMMANDS = ("serve", "plugins", "doctor", "token")
+CORE_COMMANDS = ("serve", "plugins", "doctor", "export", "import", "token")
 """Names plugins cannot take for their commands or command groups."""
 
 _VALUE_OPTIONS = frozenset({"--config", "--data-dir", "--plugins", "--disable"})
@@ -173,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _plugins(host, settings, args)
         if args.command == "doctor":
             return _doctor(host, settings)
+        if args.command in ("export", "import"):
+            return _portable(host, args)
         command: Command = args._plugin_command
         if not command.starts_host:
             return command.run(args, host)
@@ -191,11 +204,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _portable(host: PluginHost, args: argparse.Namespace) -> int:
+    from ego_core.portable import PortableError, export_file, import_file
+
+    host.start()
+    try:
+        if args.command == "export":
+            count = export_file(host, args.file, include_private=args.include_private)
+            kind = "including private memories" if args.include_private else "private memories left out"
+            print(f"exported {count} records to {args.file} ({kind})")
+            return 0
+        try:
+            summary = import_file(host, args.file)
+        except PortableError as exc:
+            raise UsageError(str(exc)) from None
+        for plugin_id in sorted(summary.records):
+            print(f"{plugin_id}: {summary.added.get(plugin_id, 0)} new of {summary.records[plugin_id]} records")
+        return 0
+    finally:
+        host.stop()
+
+
 def _serve(host: PluginHost, settings: Settings, args: argparse.Namespace) -> int:
     from ego_core.server import serve_http, serve_stdio
 
-    for failure in host.failures:
-        print(f"ego: warning: plugin {failure.describe()}", file=sys.stderr)
     if not args.http:
         if any(v is not None for v in (args.host, args.port, args.path)):
             raise UsageError("--host, --port and --path only apply with --http")

@@ -14,7 +14,7 @@ Rules (also in docs/hooks.md):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pluggy
@@ -119,6 +119,32 @@ class MemorySpecs:
         """Collector: work and report lines during ``consolidate`` (merge candidates, ...)."""
 
 
+class PortableSpecs:
+    """``ego export`` / ``ego import``: each plugin's state as JSON-able records in one JSON Lines file."""
+
+    @hookspec
+    def export_records(self, include_private: bool, ctx: PluginContext) -> Iterable[Mapping[str, Any]] | None:
+        """Collector: this plugin's state as records (mappings with a ``"type"`` key), in a stable order.
+
+        With ``include_private=False`` (the default export) leave private data out entirely; the core also
+        passes every record of such an export through the redaction pipeline.
+        """
+
+    @hookspec
+    def check_records(self, records: Sequence[Mapping[str, Any]], ctx: PluginContext) -> Sequence[str] | None:
+        """Collector: problems with the records an import would give this plugin (nothing is written).
+
+        Return human-readable problems; any problem from any plugin makes the import refuse the whole file.
+        """
+
+    @hookspec
+    def import_records(self, records: Sequence[Mapping[str, Any]], ctx: PluginContext) -> int | None:
+        """Restore this plugin's records from an export; idempotent. Returns how many were new.
+
+        Called only after every plugin's ``check_records`` found no problem.
+        """
+
+
 class ComposeSpecs:
     @hookspec
     def on_wake_up(self, ctx: PluginContext) -> Section | None:
@@ -137,7 +163,7 @@ class ComposeSpecs:
         """Notification after every tool call (implicit desire satisfaction and similar reactions)."""
 
 
-ALL_SPECS: tuple[type, ...] = (RegistrationSpecs, LifecycleSpecs, MemorySpecs, ComposeSpecs)
+ALL_SPECS: tuple[type, ...] = (RegistrationSpecs, LifecycleSpecs, MemorySpecs, PortableSpecs, ComposeSpecs)
 
 
 def hook_names() -> list[str]:

@@ -395,6 +395,25 @@ class PluginHost:
                 continue
             yield plugin_id, result
 
+    def call_one(self, plugin_id: str, hook: str, **kwargs: Any) -> tuple[bool, Any]:
+        """Call one plugin's implementation of ``hook`` without isolation: exceptions propagate.
+
+        For operations that must fail loudly (imports). Returns (implemented, result).
+        """
+        caller = getattr(self.pm.hook, hook)
+        for impl in caller.get_hookimpls():
+            if impl.plugin_name != plugin_id:
+                continue
+            available = {**kwargs, "ctx": self._contexts[plugin_id]}
+            return True, impl.function(*[available[name] for name in impl.argnames])
+        return False, None
+
+    def implementers(self, hook: str) -> list[str]:
+        """Active plugins implementing ``hook``, by id."""
+        caller = getattr(self.pm.hook, hook)
+        names = {impl.plugin_name for impl in caller.get_hookimpls()}
+        return [p for p in self.plugin_ids() if p in names and self.is_active(p)]
+
     def _refuse_awaitable(self, plugin_id: str, stage: FailureStage, hook: str, result: object) -> bool:
         """A hook that returned a coroutine did not run: record it (hooks are never awaited)."""
         if not inspect.isawaitable(result):

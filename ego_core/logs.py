@@ -179,8 +179,9 @@ class TextFormatter(logging.Formatter):
     """``ego LEVEL logger: message``; a structured event adds its fields as ``key=value`` pairs, e.g.
     ``ego WARNING ego.host: plugin_failure plugin=x stage=call hook=on_wake_up reason="raised ..."``."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, tracebacks: bool = False) -> None:
         super().__init__("ego %(levelname)s %(name)s: %(message)s")
+        self.tracebacks = tracebacks
 
     def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 (logging's name)
         line = super().formatMessage(record)
@@ -197,7 +198,18 @@ class TextFormatter(logging.Formatter):
         return " ".join([line, *pairs])
 
     def format(self, record: logging.LogRecord) -> str:
-        return _Active.pipeline(super().format(record))
+        if self.tracebacks:
+            return _Active.pipeline(super().format(record))
+        # One line per record on stderr; the traceback goes to the JSON log file only.
+        record.message = record.getMessage()
+        line = self.formatMessage(record)
+        if record.exc_info and record.exc_info[0] is not None:
+            detail = str(record.exc_info[1]).strip().splitlines()
+            summary = record.exc_info[0].__name__ + (f": {detail[0][:300]}" if detail else "")
+            line += f" ({summary}; traceback in the log file)"
+        elif record.exc_text:
+            line += " (traceback in the log file)"
+        return _Active.pipeline(line)
 
 
 def configure_logging(log_dir: Path | None, level: str = "INFO", *, stderr_level: str = "WARNING") -> None:
@@ -210,7 +222,7 @@ def configure_logging(log_dir: Path | None, level: str = "INFO", *, stderr_level
 
     stderr = _StderrHandler(sys.stderr)
     stderr.setLevel(stderr_level.upper())
-    stderr.setFormatter(TextFormatter())
+    stderr.setFormatter(TextFormatter(tracebacks=level.upper() == "DEBUG" or log_dir is None))
     _installed_handlers.append(stderr)
     if log_dir is not None:
         jsonl = DailyJsonlHandler(log_dir)

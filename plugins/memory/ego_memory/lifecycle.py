@@ -14,7 +14,7 @@ from ego_core.composed import compose_sections
 from ego_core.responses import relative_age, truncate
 from ego_core.types import LINK_TYPES, LinkType, Memory, MemoryLink, ScaffoldItem
 from ego_memory.memories import Memories
-from ego_memory.store import Episode, StoreError
+from ego_memory.store import Episode, StoreError, to_millis
 
 MEMORY_ID = re.compile(r"^mem_[0-9a-f]{12}$")
 EPISODE_ID = re.compile(r"^ep_[0-9a-f]{12}$")
@@ -123,7 +123,7 @@ class Lifecycle:
             start=ordered[0].timestamp,
             end=ordered[-1].timestamp,
             importance=max(m.importance for m in ordered),
-            created=self.ctx.now(),
+            created=to_millis(self.ctx.now()),
         )
         self.store.add_episode(episode)
         tz = self.ctx.settings.tz

@@ -20,7 +20,7 @@ from ego_memory.config import MemoryConfig
 from ego_memory.emotions import CATEGORIES, DEFAULT_CATEGORY, DEFAULT_EMOTION, EMOTIONS, VIVID_INTENSITY, clamp
 from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.recall import RecallEngine, SearchResult
-from ego_memory.store import Filters, MemoryStore, content_hash
+from ego_memory.store import Filters, MemoryStore, content_hash, to_millis
 
 _log = logging.getLogger("ego.plugin.memory")
 
@@ -199,7 +199,7 @@ class Memories:
         neighbors = self._nearest_ids(draft.content, self.config.max_links)
         chosen = [(memory_id, sim) for memory_id, sim in neighbors if sim >= self.config.link_threshold]
         chosen = chosen[: self.config.max_links]
-        moment = timestamp or self.ctx.now()
+        moment = to_millis(timestamp or self.ctx.now())
         links = [MemoryLink(target_id=i, link_type="similar", confidence=round(s, 4)) for i, s in chosen]
         if self.config.sequence_links:
             window = self.config.sequence_window_minutes * 60.0

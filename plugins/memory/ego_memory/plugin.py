@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -14,11 +15,13 @@ from ego_core.host import PluginContext
 from ego_core.responses import relative_age, truncate
 from ego_core.services import MEMORY_STORE
 from ego_core.types import ScaffoldItem, Tool, ToolHandler
+from ego_memory import portable
 from ego_memory.config import CONFIG_ENV, MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS, CachedEmbedder
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.memories import Memories, remember_log_view
 from ego_memory.privacy import PrivateContentRedactor
+from ego_memory.progress import progress_bar
 from ego_memory.store import MemoryStore, StoreError
 from ego_memory.tools import lifecycle_tools, memory_tools
 
@@ -149,6 +152,24 @@ class MemoryPlugin:
 
     # ------------------------------------------------------------------------------------------
     # Hooks other plugins' tools trigger
+
+    # ------------------------------------------------------------------------------------------
+    # ego export / ego import
+
+    @hookimpl
+    def export_records(self, include_private: bool) -> Iterator[Mapping[str, Any]]:
+        return portable.export_records(self._require(), include_private)
+
+    @hookimpl
+    def check_records(self, records: Sequence[Mapping[str, Any]]) -> Sequence[str]:
+        return portable.check_records(records)
+
+    @hookimpl
+    def import_records(self, records: Sequence[Mapping[str, Any]]) -> int:
+        memories = self._require()
+        total = sum(1 for r in records if r.get("type") == "memory")
+        with progress_bar(total=total, desc="import memories", enabled=sys.stderr.isatty()) as advance:
+            return portable.import_records(memories, records, advance)
 
     @hookimpl
     def on_wake_up(self, ctx: PluginContext) -> Section | None:

@@ -66,13 +66,19 @@ def content_hash(content: str) -> str:
 
 
 def to_epoch(moment: datetime) -> float:
+    """Seconds since the epoch at millisecond precision (exact through float and ISO 8601 round trips)."""
     if moment.tzinfo is None:
         raise ValueError("timestamps must be timezone-aware")
-    return moment.timestamp()
+    return round(moment.timestamp(), 3)
 
 
 def from_epoch(value: float) -> datetime:
-    return datetime.fromtimestamp(value, UTC)
+    return datetime.fromtimestamp(round(value, 3), UTC)
+
+
+def to_millis(moment: datetime) -> datetime:
+    """``moment`` truncated to whole milliseconds (what the store keeps)."""
+    return moment.replace(microsecond=moment.microsecond // 1000 * 1000)
 
 
 def collection_name(model_id: str) -> str:
@@ -866,6 +872,16 @@ class MemoryStore:
         with self.reading():
             return [row[0] for row in self.db.execute("SELECT id FROM memories ORDER BY ts, rid")]
 
+    def private_ids(self) -> set[str]:
+        with self.reading():
+            return {row[0] for row in self.db.execute("SELECT id FROM memories WHERE is_private = 1")}
+
+    def iter_memories(self, batch: int = 500) -> Iterator[Memory]:
+        """Every memory (with its links), oldest first, read in batches."""
+        ids = self.all_ids()
+        for start in range(0, len(ids), batch):
+            yield from self.get(ids[start : start + batch])
+
     # ------------------------------------------------------------------------------------------
     # Writes
 
@@ -947,7 +963,7 @@ class MemoryStore:
         with self.lock.shared(), self._transaction() as db:
             db.execute(
                 f"UPDATE memories SET access_count = access_count + 1, last_accessed = ? WHERE id IN ({marks})",
-                [when, *ids],
+                [round(when, 3), *ids],
             )
 
     # ------------------------------------------------------------------------------------------

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import shutil
-import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -25,28 +24,6 @@ def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
         return {"p50": 0.0, "p95": 0.0}
     values = np.asarray(samples_ms, dtype=np.float64)
     return {"p50": round(float(np.percentile(values, 50)), 3), "p95": round(float(np.percentile(values, 95)), 3)}
-
-
-def progress(items: Iterable[T], *, total: int | None = None, desc: str = "", enabled: bool = True) -> Iterator[T]:
-    """A tqdm progress bar on stderr (stdout stays clean for JSON)."""
-    if not enabled:
-        yield from items
-        return
-    from tqdm import tqdm
-
-    yield from tqdm(items, total=total, desc=desc, file=sys.stderr, leave=False, dynamic_ncols=True)
-
-
-@contextmanager
-def progress_bar(*, total: int, desc: str, enabled: bool = True) -> Iterator[Callable[[int], None]]:
-    """A tqdm bar on stderr advanced by the callback it yields (a no-op callback when disabled)."""
-    if not enabled:
-        yield lambda _n: None
-        return
-    from tqdm import tqdm
-
-    with tqdm(total=total, desc=desc, file=sys.stderr, dynamic_ncols=True) as bar:
-        yield bar.update
 
 
 @contextmanager

@@ -1,0 +1,164 @@
+"""``ego export`` / ``ego import``: every plugin's state in one portable, versioned JSON Lines file.
+
+Line 1 is a header ``{"format": "ego-export", "version": 1, "include_private": …, "plugins": {id: version}}``;
+every other line is one record ``{"plugin": <id>, "type": …, …}``, plugins in id order, each plugin's
+records in the stable order it yields them. No timestamp of the export itself is written, so exporting an
+imported store gives a byte-identical file.
+
+An export without ``--include-private`` leaves private data out and passes every record through the
+redaction pipeline. An import reads and checks the whole file first (JSON, header, every plugin's
+``check_records``) and writes nothing unless everything is readable; importing the same file twice adds
+nothing the second time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import attrs
+
+from ego_core.host import PluginHost
+
+FORMAT = "ego-export"
+VERSION = 1
+
+
+class PortableError(ValueError):
+    """The file cannot be imported (or written); nothing was changed."""
+
+
+@attrs.frozen
+class ImportSummary:
+    added: Mapping[str, int]
+    records: Mapping[str, int]
+
+
+class Progress:
+    """A one-line counter on stderr while a long export/import runs (only on a terminal)."""
+
+    def __init__(self, label: str, stream: TextIO | None = None, every: int = 500) -> None:
+        self.label = label
+        self.stream = stream or sys.stderr
+        self.every = every
+        self.count = 0
+        self.enabled = self.stream.isatty()
+
+    def step(self, n: int = 1) -> None:
+        self.count += n
+        if self.enabled and self.count % self.every < n:
+            self.stream.write(f"\r{self.label}: {self.count}")
+            self.stream.flush()
+
+    def done(self) -> None:
+        if self.enabled:
+            self.stream.write(f"\r{self.label}: {self.count}\n")
+            self.stream.flush()
+
+
+def _dumps(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def export_lines(host: PluginHost, include_private: bool) -> Iterator[str]:
+    plugins = host.implementers("export_records")
+    versions = {s.id: s.version for s in host.statuses() if s.id in plugins}
+    yield _dumps({"format": FORMAT, "version": VERSION, "include_private": include_private, "plugins": versions})
+    for plugin_id in plugins:
+        _implemented, records = host.call_one(plugin_id, "export_records", include_private=include_private)
+        for record in records or ():
+            if not isinstance(record, Mapping) or not isinstance(record.get("type"), str):
+                raise PortableError(f"plugin {plugin_id} exported a record without a string 'type'")
+            line = dict(record)
+            if not include_private:
+                line = host.redaction.value(line)
+            line["plugin"] = plugin_id
+            yield _dumps(line)
+
+
+def export_file(host: PluginHost, path: Path, *, include_private: bool) -> int:
+    """Write the export atomically (a temp file beside ``path``, then rename). Returns the record count."""
+    path = path.expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    progress = Progress(f"export {path.name}")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            for line in export_lines(host, include_private):
+                out.write(line + "\n")
+                progress.step()
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    progress.done()
+    return progress.count - 1
+
+
+def read_export(lines: Iterable[str], source: str) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
+    """Parse and check the structure of an export; raises PortableError naming the line."""
+    header: dict[str, Any] | None = None
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise PortableError(f"{source}:{number}: not valid JSON ({exc.msg})") from None
+        if not isinstance(value, dict):
+            raise PortableError(f"{source}:{number}: expected a JSON object")
+        if header is None:
+            if value.get("format") != FORMAT:
+                raise PortableError(f'{source}: not an ego export (the first line has no "format": "{FORMAT}")')
+            if value.get("version") != VERSION:
+                raise PortableError(
+                    f"{source}: export format version {value.get('version')!r}; this ego reads version {VERSION}"
+                )
+            header = value
+            continue
+        plugin = value.pop("plugin", None)
+        if not isinstance(plugin, str) or not isinstance(value.get("type"), str):
+            raise PortableError(f'{source}:{number}: a record needs a string "plugin" and "type"')
+        grouped.setdefault(plugin, []).append(value)
+    if header is None:
+        raise PortableError(f"{source}: empty file, not an ego export")
+    return header, grouped
+
+
+def import_file(host: PluginHost, path: Path) -> ImportSummary:
+    path = path.expanduser()
+    try:
+        with path.open(encoding="utf-8") as fh:
+            _header, grouped = read_export(fh, str(path))
+    except OSError as exc:
+        raise PortableError(f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise PortableError(f"{path}: not UTF-8 text, not an ego export") from None
+    importers = set(host.implementers("import_records"))
+    missing = sorted(set(grouped) - importers)
+    if missing:
+        raise PortableError(
+            f"{path}: records for plugin(s) {', '.join(missing)}, which are not enabled or cannot import; "
+            "enable them (ego plugins) and try again"
+        )
+    problems: list[str] = []
+    for plugin_id, records in sorted(grouped.items()):
+        _implemented, found = host.call_one(plugin_id, "check_records", records=records)
+        problems.extend(f"{plugin_id}: {problem}" for problem in found or ())
+    if problems:
+        shown = "; ".join(problems[:10]) + (f"; … {len(problems) - 10} more" if len(problems) > 10 else "")
+        raise PortableError(f"{path}: nothing was imported: {shown}")
+    added: dict[str, int] = {}
+    for plugin_id, records in sorted(grouped.items()):
+        _implemented, count = host.call_one(plugin_id, "import_records", records=records)
+        added[plugin_id] = int(count or 0)
+    return ImportSummary(added=added, records={p: len(r) for p, r in grouped.items()})
