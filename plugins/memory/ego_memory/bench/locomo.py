@@ -23,8 +23,9 @@ import attrs
 from ego_core import RecallQuery, RememberDraft, __version__
 from ego_core.config import Settings
 from ego_core.host import Clock
-from ego_memory.bench.common import copy_store, memory_host, percentiles, progress
+from ego_memory.bench.common import copy_store, memory_host, percentiles
 from ego_memory.memories import Memories
+from ego_memory.progress import progress
 from ego_memory.store import Filters
 from ego_memory.text import words_query
 

@@ -23,9 +23,10 @@ from ego_core import __version__
 from ego_core.config import Settings
 from ego_core.host import Clock
 from ego_core.types import EmotionalTrace, Memory, MemoryLink
-from ego_memory.bench.common import memory_host, percentiles, progress
+from ego_memory.bench.common import memory_host, percentiles
 from ego_memory.emotions import EMOTIONS
 from ego_memory.memories import Memories, new_memory_id
+from ego_memory.progress import progress
 
 SUBJECTS = ("I", "Master and I", "We", "My friend and I", "The team", "Everyone at home", "My sister", "The neighbours")
 ACTIVITIES = (
