@@ -61,7 +61,7 @@ class MemoryService(Protocol):
         ...
 
     def recent(self, since: datetime, limit: int = 500) -> list[Memory]:
-        """Memories stored at or after ``since``, oldest first (at most ``limit``)."""
+        """Memories stored at or after ``since``: the newest ``limit`` of them, oldest first."""
         ...
 
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, Vectors]:

@@ -26,6 +26,14 @@ _TYPE_WORDS = {
 }
 
 
+_FORMAT_WORDS = {
+    "date": "a date YYYY-MM-DD (e.g. 2026-11-22)",
+    "date-time": "an ISO 8601 date and time with a time zone (e.g. 2026-11-22T14:05:00+09:00)",
+    "email": "an e-mail address",
+    "uri": "a URI",
+}
+
+
 def _type_word(schema_type: Any) -> str:
     if isinstance(schema_type, list):
         return " or ".join(_TYPE_WORDS.get(t, str(t)) for t in schema_type)
@@ -73,8 +81,12 @@ def accepted_form(schema: Mapping[str, Any]) -> str:
         description = schema.get("description")
         return f"{_type_word(kind)} ({description})" if description else _type_word(kind)
     if kind == "string":
+        if schema.get("description") and ("format" in schema or "pattern" in schema):
+            return str(schema["description"])
+        if schema.get("format") in _FORMAT_WORDS:
+            return _FORMAT_WORDS[str(schema["format"])]
         if "format" in schema or "pattern" in schema:
-            return schema.get("description") or "a string in the documented format"
+            return "a string in the documented format"
         return _string_form(schema.get("minLength") or 0, schema.get("maxLength"))
     if kind == "array":
         items = schema.get("items", {})

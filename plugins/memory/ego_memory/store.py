@@ -773,11 +773,13 @@ class MemoryStore:
             return self._load([row[0]])[0] if row else None
 
     def recent(self, since: float, limit: int = 500) -> list[Memory]:
+        """Memories stored at or after ``since``: the newest ``limit`` of them, oldest first."""
         with self.reading():
             rows = self.db.execute(
-                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE ts >= ? ORDER BY ts, rid LIMIT ?", (since, limit)
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE ts >= ? ORDER BY ts DESC, rid DESC LIMIT ?",
+                (since, limit),
             ).fetchall()
-            return self._rows_to_memories(rows)
+            return self._rows_to_memories(reversed(rows))
 
     def latest(self, limit: int, *, category: str | None = None) -> list[Memory]:
         """The newest memories, newest first."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from ego_core import Response, Tool
 
-DATE = {"type": "string", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": "YYYY-MM-DD"}
+DATE = {"type": "string", "format": "date"}
 
 
 def _range(low: float) -> dict[str, Any]:
@@ -16,7 +16,6 @@ def _range(low: float) -> dict[str, Any]:
         "items": {"type": "number", "minimum": low, "maximum": 1},
         "minItems": 2,
         "maxItems": 2,
-        "description": "[min, max]",
     }
 
 

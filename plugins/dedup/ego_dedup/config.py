@@ -1,0 +1,66 @@
+"""Configuration of the dedup plugin: the ``[plugins.dedup]`` table and its ``EGO_*`` overrides.
+
+Both thresholds are **cosine similarities** of the memory plugin's embedding model (1.0 = the same
+direction). The design note states them as cosine distances: ``dedup_threshold = 0.95`` is a distance below
+0.05, ``merge_threshold = 0.90`` a distance below 0.10.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+import attrs
+
+DEFAULT_DEDUP_THRESHOLD: Final = 0.95
+DEFAULT_MERGE_THRESHOLD: Final = 0.90
+DEFAULT_MAX_MERGE_CANDIDATES: Final = 5
+DEFAULT_MAX_RECENT: Final = 500
+
+
+def _similarity(_instance: object, attribute: attrs.Attribute[float], value: float) -> None:
+    if not (math.isfinite(value) and 0.0 < value <= 1.0):
+        raise ValueError(
+            f"{attribute.name}: expected a cosine similarity greater than 0 and at most 1 (e.g. 0.95), got {value}"
+        )
+
+
+def _count(_instance: object, attribute: attrs.Attribute[int], value: int) -> None:
+    if value < 1:
+        raise ValueError(f"{attribute.name}: expected a whole number of at least 1, got {value}")
+
+
+@attrs.frozen
+class DedupConfig:
+    """``[plugins.dedup]``.
+
+    - ``dedup_threshold``: a new memory whose nearest existing memory has at least this cosine similarity is
+      not stored (the guard on ``remember``). Default 0.95. Environment: ``EGO_DEDUP_THRESHOLD``.
+    - ``merge_threshold``: pairs among the recent memories with at least this similarity are proposed by
+      ``consolidate`` as merge candidates. Default 0.90; must not exceed ``dedup_threshold``.
+      Environment: ``EGO_MERGE_THRESHOLD``.
+    - ``max_merge_candidates``: at most this many pairs are listed, strongest first. Default 5.
+    - ``max_recent``: consolidate compares at most this many of the window's memories (the newest).
+      Default 500, i.e. at most 124,750 pairs from one 500 x 500 matrix product.
+    """
+
+    dedup_threshold: float = attrs.field(default=DEFAULT_DEDUP_THRESHOLD, validator=_similarity)
+    merge_threshold: float = attrs.field(default=DEFAULT_MERGE_THRESHOLD, validator=_similarity)
+    max_merge_candidates: int = attrs.field(default=DEFAULT_MAX_MERGE_CANDIDATES, validator=_count)
+    max_recent: int = attrs.field(default=DEFAULT_MAX_RECENT, validator=_count)
+
+    def __attrs_post_init__(self) -> None:
+        if self.merge_threshold > self.dedup_threshold:
+            raise ValueError(
+                f"merge_threshold: must not exceed dedup_threshold ({self.dedup_threshold}), got "
+                f"{self.merge_threshold}; consolidate's net is meant to be the wider one, proposing what the "
+                "guard let through"
+            )
+
+
+CONFIG_ENV: Final[Mapping[str, str]] = MappingProxyType(
+    {"EGO_DEDUP_THRESHOLD": "dedup_threshold", "EGO_MERGE_THRESHOLD": "merge_threshold"}
+)
+"""Environment variable -> config key; the environment wins over the config file."""

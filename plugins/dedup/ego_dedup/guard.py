@@ -1,0 +1,74 @@
+"""The duplicate guard on ``remember`` (SPEC §6.1, design note part A).
+
+A memory whose nearest existing memory is at least ``dedup_threshold`` similar adds nothing to the store but
+noise in recall; it is not stored, and the agent gets the existing memory back to judge the difference.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import attrs
+
+from ego_core.responses import relative_age, truncate
+from ego_core.services import MemoryService
+from ego_core.types import Memory, Response, ScaffoldItem
+
+NOT_SAVED = "Not saved — very similar memory already exists."
+EXISTING_SNIPPET = 120
+UPDATE_HINT_WITH_RECALL = (
+    "If this is a meaningful update, use recall to review the existing memory and consider whether the new "
+    "perspective adds value."
+)
+UPDATE_HINT = (
+    "If this is a meaningful update, review the existing memory and consider whether the new perspective adds value."
+)
+GUARD_SCAFFOLD: tuple[ScaffoldItem, ...] = (
+    "Is there truly something new here, or is this a repetition?",
+    "If your understanding has deepened, try expressing what changed specifically.",
+)
+
+
+@attrs.frozen
+class Duplicate:
+    """The existing memory a new one repeats, and how similar they are (1.0 for the exact same text)."""
+
+    existing: Memory
+    similarity: float
+    exact: bool
+
+
+def find_duplicate(service: MemoryService, content: str, threshold: float) -> Duplicate | None:
+    """The existing memory ``content`` repeats, or ``None``.
+
+    The exact same text is found by its hash without computing an embedding. Otherwise the nearest memory is
+    asked for once; the memory plugin reuses that answer (and the embedding) when it stores the memory.
+    Neither lookup counts as an access of the memory found.
+    """
+    same = service.find_exact(content)
+    if same is not None:
+        return Duplicate(existing=same, similarity=1.0, exact=True)
+    nearest = service.nearest(content, 1)
+    if not nearest:
+        return None
+    memory, similarity = nearest[0]
+    if similarity >= threshold:
+        return Duplicate(existing=memory, similarity=similarity, exact=False)
+    return None
+
+
+def duplicate_response(duplicate: Duplicate, now: datetime, *, recall_served: bool) -> Response:
+    """The "Not saved" answer. It quotes the existing memory even when it is private: tool results go to the
+    agent itself, whose memory it is (logs and files are redacted elsewhere)."""
+    existing = duplicate.existing
+    similarity = min(1.0, max(0.0, duplicate.similarity))
+    data = "\n".join(
+        [
+            NOT_SAVED,
+            f"Existing (id: {existing.id}, {relative_age(existing.timestamp, now)}): "
+            f"{truncate(existing.content, EXISTING_SNIPPET)}",
+            f"Similarity: {similarity:.2f}",
+            UPDATE_HINT_WITH_RECALL if recall_served else UPDATE_HINT,
+        ]
+    )
+    return Response(data=data, scaffold=GUARD_SCAFFOLD)

@@ -1,0 +1,49 @@
+"""The ``dedup`` plugin: refuses near-duplicate memories and proposes merges during consolidate (SPEC §6.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import ClassVar
+
+from ego_core.hookspecs import hookimpl
+from ego_core.host import PluginContext
+from ego_core.services import MEMORY_STORE, MemoryService
+from ego_core.types import ConsolidationRun, RememberDraft, Response, Section
+from ego_dedup.config import CONFIG_ENV, DedupConfig
+from ego_dedup.guard import duplicate_response, find_duplicate
+from ego_dedup.merge import find_pairs, merge_section, window_memories
+
+
+class DedupPlugin:
+    """Entry point ``dedup``. Needs the ``memory`` plugin (its ``memory.store`` service).
+
+    Nothing is logged about a refused memory: the response goes to the agent only, and a refused save has
+    no side effect at all (nothing stored, linked, synced or counted as an access).
+    """
+
+    config_class: ClassVar[type[DedupConfig]] = DedupConfig
+    config_env: ClassVar[Mapping[str, str]] = CONFIG_ENV
+    requires: ClassVar[tuple[str, ...]] = ("memory",)
+
+    @hookimpl
+    def before_remember(self, draft: RememberDraft, ctx: PluginContext) -> Response | None:
+        if draft.force:
+            return None
+        service = ctx.services.get(MEMORY_STORE, MemoryService)
+        if service is None:
+            return None
+        config: DedupConfig = ctx.config
+        duplicate = find_duplicate(service, draft.content, config.dedup_threshold)
+        if duplicate is None:
+            return None
+        return duplicate_response(duplicate, ctx.now(), recall_served=ctx.tool_served("recall"))
+
+    @hookimpl
+    def on_consolidate(self, run: ConsolidationRun, ctx: PluginContext) -> Section | None:
+        service = ctx.services.get(MEMORY_STORE, MemoryService)
+        if service is None:
+            return None
+        config: DedupConfig = ctx.config
+        memories = window_memories(service, run, config.max_recent)
+        pairs = find_pairs(memories, service, config.merge_threshold, config.max_merge_candidates)
+        return merge_section(pairs, recall=ctx.tool_served("recall"), forget=ctx.tool_served("forget"))

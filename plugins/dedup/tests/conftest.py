@@ -1,0 +1,72 @@
+"""Fixtures for the dedup tests: hosts with the memory plugin (real model) with or without dedup."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dedup_support import MODEL_DIR, NOON, memory_config
+
+from ego_core.host import Clock, PluginHost
+from ego_core.testing import HostFactory
+from ego_dedup import DedupPlugin
+from ego_memory.plugin import MemoryPlugin
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock(NOON)
+
+
+@pytest.fixture
+def dedup_host(make_host: HostFactory, clock: Clock) -> Callable[..., PluginHost]:
+    """A host with the memory plugin (real model) and the dedup plugin; keyword arguments configure dedup."""
+
+    def build(**dedup: Any) -> PluginHost:
+        return make_host({"memory": MemoryPlugin(), "dedup": DedupPlugin()}, config=memory_config(**dedup), clock=clock)
+
+    return build
+
+
+@pytest.fixture
+def memory_only_host(make_host: HostFactory, clock: Clock) -> Callable[[], PluginHost]:
+    def build() -> PluginHost:
+        return make_host({"memory": MemoryPlugin()}, config=memory_config(), clock=clock)
+
+    return build
+
+
+@pytest.fixture
+def child_env(tmp_path: Path) -> Callable[..., dict[str, str]]:
+    """Environment for an ``ego`` child: no inherited ``EGO_*``, a temporary data dir, the real model."""
+
+    def build(**extra: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("EGO_")}
+        env["EGO_DATA_DIR"] = str(tmp_path / "child-data")
+        env["EGO_EMBEDDING_MODEL_DIR"] = str(MODEL_DIR)
+        env.update(extra)
+        return env
+
+    return build
+
+
+@pytest.fixture
+def restore_logging() -> Iterator[None]:
+    """Tests that install ego's log handlers remove them again (and the process-wide redaction pipeline)."""
+    from ego_core import logs
+    from ego_core.redaction import default_pipeline
+
+    root = logging.getLogger()
+    level = root.level
+    yield
+    for handler in list(logs._installed_handlers):
+        root.removeHandler(handler)
+        handler.close()
+    logs._installed_handlers.clear()
+    root.setLevel(level)
+    logging.captureWarnings(False)
+    logs.install_pipeline(default_pipeline())

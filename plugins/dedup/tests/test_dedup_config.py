@@ -1,0 +1,107 @@
+"""Configuration: ``[plugins.dedup]`` and ``EGO_DEDUP_THRESHOLD`` / ``EGO_MERGE_THRESHOLD``, validated."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from dedup_support import MODEL_DIR
+
+from ego_core.config import ConfigError, load_settings
+from ego_core.host import PluginHost
+from ego_core.testing import HostFactory
+from ego_dedup import DedupConfig, DedupPlugin
+from ego_memory.plugin import MemoryPlugin
+
+
+@pytest.fixture(autouse=True)
+def _no_inherited_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EGO_DEDUP_THRESHOLD", raising=False)
+    monkeypatch.delenv("EGO_MERGE_THRESHOLD", raising=False)
+
+
+def test_defaults(dedup_host: Callable[..., PluginHost]) -> None:
+    host = dedup_host()
+    assert host.context("dedup").config == DedupConfig(
+        dedup_threshold=0.95, merge_threshold=0.90, max_merge_candidates=5, max_recent=500
+    )
+
+
+def test_config_file_table_and_environment_override(
+    make_host: HostFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_file = tmp_path / "ego.toml"
+    config_file.write_text(
+        f'[plugins.memory]\nmodel_dir = "{MODEL_DIR}"\n\n'
+        "[plugins.dedup]\ndedup_threshold = 0.97\nmerge_threshold = 0.92\nmax_merge_candidates = 3\nmax_recent = 100\n",
+        encoding="utf-8",
+    )
+    settings = load_settings(config_path=config_file, data_dir=tmp_path / "data", env={})
+    from_file = make_host({"memory": MemoryPlugin(), "dedup": DedupPlugin()}, settings=settings)
+    assert from_file.context("dedup").config == DedupConfig(
+        dedup_threshold=0.97, merge_threshold=0.92, max_merge_candidates=3, max_recent=100
+    )
+
+    monkeypatch.setenv("EGO_DEDUP_THRESHOLD", "0.99")
+    monkeypatch.setenv("EGO_MERGE_THRESHOLD", "0.8")
+    from_env = make_host({"memory": MemoryPlugin(), "dedup": DedupPlugin()}, settings=settings)
+    config = from_env.context("dedup").config
+    assert (config.dedup_threshold, config.merge_threshold) == (0.99, 0.8)
+    assert (config.max_merge_candidates, config.max_recent) == (3, 100)
+
+
+@pytest.mark.parametrize(
+    ("table", "key"),
+    [
+        ({"dedup_threshold": 0}, "dedup_threshold"),
+        ({"dedup_threshold": 1.5}, "dedup_threshold"),
+        ({"dedup_threshold": -0.2}, "dedup_threshold"),
+        ({"dedup_threshold": "nan"}, "dedup_threshold"),
+        ({"dedup_threshold": "high"}, "dedup_threshold"),
+        ({"merge_threshold": 0}, "merge_threshold"),
+        ({"merge_threshold": True}, "merge_threshold"),
+        ({"merge_threshold": 0.97}, "merge_threshold"),  # above dedup_threshold 0.95
+        ({"dedup_threshold": 0.85}, "merge_threshold"),  # below merge_threshold 0.90
+        ({"max_merge_candidates": 0}, "max_merge_candidates"),
+        ({"max_merge_candidates": 2.5}, "max_merge_candidates"),
+        ({"max_recent": 0}, "max_recent"),
+        ({"max_recent": "all"}, "max_recent"),
+    ],
+)
+def test_invalid_values_name_the_key(make_host: HostFactory, table: dict[str, object], key: str) -> None:
+    with pytest.raises(ConfigError, match=rf"plugins\.dedup\.{key}\b"):
+        make_host({"memory": MemoryPlugin(), "dedup": DedupPlugin()}, config={"dedup": table})
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "key"),
+    [
+        ("EGO_DEDUP_THRESHOLD", "very", "dedup_threshold"),
+        ("EGO_DEDUP_THRESHOLD", "2", "dedup_threshold"),
+        ("EGO_MERGE_THRESHOLD", "0.99", "merge_threshold"),
+    ],
+)
+def test_invalid_environment_values_name_the_key(
+    make_host: HostFactory, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, key: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError, match=rf"\.{key}\b"):
+        make_host({"memory": MemoryPlugin(), "dedup": DedupPlugin()})
+
+
+def test_the_messages_say_what_is_expected(make_host: HostFactory) -> None:
+    with pytest.raises(ConfigError, match=r"cosine similarity greater than 0 and at most 1"):
+        make_host({"memory": MemoryPlugin(), "dedup": DedupPlugin()}, config={"dedup": {"dedup_threshold": 1.5}})
+    with pytest.raises(ConfigError, match=r"must not exceed dedup_threshold"):
+        make_host({"memory": MemoryPlugin(), "dedup": DedupPlugin()}, config={"dedup": {"merge_threshold": 0.97}})
+
+
+def test_unknown_key_is_an_error(make_host: HostFactory) -> None:
+    with pytest.raises(ConfigError, match="threshold_dedup"):
+        make_host({"memory": MemoryPlugin(), "dedup": DedupPlugin()}, config={"dedup": {"threshold_dedup": 0.9}})
+
+
+def test_the_boundaries_are_accepted() -> None:
+    assert DedupConfig(dedup_threshold=1.0, merge_threshold=1.0).merge_threshold == 1.0
+    assert DedupConfig(dedup_threshold=0.9, merge_threshold=0.9, max_merge_candidates=1, max_recent=1).max_recent == 1
