@@ -10,12 +10,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import inspect
+import io
 import logging
+import os
 import secrets
+import sys
 import time
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager, suppress
+from typing import Any, TextIO
 
 import anyio
 import anyio.to_thread
@@ -249,16 +252,39 @@ def http_app(host: PluginHost, *, bind_host: str, port: int, path: str, tokens: 
     )
 
 
+@contextmanager
+def protocol_stdout() -> Iterator[TextIO]:
+    """Keep the MCP wire for ourselves: a private duplicate of fd 1 carries the protocol, while fd 1 and
+    ``sys.stdout`` point at stderr for as long as we serve, so nothing a plugin prints (even text still
+    sitting in ``sys.stdout``'s buffer when the process exits) can reach the wire."""
+    sys.stdout.flush()
+    wire_fd = os.dup(1)
+    saved_fd = os.dup(1)
+    os.dup2(2, 1)
+    saved_stdout = sys.stdout
+    sys.stdout = sys.stderr
+    wire = io.TextIOWrapper(os.fdopen(wire_fd, "wb", buffering=0), encoding="utf-8", write_through=True)
+    try:
+        yield wire
+    finally:
+        sys.stdout = saved_stdout
+        with suppress(OSError):
+            wire.close()
+        os.dup2(saved_fd, 1)
+        os.close(saved_fd)
+
+
 def serve_stdio(host: PluginHost) -> None:
     from mcp.server.stdio import stdio_server
 
     server = build_server(host)
 
-    async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+    async def main(wire: TextIO) -> None:
+        async with stdio_server(stdout=anyio.wrap_file(wire)) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
-    anyio.run(main)
+    with protocol_stdout() as wire:
+        anyio.run(main, wire)
 
 
 def serve_http(host: PluginHost, *, bind_host: str, port: int, path: str, tokens: Mapping[str, str]) -> None:
