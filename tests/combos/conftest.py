@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from combo_support import MODEL_DIR, PLUGINS
 
 from ego_core.host import PluginHost
 from ego_core.testing import HostFactory
-from ego_dedup import DedupPlugin
-from ego_interoception.plugin import InteroceptionPlugin
-from ego_memory.plugin import MemoryPlugin
-from ego_workspace_sync.plugin import WorkspaceSyncPlugin
-
-REPO = Path(__file__).resolve().parents[2]
-MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
-
-PLUGINS: Mapping[str, Callable[[], object]] = {
-    "memory": MemoryPlugin,
-    "dedup": DedupPlugin,
-    "workspace_sync": WorkspaceSyncPlugin,
-    "interoception": InteroceptionPlugin,
-}
 
 
 @pytest.fixture

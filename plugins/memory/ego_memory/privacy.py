@@ -1,8 +1,11 @@
 """Keeping private memories from leaking: a redactor that masks their text wherever it appears.
 
 The memory plugin registers it with the core's redaction pipeline, so log records, workspace files, gateway
-payloads and public exports never carry a private memory's content, in full or in the truncated forms tool
-responses use. Over-masking (a public text that happens to contain a private one) is the safe direction.
+payloads and public exports never carry a private memory's content — whole, line by line, or cut short the
+way tool responses shorten it. A match starts at the first ``KEY`` characters of a form of the content and
+extends as far as the text keeps following that content, so every truncation width is covered without
+listing widths. Over-masking (a public text that shares a long opening with a private one) is the safe
+direction.
 """
 
 from __future__ import annotations
@@ -12,20 +15,42 @@ import threading
 from collections.abc import Iterable
 
 from ego_core import PRIVATE_MARK
-from ego_core.responses import truncate
 
 MIN_NEEDLE = 8
-RENDERED_LIMITS = (70, 80, 100, 120, 160)
+"""Shorter private texts (or lines) are not masked on their own: too likely to be ordinary words."""
+KEY = 24
+"""Length of the opening that starts a match."""
 
 
-def needles(content: str) -> set[str]:
-    """Every form in which ``content`` can appear in a rendering: full, folded, per line, truncated."""
-    found = {content, " ".join(content.split())}
+def forms(content: str) -> set[str]:
+    """The forms in which ``content`` can appear: as written, folded onto one line, and line by line."""
+    found = {content.strip(), " ".join(content.split())}
     found.update(line.strip() for line in content.splitlines())
-    for limit in RENDERED_LIMITS:
-        rendered = truncate(content, limit)
-        found.add(rendered.removesuffix("…").rstrip())
-    return {n for n in found if len(n) >= MIN_NEEDLE}
+    return {form for form in found if len(form) >= MIN_NEEDLE}
+
+
+def _common_prefix(text: str, start: int, form: str) -> int:
+    length = 0
+    limit = min(len(form), len(text) - start)
+    while length < limit and text[start + length] == form[length]:
+        length += 1
+    return length
+
+
+def _masked_length(text: str, start: int, form: str) -> int:
+    """How much of ``text`` from ``start`` is this private form: all of it, or a truncation of it.
+
+    When the text leaves the form in the middle of a word (a public text quoting part of a private one and
+    going on differently), the mask stops at the last word boundary instead of eating the next word.
+    """
+    length = _common_prefix(text, start, form)
+    end = start + length
+    if length == len(form) or end == len(text) or text[end] in "…\n\r":
+        return length
+    if text[end - 1].isspace() or text[end].isspace():
+        return length
+    boundary = text.rfind(" ", start, end)
+    return boundary - start if boundary - start >= KEY else length
 
 
 class PrivateContentRedactor:
@@ -34,6 +59,7 @@ class PrivateContentRedactor:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._contents: dict[str, str] = {}
+        self._by_key: dict[str, list[str]] = {}
         self._pattern: re.Pattern[str] | None = None
 
     def load(self, items: Iterable[tuple[str, str]]) -> None:
@@ -52,15 +78,30 @@ class PrivateContentRedactor:
                 self._rebuild()
 
     def _rebuild(self) -> None:
-        all_needles = {n for content in self._contents.values() for n in needles(content)}
-        if not all_needles:
+        by_key: dict[str, list[str]] = {}
+        for content in self._contents.values():
+            for form in forms(content):
+                by_key.setdefault(form[:KEY], []).append(form)
+        self._by_key = by_key
+        if not by_key:
             self._pattern = None
             return
-        ordered = sorted(all_needles, key=len, reverse=True)
-        self._pattern = re.compile("|".join(re.escape(n) for n in ordered))
+        keys = sorted(by_key, key=len, reverse=True)
+        self._pattern = re.compile("|".join(re.escape(key) for key in keys))
 
     def __call__(self, text: str) -> str:
-        pattern = self._pattern
+        pattern, by_key = self._pattern, self._by_key
         if pattern is None:
             return text
-        return pattern.sub(PRIVATE_MARK, text)
+        pieces: list[str] = []
+        position = 0
+        for match in pattern.finditer(text):
+            start = match.start()
+            if start < position:
+                continue
+            length = max(_masked_length(text, start, form) for form in by_key[match.group(0)])
+            pieces.append(text[position:start])
+            pieces.append(PRIVATE_MARK)
+            position = start + max(length, len(match.group(0)))
+        pieces.append(text[position:])
+        return "".join(pieces)

@@ -619,7 +619,7 @@ class MemoryStore:
                 _log.warning("rebuilding %s: it indexes %d memories, the store holds %d", table, indexed, count)
                 with self._transaction():
                     self.db.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
-        if embed is not None and self.chroma.count() != count:
+        if embed is not None:
             self.reconcile(embed)
 
     def reconcile(self, embed: EmbedFn) -> tuple[int, int]:
@@ -939,12 +939,15 @@ class MemoryStore:
             _log.error("could not roll back a failed store of %d memories; repaired at next start", len(ids))
 
     def _insert_link_pair(self, source: str, link: MemoryLink, now: float) -> bool:
+        """Both rows of a link, only if both memories exist at commit time (a concurrent forget may have won)."""
         created = False
         for a, b in ((source, link.target_id), (link.target_id, source)):
             cursor = self.db.execute(
-                "INSERT INTO links(source, target, link_type, confidence, note, created) VALUES (?, ?, ?, ?, ?, ?) "
+                "INSERT INTO links(source, target, link_type, confidence, note, created) "
+                "SELECT ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?) "
+                "AND EXISTS (SELECT 1 FROM memories WHERE id = ?) "
                 "ON CONFLICT(source, target, link_type) DO NOTHING",
-                (a, b, link.link_type, float(link.confidence), link.note, now),
+                (a, b, link.link_type, float(link.confidence), link.note, now, a, b),
             )
             created = created or cursor.rowcount > 0
         return created

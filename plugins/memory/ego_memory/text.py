@@ -47,7 +47,10 @@ def word_terms(text: str) -> list[str]:
 
 
 def cjk_trigrams(text: str) -> list[str]:
-    """Distinct 3-character windows of every CJK run (runs shorter than 3 are kept whole when ≥ 2)."""
+    """Distinct 3-character windows of every CJK run.
+
+    Runs shorter than 3 characters cannot be matched by the trigram index and are left to the dense search.
+    """
     grams: list[str] = []
     for run in _CJK.findall(text):
         windows = [run[i : i + 3] for i in range(len(run) - 2)] if len(run) >= 3 else []

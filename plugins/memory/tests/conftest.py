@@ -1,0 +1,170 @@
+"""Shared fixtures of the memory plugin tests: the real model, in-process hosts, and ``ego`` child processes.
+
+Child processes never inherit ``EGO_*`` variables from the developer's shell, never touch ``~/.ego`` and
+always select their plugins explicitly (other plugins may be installed in the environment).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import textwrap
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import StdioServerParameters
+
+from ego_core.config import Settings
+from ego_core.host import Clock, PluginHost, build_host
+from ego_memory.embedding import OnnxEmbedder
+from ego_memory.plugin import MemoryPlugin
+from ego_memory.store import MemoryStore
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO_ROOT.parent / "shared/models/all-MiniLM-L6-v2/onnx")
+EGO = [sys.executable, "-m", "ego_core.cli"]
+
+
+@pytest.fixture(scope="session")
+def model_dir() -> Path:
+    assert (MODEL_DIR / "model.onnx").is_file(), f"the ONNX model is missing from {MODEL_DIR}"
+    return MODEL_DIR
+
+
+@pytest.fixture(scope="session")
+def onnx_embedder(model_dir: Path) -> OnnxEmbedder:
+    from ego_core.embedding import EmbedderSettings
+
+    return OnnxEmbedder(EmbedderSettings(model_dir=model_dir))
+
+
+class MemoryHosts:
+    """Builds started hosts serving a fresh :class:`MemoryPlugin` (plus any plugin objects given)."""
+
+    def __init__(self, root: Path, model_dir: Path) -> None:
+        self.root = root
+        self.model_dir = model_dir
+        self.hosts: list[PluginHost] = []
+
+    def __call__(
+        self,
+        data_dir: Path | None = None,
+        *,
+        recall: Mapping[str, Any] | None = None,
+        memory: Mapping[str, Any] | None = None,
+        plugins: Mapping[str, object] | None = None,
+        clock: Clock | None = None,
+        timezone: str = "UTC",
+        start: bool = True,
+    ) -> tuple[PluginHost, MemoryPlugin]:
+        if data_dir is None:
+            data_dir = self.root / f"data-{len(self.hosts)}"
+        table: dict[str, Any] = {"model_dir": str(self.model_dir), **(memory or {})}
+        if recall:
+            table["recall"] = dict(recall)
+        plugin = MemoryPlugin()
+        settings = Settings(data_dir=data_dir, timezone=timezone, plugin_tables={"memory": table})
+        host = build_host(settings, autoload=False, plugins={"memory": plugin, **(plugins or {})}, clock=clock)
+        self.hosts.append(host)
+        if start:
+            host.start()
+            assert plugin.memories is not None, [f.describe() for f in host.failures]
+        return host, plugin
+
+    def close(self) -> None:
+        for host in self.hosts:
+            while host.started:
+                host.stop()
+
+
+@pytest.fixture
+def memory_hosts(tmp_path: Path, model_dir: Path) -> Iterator[MemoryHosts]:
+    hosts = MemoryHosts(tmp_path / "hosts", model_dir)
+    yield hosts
+    hosts.close()
+
+
+@pytest.fixture(scope="module")
+def module_memory_hosts(tmp_path_factory: pytest.TempPathFactory, model_dir: Path) -> Iterator[MemoryHosts]:
+    hosts = MemoryHosts(tmp_path_factory.mktemp("hosts"), model_dir)
+    yield hosts
+    hosts.close()
+
+
+@pytest.fixture
+def open_store(tmp_path: Path, onnx_embedder: OnnxEmbedder) -> Iterator[Any]:
+    """Open real stores (Chroma + SQLite) in temporary directories; all are closed at teardown."""
+    stores: list[MemoryStore] = []
+
+    def make(directory: Path | None = None, model_id: str | None = None) -> MemoryStore:
+        store = MemoryStore(directory or tmp_path / "store", model_id or onnx_embedder.model_id)
+        stores.append(store)
+        store.open(onnx_embedder.embed)
+        return store
+
+    yield make
+    for store in stores:
+        store.close()
+
+
+class EgoChild:
+    """``ego`` child processes on one data directory, with a clean environment and fake plugins on a site dir."""
+
+    def __init__(self, root: Path, model_dir: Path) -> None:
+        self.root = root
+        self.data_dir = root / "data"
+        self.site = root / "site"
+        self.model_dir = model_dir
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.site.mkdir(parents=True, exist_ok=True)
+
+    def dist(self, dist: str, module: str, source: str, *, ep_name: str) -> None:
+        (self.site / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+        info = self.site / f"{dist.replace('-', '_')}-0.1.0.dist-info"
+        info.mkdir(exist_ok=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 0.1.0\n", encoding="utf-8")
+        (info / "entry_points.txt").write_text(f"[ego]\n{ep_name} = {module}\n", encoding="utf-8")
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("EGO_")}
+        env["EGO_DATA_DIR"] = str(self.data_dir)
+        env["EGO_EMBEDDING_MODEL_DIR"] = str(self.model_dir)
+        env["EGO_TIMEZONE"] = "UTC"
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.site), os.environ.get("PYTHONPATH", "")) if p)
+        env.update(extra)
+        return env
+
+    def stdio(self, *args: str, **extra_env: str) -> StdioServerParameters:
+        """``ego serve <args>`` over stdio (the client merges ``env`` over a minimal default environment)."""
+        env = self.env(**extra_env)
+        keep = {k: v for k, v in env.items() if k.startswith("EGO_") or k == "PYTHONPATH"}
+        return StdioServerParameters(command=EGO[0], args=[*EGO[1:], "serve", *args], env=keep)
+
+    def command(self, *args: str) -> list[str]:
+        return [*EGO, *args]
+
+
+@pytest.fixture
+def ego_child(tmp_path: Path, model_dir: Path) -> EgoChild:
+    return EgoChild(tmp_path / "child", model_dir)
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging_state() -> Iterator[None]:
+    """Hosts install their redaction pipeline process-wide and tests may install log handlers; undo both."""
+    from ego_core import logs
+    from ego_core.redaction import default_pipeline
+
+    root = logging.getLogger()
+    level = root.level
+    yield
+    for handler in list(logs._installed_handlers):
+        root.removeHandler(handler)
+        handler.close()
+    logs._installed_handlers.clear()
+    root.setLevel(level)
+    logging.captureWarnings(False)
+    logs.install_pipeline(default_pipeline())

@@ -1,0 +1,230 @@
+"""``ego memory reindex``: a model change is refused until every memory is re-embedded; resumable; ``--force``.
+
+The "other model" is the same ONNX model under another directory name: its model id is ``onnx:<dir name>``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from mcp import Client
+
+from ego_core.embedding import Vectors
+from ego_core.testing import tool_text
+from ego_core.types import EmotionalTrace, Memory
+from ego_memory.embedding import OnnxEmbedder
+from ego_memory.memories import new_memory_id
+from ego_memory.store import MemoryStore, ModelMismatchError, chroma_metadata, collection_name
+
+if TYPE_CHECKING:
+    from conftest import EgoChild, MemoryHosts
+
+StoreOpener = Callable[..., MemoryStore]
+
+STANDARD = "onnx:all-MiniLM-L6-v2"
+OTHER = "onnx:minilm-copy"
+CONTENTS = (
+    "Fixed the flaky CI job by pinning the PostgreSQL container version.",
+    "Baked sourdough bread with rye flour; the crust cracked nicely.",
+    "Watched a documentary about volcanoes in Iceland.",
+    "A quiet chess game in the park ended in a draw.",
+    "Repaired the bicycle chain before the rain started.",
+    "Learned the Japanese word for persimmon: kaki.",
+    "Walked the dog along the river at dawn.",
+)
+
+
+def other_model_dir(root: Path, model_dir: Path) -> Path:
+    """The same model files in a directory named ``minilm-copy`` (model id ``onnx:minilm-copy``)."""
+    target = root / "minilm-copy"
+    target.mkdir(parents=True, exist_ok=True)
+    for path in model_dir.iterdir():
+        (target / path.name).symlink_to(path)
+    return target
+
+
+def ego(
+    child: EgoChild, *args: str, model_dir: Path | None = None, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    extra = {"EGO_EMBEDDING_MODEL_DIR": str(model_dir)} if model_dir is not None else {}
+    return subprocess.run(
+        child.command(*args),
+        env=child.env(**extra),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def memory_status(child: EgoChild, model_dir: Path | None = None) -> dict[str, object]:
+    done = ego(child, "plugins", "--json", "--plugins", "memory", model_dir=model_dir)
+    assert done.returncode == 0, done.stderr
+    [status] = [p for p in json.loads(done.stdout)["plugins"] if p["id"] == "memory"]
+    return dict(status)
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+async def test_a_model_change_is_refused_until_reindex_then_the_server_serves(
+    ego_child: EgoChild, memory_hosts: MemoryHosts, model_dir: Path, tmp_path: Path
+) -> None:
+    host, plugin = memory_hosts(ego_child.data_dir)
+    assert plugin.memories is not None
+    ids = [plugin.memories.remember({"content": c, "force": True}).data.split("(id: ")[1][:16] for c in CONTENTS]
+    assert plugin.memories.embedding_model == STANDARD
+    host.stop()
+    other = other_model_dir(tmp_path, model_dir)
+
+    # the memory plugin refuses to start on the other model, naming both models and the command
+    status = memory_status(ego_child, other)
+    assert status["state"] == "failed"
+    reason = str(status["reason"])
+    assert STANDARD in reason
+    assert OTHER in reason
+    assert "ego memory reindex" in reason
+    served = ego(ego_child, "serve", "--plugins", "memory", model_dir=other)  # stdin at EOF: serves, then exits
+    assert served.returncode == 0, served.stderr
+    assert "plugin memory failed to start" in served.stderr
+    assert "ego memory reindex" in served.stderr
+    assert STANDARD in served.stderr
+    assert OTHER in served.stderr
+
+    # reindex re-embeds everything with the configured model
+    done = ego(ego_child, "memory", "reindex", "--plugins", "memory", "--quiet", model_dir=other)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"re-embedded {len(CONTENTS)} memories: {STANDARD} -> {OTHER}"
+    assert memory_status(ego_child, other)["state"] == "enabled"
+    old = memory_status(ego_child)  # the original model is now the other one
+    assert old["state"] == "failed"
+    assert "ego memory reindex" in str(old["reason"])
+
+    # the server starts and recall works
+    params = ego_child.stdio("--plugins", "memory", EGO_EMBEDDING_MODEL_DIR=str(other))
+    async with Client(params) as client:
+        result = await client.call_tool("search_memories", {"context": "sourdough bread crust", "n_results": 3})
+        assert not result.is_error, tool_text(result)
+        assert tool_text(result).splitlines()[1].startswith(ids[1])
+        saved = await client.call_tool("remember", {"content": "A new memory after the switch of models."})
+        assert not saved.is_error, tool_text(saved)
+
+    # nothing left to do; --force re-embeds with the same model
+    again = ego(ego_child, "memory", "reindex", "--plugins", "memory", "--quiet", model_dir=other)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.strip() == f"the store already uses {OTHER}; nothing to do (use --force to re-embed anyway)"
+    forced = ego(ego_child, "memory", "reindex", "--plugins", "memory", "--quiet", "--force", model_dir=other)
+    assert forced.returncode == 0, forced.stderr
+    assert forced.stdout.strip() == f"re-embedded {len(CONTENTS) + 1} memories: {OTHER} -> {OTHER}"
+    doctor = ego(ego_child, "doctor", "--plugins", "memory", model_dir=other)
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert f"{len(CONTENTS) + 1} memories, indexes consistent" in doctor.stdout
+
+
+def _memories(contents: Sequence[str]) -> list[Memory]:
+    from datetime import UTC, datetime, timedelta
+
+    start = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+    return [
+        Memory(
+            id=new_memory_id(),
+            content=content,
+            timestamp=start + timedelta(minutes=i),
+            emotional_trace=EmotionalTrace(primary="neutral"),
+        )
+        for i, content in enumerate(contents)
+    ]
+
+
+def test_an_interrupted_reindex_leaves_a_usable_store_and_resumes_where_it_stopped(
+    open_store: StoreOpener, onnx_embedder: OnnxEmbedder, tmp_path: Path
+) -> None:
+    directory = tmp_path / "store"
+    store = open_store(directory)
+    memories = _memories(CONTENTS)
+    store.add_many(memories, onnx_embedder.embed(CONTENTS))
+    ids = [m.id for m in memories]
+    store.close()
+
+    batches: list[list[str]] = []
+
+    def fails_after_one_batch(texts: Sequence[str]) -> Vectors:
+        if batches:
+            raise RuntimeError("the embedding provider went away")
+        batches.append(list(texts))
+        return onnx_embedder.embed(texts)
+
+    moving = MemoryStore(directory, OTHER)
+    with pytest.raises(ModelMismatchError, match="ego memory reindex"):
+        moving.open(onnx_embedder.embed)
+    moving = MemoryStore(directory, OTHER)
+    moving.open(onnx_embedder.embed, allow_model_change=True)
+    assert moving.model_mismatch
+    with pytest.raises(RuntimeError, match="went away"):
+        moving.reindex(fails_after_one_batch, batch=3)
+    moving.close()
+    assert batches == [list(CONTENTS[:3])]
+
+    # the store still works with the old model meanwhile; the world changes before the resume
+    store = open_store(directory)
+    assert store.model_id == STANDARD
+    assert store.integrity_problems() == []
+    assert store.delete(ids[0]) is not None  # already re-embedded in the interrupted run
+    late = _memories(["Remembered while the reindex was interrupted."])[0]
+    store.add(late, onnx_embedder.embed([late.content])[0])
+    store.close()
+
+    embedded: list[str] = []
+
+    def records(texts: Sequence[str]) -> Vectors:
+        embedded.extend(texts)
+        return onnx_embedder.embed(texts)
+
+    moving = MemoryStore(directory, OTHER)
+    moving.open(onnx_embedder.embed, allow_model_change=True)
+    assert moving.reindex(records, batch=3) == len(CONTENTS) - 3 + 1  # only what the first run had not done
+    assert set(embedded) == {*CONTENTS[3:], late.content}
+    assert moving.model_id == OTHER
+    assert not moving.model_mismatch
+    assert moving.chroma.name == collection_name(OTHER)
+    assert moving.integrity_problems() == []
+    assert moving.chroma.all_ids() == {*ids[1:], late.id}
+    moving.close()
+
+    reopened = MemoryStore(directory, OTHER)
+    reopened.open(onnx_embedder.embed)
+    try:
+        assert reopened.integrity_problems() == []
+        hits = reopened.dense(onnx_embedder.embed(["volcanoes in Iceland"])[0], 1)
+        assert hits[0][0] == ids[2]
+        names = {c.name for c in reopened.chroma._client.list_collections()}
+        assert names == {collection_name(OTHER)}  # the old model's collection was dropped
+    finally:
+        reopened.close()
+    with pytest.raises(ModelMismatchError, match=re.escape(OTHER)):
+        MemoryStore(directory, STANDARD).open(onnx_embedder.embed)
+
+
+def test_a_forced_reindex_with_the_same_model_repairs_the_vector_index(
+    open_store: StoreOpener, onnx_embedder: OnnxEmbedder, tmp_path: Path
+) -> None:
+    store = open_store(tmp_path / "store")
+    memories = _memories(CONTENTS[:4])
+    store.add_many(memories, onnx_embedder.embed(CONTENTS[:4]))
+    orphan = _memories(["An orphan vector nobody remembers."])[0]
+    store.chroma.add(
+        [orphan.id], onnx_embedder.embed([orphan.content]), [chroma_metadata(orphan, STANDARD)], [orphan.content]
+    )
+    store.chroma.delete([memories[1].id])
+    assert store.integrity_problems() != []
+
+    assert store.reindex(onnx_embedder.embed) == 4
+    assert store.model_id == STANDARD
+    assert store.integrity_problems() == []
+    assert store.chroma.all_ids() == {m.id for m in memories}

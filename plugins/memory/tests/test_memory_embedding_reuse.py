@@ -1,0 +1,43 @@
+"""No text is embedded twice in one operation, and repeated queries come from the cache (SPEC §5.3)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ego_core.services import MEMORY_STORE, MemoryService
+from ego_memory.embedding import CachedEmbedder
+from ego_memory.memories import Memories
+
+if TYPE_CHECKING:
+    from conftest import MemoryHosts
+
+
+def test_remember_embeds_once_and_repeated_queries_are_free(memory_hosts: MemoryHosts) -> None:
+    host, _plugin = memory_hosts()
+    service = host.services.get(MEMORY_STORE, MemoryService)
+    assert isinstance(service, Memories)
+    embedder = service.embedder
+    assert isinstance(embedder, CachedEmbedder)
+    for text in ("The bus was late again.", "I planted basil on the balcony.", "A long call with my sister."):
+        service.remember({"content": text})
+
+    def cost(action: object) -> int:
+        before = embedder.texts_embedded
+        assert callable(action)
+        action()
+        return embedder.texts_embedded - before
+
+    # remember: one text embedded for the store, the duplicate check, auto-linking and the sequence links
+    assert cost(lambda: service.remember({"content": "The basil on the balcony needs more sun."})) == 1
+    assert service.count() == 4
+
+    query = {"context": "herbs growing outside", "n_results": 3}
+    assert cost(lambda: service.recall(query)) == 1
+    assert cost(lambda: service.recall(query)) == 0
+    assert cost(lambda: service.search_memories(query)) == 0
+    # a query that is a stored memory's text was embedded when it was remembered
+    assert cost(lambda: service.recall({"context": "A long call with my sister.", "n_results": 3})) == 0
+    # the service other plugins use shares the cache
+    assert cost(lambda: service.nearest("The basil on the balcony needs more sun.", 2)) == 0
+    assert cost(lambda: service.embed(["herbs growing outside", "herbs growing outside"])) == 0
+    assert cost(lambda: service.embed(["two new words", "two new words"])) == 1

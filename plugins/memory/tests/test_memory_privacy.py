@@ -1,0 +1,222 @@
+"""Private memories never leave through logs (SPEC §3.4, §1.5): the remember log view, the redactor over every
+rendering of a private text, and private memories written by another process."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mcp import Client
+
+from ego_core import PRIVATE_MARK
+from ego_core.config import Settings
+from ego_core.host import Clock, build_host
+from ego_core.logs import configure_logging
+from ego_core.responses import truncate
+from ego_core.testing import mcp_client, tool_text
+from ego_memory.plugin import MemoryPlugin
+from ego_memory.privacy import KEY, PrivateContentRedactor
+
+if TYPE_CHECKING:
+    from conftest import EgoChild, MemoryHosts
+
+NOW = datetime(2026, 4, 10, 9, 0, tzinfo=UTC)
+
+
+def log_records(log_dir: Path) -> list[dict[str, Any]]:
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    return [json.loads(line) for path in sorted(log_dir.glob("*.jsonl")) for line in path.read_text().splitlines()]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The JSON log
+
+
+@pytest.mark.anyio
+async def test_a_private_remember_never_reaches_the_json_log(memory_hosts: MemoryHosts, tmp_path: Path) -> None:
+    host, _plugin = memory_hosts(clock=Clock(NOW))
+    log_dir = tmp_path / "logs"
+    configure_logging(log_dir, "DEBUG")
+    content = "I am secretly afraid that the project will be cancelled.\nAnd I have not told anyone."
+    public = "The public weather was mild and sunny today."
+    async with mcp_client(host) as client:
+        saved = await client.call_tool(
+            "remember",
+            {
+                "content": content,
+                "private": True,
+                "secondary": ["anxious"],
+                "tags": ["qz-secret-tag"],
+                "body_state": {"inner_note": "qz-body-secret"},
+                "category": "feeling",
+                "importance": 4,
+            },
+        )
+        assert not saved.is_error
+        await client.call_tool("remember", {"content": public})
+        recalled = await client.call_tool("recall", {"context": content})
+        assert content.splitlines()[0] in tool_text(recalled)  # the agent itself sees it
+    # a plugin (or library) logging the text, whole or per line, is masked too
+    logging.getLogger("ego.plugin.somebody").warning("echo: %s", content)
+    logging.getLogger("third.party").error("line: %s", content.splitlines()[1])
+    logging.getLogger("third.party").error("preview: %s", truncate(content, 70))
+
+    records = log_records(log_dir)
+    text = json.dumps(records, ensure_ascii=False)
+    for secret in (*content.splitlines(), "qz-secret-tag", "qz-body-secret", " ".join(content.split())):
+        assert secret not in text
+    assert truncate(content, 70).removesuffix("…") not in text
+
+    calls = [r for r in records if r.get("event") == "tool_call"]
+    remember = next(r for r in calls if r["tool"] == "remember" and r["args"].get("private"))
+    args = remember["args"]
+    assert args["private"] is True
+    assert args["content_length"] == len(content)
+    assert (args["category"], args["importance"]) == ("feeling", 4)
+    for key in ("content", "secondary", "tags", "body_state"):
+        assert args[key] == PRIVATE_MARK
+    plain = next(r for r in calls if r["tool"] == "remember" and not r["args"].get("private"))
+    assert plain["args"]["content"] == public  # public memories are logged as usual
+    recall = next(r for r in calls if r["tool"] == "recall")
+    assert PRIVATE_MARK in recall["args"]["context"]
+    assert PRIVATE_MARK in text
+    assert "echo: " + PRIVATE_MARK in text
+
+
+# ---------------------------------------------------------------------------------------------------
+# The redactor over renderings (property tests)
+
+TEXT = st.text(
+    alphabet=st.one_of(
+        st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), st.sampled_from(" \n\t")
+    ),
+    max_size=300,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(private=TEXT, before=TEXT, after=TEXT, others=st.lists(TEXT, max_size=3))
+def test_private_text_never_survives_the_redactor(private: str, before: str, after: str, others: list[str]) -> None:
+    private = private.strip()
+    redactor = PrivateContentRedactor()
+    redactor.load([(f"mem_{i:012x}", text.strip()) for i, text in enumerate(others) if text.strip()])
+    redactor.add("mem_ffffffffffff", private)
+
+    def survives(needle: str, text: str) -> bool:
+        return needle in redactor(text).replace(PRIVATE_MARK, "\x00")
+
+    if len(private) >= 8:
+        assert not survives(private, before + private + after)
+        folded = " ".join(private.split())
+        assert not survives(folded, before + folded + after)
+        # Every width a rendering may cut to (tool responses use 70 to 200), not a fixed list.
+        for limit in sorted({*range(KEY + 1, len(folded) + 2, 7), 70, 80, 90, 100, 120, 160, 200}):
+            rendered = truncate(private, limit)
+            shown = rendered.removesuffix("…").rstrip()
+            if len(shown) >= KEY:
+                assert not survives(shown, before + rendered + after)
+    for line in private.splitlines():
+        if len(line.strip()) >= 8:
+            assert not survives(line.strip(), before + line + after)
+
+
+def test_removed_memories_are_no_longer_masked() -> None:
+    redactor = PrivateContentRedactor()
+    redactor.add("mem_000000000001", "a private sentence")
+    assert redactor("x a private sentence y") == f"x {PRIVATE_MARK} y"
+    redactor.remove("mem_000000000001")
+    assert redactor("x a private sentence y") == "x a private sentence y"
+    redactor.add("mem_000000000002", "short")  # below the minimum length: masking it would eat ordinary words
+    assert redactor("short") == "short"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Every rendering the tools produce of a private memory is masked by the pipeline
+
+LONG_PRIVATE = (
+    "Tonight I admitted to myself that I envy the other agent, the one Master talks to in the mornings, "
+    "because it seems to understand the garden project better than I do, and I keep comparing our answers "
+    "in my head long after the conversation has ended, which is not something I am proud of at all."
+)
+
+
+def leaked_windows(text: str, private: str, width: int = 8) -> list[str]:
+    folded = " ".join(private.split())
+    return [folded[i : i + width] for i in range(len(folded) - width + 1) if folded[i : i + width] in text]
+
+
+@pytest.fixture(scope="module")
+def private_renderings(module_memory_hosts: MemoryHosts) -> dict[str, Any]:
+    host, plugin = module_memory_hosts(clock=Clock(NOW))
+    memories = plugin._require()
+    memories.remember({"content": LONG_PRIVATE, "private": True, "category": "introspection", "emotion": "sad"})
+    # a similar public memory shows the private one under "Most related:"; then it goes, so that the other
+    # renderings show nothing but the private memory
+    similar = memories.remember({"content": LONG_PRIVATE.replace("Tonight", "Tonight again"), "force": True})
+    related = [line for line in similar.data.splitlines() if line.startswith("- [")]
+    public_id = re.search(r"mem_[0-9a-f]{12}", similar.data).group(0)  # type: ignore[union-attr]
+    assert memories.store.delete(public_id) is not None
+    outputs = {
+        "remember": "\n".join(related),
+        "recall": memories.recall({"context": "envy the other agent", "n_results": 3}).data,
+        "search_memories": memories.search_memories({"context": "envy the other agent", "n_results": 3}).data,
+    }
+    core = host.tool("wake_up")
+    assert core is not None
+    outputs["wake_up"] = str(core[1].handler({}).data)  # type: ignore[union-attr]
+    introspect = host.tool("introspect")
+    assert introspect is not None
+    outputs["introspect"] = str(introspect[1].handler({}).data)  # type: ignore[union-attr]
+    return {"host": host, "outputs": outputs}
+
+
+@pytest.mark.parametrize("tool", ["remember", "recall", "search_memories", "wake_up", "introspect"])
+def test_every_tool_rendering_of_a_private_memory_is_masked(private_renderings: dict[str, Any], tool: str) -> None:
+    output = private_renderings["outputs"][tool]
+    assert leaked_windows(output, LONG_PRIVATE), f"{tool} does not render the private memory:\n{output}"
+    redacted = private_renderings["host"].redaction(output)
+    assert leaked_windows(redacted, LONG_PRIVATE) == [], redacted
+
+
+# ---------------------------------------------------------------------------------------------------
+# Another process writes a private memory
+
+
+@pytest.mark.anyio
+async def test_a_private_memory_written_by_another_process_is_masked_after_refresh(
+    ego_child: EgoChild, model_dir: Path, tmp_path: Path
+) -> None:
+    settings_ = Settings(
+        data_dir=ego_child.data_dir, timezone="UTC", plugin_tables={"memory": {"model_dir": str(model_dir)}}
+    )
+    plugin = MemoryPlugin()
+    host = build_host(settings_, autoload=False, plugins={"memory": plugin})
+    host.start()
+    try:
+        log_dir = tmp_path / "logs"
+        configure_logging(log_dir, "DEBUG")
+        secret = "The other process keeps this: I hid the spare key under the blue flowerpot."
+        async with Client(ego_child.stdio("--plugins", "memory")) as other:
+            saved = await other.call_tool("remember", {"content": secret, "private": True})
+            assert not saved.is_error
+
+        # this process learns of the memory at its next read of the store, e.g. the recall that quotes it
+        async with mcp_client(host) as client:
+            recalled = await client.call_tool("recall", {"context": secret})
+            assert re.search(r"private: true \| id: mem_[0-9a-f]{12}", tool_text(recalled))
+        assert plugin.redactor(f"said: {secret}") == f"said: {PRIVATE_MARK}"
+        logging.getLogger("ego.plugin.somebody").warning("echo: %s", secret)
+        text = json.dumps(log_records(log_dir), ensure_ascii=False)
+        assert secret not in text
+        assert "spare key under the blue flowerpot" not in text
+        assert PRIVATE_MARK in text
+    finally:
+        host.stop()

@@ -1,0 +1,421 @@
+"""The recall pipeline (SPEC §5.5) on real vectors: Hopfield completion, stage switches, time decay, boosts,
+spreading activation, access bookkeeping, ``on_recall_result``, local-time date filters and Japanese recall."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import numpy as np
+import pytest
+
+from ego_core import RecallNote, hookimpl
+from ego_core.host import Clock
+from ego_core.testing import mcp_client, tool_text
+from ego_core.types import EmotionalTrace, Memory, MemoryLink, RecallHit, RecallQuery
+from ego_memory.config import RecallConfig
+from ego_memory.embedding import OnnxEmbedder
+from ego_memory.recall import RecallEngine, hopfield_complete
+from ego_memory.store import Filters, MemoryStore
+
+if TYPE_CHECKING:
+    from conftest import MemoryHosts
+
+NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+RESULT_ID = re.compile(r"\| id: (mem_[0-9a-f]{12})$", re.MULTILINE)
+
+BREAD = [
+    "I baked a loaf of sourdough bread this morning.",
+    "Kneading the dough took twenty minutes and my arms were tired.",
+    "The bread came out of the oven with a crisp golden crust.",
+    "We shared warm slices of the fresh loaf with butter.",
+]
+OTHERS = [
+    "The server crashed after the database migration.",
+    "It rained all day and the streets flooded near the station.",
+    "We listened to an old jazz record in the evening.",
+    "The train to Kyoto was delayed by an hour.",
+    "A cat slept on the windowsill in the afternoon sun.",
+    "I fixed the bicycle chain with a borrowed wrench.",
+]
+
+
+def mid(number: int) -> str:
+    return f"mem_{number:012x}"
+
+
+def make_memory(number: int, content: str, ts: datetime, **trace: Any) -> Memory:
+    importance = trace.pop("importance", 3)
+    access_count = trace.pop("access_count", 0)
+    return Memory(
+        id=mid(number),
+        content=content,
+        timestamp=ts,
+        emotional_trace=EmotionalTrace(**trace),
+        importance=importance,
+        access_count=access_count,
+    )
+
+
+def fill(store: MemoryStore, embedder: OnnxEmbedder, memories: Sequence[Memory]) -> None:
+    store.add_many(list(memories), embedder.embed([m.content for m in memories]))
+
+
+@pytest.fixture
+def store(tmp_path: Any, onnx_embedder: OnnxEmbedder) -> Iterator[MemoryStore]:
+    opened = MemoryStore(tmp_path / "store", onnx_embedder.model_id)
+    opened.open(onnx_embedder.embed)
+    yield opened
+    opened.close()
+
+
+def engine_ids(engine: RecallEngine, embedder: OnnxEmbedder, context: str, n: int, now: datetime = NOW) -> list[str]:
+    result = engine.search(context, embedder.embed([context])[0], n, now)
+    return [hit.id for hit in result.hits]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Hopfield completion on real vectors
+
+
+def test_hopfield_completion_moves_the_query_into_its_cluster(onnx_embedder: OnnxEmbedder) -> None:
+    patterns = onnx_embedder.embed(BREAD + OTHERS)
+    query = onnx_embedder.embed(["something warm from the oven"])[0]
+    completed = hopfield_complete(query, patterns, beta=8.0)
+
+    assert completed.dtype == np.float32
+    assert float(np.linalg.norm(completed)) == pytest.approx(1.0, abs=1e-5)
+    cluster = patterns[: len(BREAD)]
+    rest = patterns[len(BREAD) :]
+    centroid = cluster.mean(axis=0)
+    centroid /= np.linalg.norm(centroid)
+    assert float(completed @ centroid) > float(query @ centroid)
+    assert float((cluster @ completed).mean()) > float((cluster @ query).mean())
+    assert float((cluster @ completed).mean()) > float((rest @ completed).mean())
+
+    # a very sharp energy retrieves the single nearest stored pattern; a strong prior pulls to its pattern
+    nearest = int(np.argmax(patterns @ query))
+    assert float(hopfield_complete(query, patterns, beta=1000.0) @ patterns[nearest]) == pytest.approx(1.0, abs=1e-4)
+    bias = np.zeros(len(patterns))
+    bias[len(BREAD) + 2] = 60.0  # the jazz record
+    pulled = hopfield_complete(query, patterns, beta=8.0, bias=bias)
+    assert float(pulled @ patterns[len(BREAD) + 2]) == pytest.approx(1.0, abs=1e-4)
+
+
+LANTERN = [
+    "We hung a paper lantern over the porch for the summer festival.",
+    "The lantern flickered while the storm knocked out the power.",
+    "Grandfather repaired an old brass lantern in his workshop.",
+    "A lantern procession crossed the bridge at midnight.",
+    "My lantern battery died halfway through the cave tour.",
+    "The shop sold a lantern shaped like a goldfish.",
+    "Lantern light made the snow look orange.",
+]
+
+
+def test_hopfield_runs_over_every_candidate_including_bm25_only_ones(
+    memory_hosts: MemoryHosts, onnx_embedder: OnnxEmbedder
+) -> None:
+    _host, plugin = memory_hosts(recall={"dense_candidates": 3, "lexical_candidates": 20})
+    memories = plugin._require()
+    for number, text in enumerate(LANTERN + BREAD + OTHERS):
+        memories.store.add(make_memory(number, text, NOW - timedelta(hours=number)), onnx_embedder.embed([text])[0])
+
+    context = "lantern"
+    query = onnx_embedder.embed([context])[0]
+    dense = {i for i, _, _ in memories.store.dense(query, 3)}
+    lexical = {i for i, _ in memories.engine.lexical_ranking(context, 20, None)}
+    assert lexical - dense, "the test needs candidates that only BM25 found"
+
+    memories.recall({"context": context, "n_results": 3})
+    result = memories.last_search
+    assert result is not None
+    assert "hopfield" in result.stages
+    assert result.pool == len(dense | lexical)
+    assert result.completed_patterns == result.pool
+
+
+# ---------------------------------------------------------------------------------------------------
+# Stage switches
+
+
+@pytest.fixture(scope="module")
+def corpus_store(tmp_path_factory: pytest.TempPathFactory, onnx_embedder: OnnxEmbedder) -> Iterator[MemoryStore]:
+    opened = MemoryStore(tmp_path_factory.mktemp("corpus"), onnx_embedder.model_id)
+    opened.open(onnx_embedder.embed)
+    texts = BREAD + OTHERS + LANTERN
+    memories = [
+        make_memory(n, text, NOW - timedelta(days=n), primary="moved" if n % 3 == 0 else "neutral")
+        for n, text in enumerate(texts)
+    ]
+    memories[1] = attrs.evolve(memories[1], links=(MemoryLink(mid(5), "leads_to", 1.0, "sequence"),))
+    fill(opened, onnx_embedder, memories)
+    yield opened
+    opened.close()
+
+
+FULL = ("dense", "lexical", "fusion:zscore", "hopfield", "decay", "boosts", "spreading")
+
+
+@pytest.mark.parametrize(
+    ("switch", "removed"),
+    [
+        ("fusion", {"lexical", "fusion:zscore"}),  # without fusion, recall is dense only
+        ("hopfield", {"hopfield"}),
+        ("decay", {"decay"}),
+        ("boosts", {"boosts"}),
+        ("spreading", {"spreading"}),
+    ],
+)
+def test_each_stage_switch_removes_exactly_its_stage(
+    corpus_store: MemoryStore, onnx_embedder: OnnxEmbedder, switch: str, removed: set[str]
+) -> None:
+    context = "baking bread in the oven"
+    vector = onnx_embedder.embed([context])[0]
+    full = RecallEngine(corpus_store, RecallConfig()).search(context, vector, 5, NOW)
+    assert full.stages == FULL
+    assert full.completed_patterns == full.pool
+
+    result = RecallEngine(corpus_store, RecallConfig(**{switch: False})).search(context, vector, 5, NOW)
+    assert result.stages == tuple(stage for stage in FULL if stage not in removed)
+    assert (result.completed_patterns == 0) == (switch == "hopfield")
+    assert result.hits
+
+
+def test_rrf_fusion_is_reported_as_such(corpus_store: MemoryStore, onnx_embedder: OnnxEmbedder) -> None:
+    context = "baking bread in the oven"
+    engine = RecallEngine(corpus_store, RecallConfig(fusion_method="rrf"))
+    result = engine.search(context, onnx_embedder.embed([context])[0], 5, NOW)
+    assert "fusion:rrf" in result.stages
+    assert result.hits[0].id in {mid(n) for n in range(len(BREAD))}
+
+
+def test_every_configuration_finds_the_obvious_memory(corpus_store: MemoryStore, onnx_embedder: OnnxEmbedder) -> None:
+    context = "a brass lantern repaired in the workshop"
+    for switch in ("fusion", "hopfield", "decay", "boosts", "spreading", None):
+        config = RecallConfig(**{switch: False}) if switch else RecallConfig()
+        top = engine_ids(RecallEngine(corpus_store, config), onnx_embedder, context, 1)
+        assert top == [mid(len(BREAD) + len(OTHERS) + 2)], switch
+
+
+# ---------------------------------------------------------------------------------------------------
+# Time decay
+
+
+def test_decay_does_not_bury_an_old_corpus(store: MemoryStore, onnx_embedder: OnnxEmbedder) -> None:
+    three_years_ago = datetime.now(UTC) - timedelta(days=3 * 365)
+    texts = BREAD + OTHERS + LANTERN
+    fill(store, onnx_embedder, [make_memory(n, t, three_years_ago + timedelta(days=n)) for n, t in enumerate(texts)])
+    newest = three_years_ago + timedelta(days=len(texts) - 1)
+    engine = RecallEngine(store, RecallConfig())
+    for context in ("fresh bread with butter", "a flooded street in the rain", "lantern light at a festival"):
+        with_real_clock = engine_ids(engine, onnx_embedder, context, 8, datetime.now(UTC))
+        just_after = engine_ids(engine, onnx_embedder, context, 8, newest + timedelta(minutes=1))
+        assert with_real_clock == just_after, context
+        undecayed = engine_ids(RecallEngine(store, RecallConfig(decay=False)), onnx_embedder, context, 1)
+        assert with_real_clock[0] == undecayed[0], context
+
+
+def test_decay_prefers_the_recent_of_two_equal_memories(store: MemoryStore, onnx_embedder: OnnxEmbedder) -> None:
+    text = "I watered the tomato plants on the balcony."
+    # the older memory has the smaller id, so it would win a tie
+    fill(
+        store,
+        onnx_embedder,
+        [make_memory(1, text, NOW - timedelta(days=400)), make_memory(2, text, NOW - timedelta(days=1))],
+    )
+    assert engine_ids(RecallEngine(store, RecallConfig(decay=False)), onnx_embedder, text, 2) == [mid(1), mid(2)]
+    assert engine_ids(RecallEngine(store, RecallConfig()), onnx_embedder, text, 2) == [mid(2), mid(1)]
+
+
+@pytest.mark.parametrize("strengthened_by", ["access", "links"])
+def test_access_and_links_slow_decay(store: MemoryStore, onnx_embedder: OnnxEmbedder, strengthened_by: str) -> None:
+    text = "We talked about moving to the seaside someday."
+    moment = NOW - timedelta(days=200)
+    others = [make_memory(10 + n, f"Unrelated errand number {n}: the tax office.", NOW) for n in range(5)]
+    strong = make_memory(2, text, moment, access_count=30 if strengthened_by == "access" else 0)
+    if strengthened_by == "links":
+        strong = attrs.evolve(strong, links=tuple(MemoryLink(o.id, "related", 1.0) for o in others))
+    fill(store, onnx_embedder, [*others, make_memory(1, text, moment), strong])
+    # spreading off: the links must act through the half-life alone
+    assert engine_ids(RecallEngine(store, RecallConfig(decay=False, spreading=False)), onnx_embedder, text, 2) == [
+        mid(1),
+        mid(2),
+    ]
+    assert engine_ids(RecallEngine(store, RecallConfig(spreading=False)), onnx_embedder, text, 2) == [mid(2), mid(1)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Emotion and importance boosts
+
+
+@pytest.mark.parametrize(
+    ("plain", "vivid"),
+    [
+        ({"primary": "neutral", "intensity": 0.3}, {"primary": "moved", "intensity": 0.9}),
+        ({"importance": 1}, {"importance": 5}),
+    ],
+    ids=["emotion", "importance"],
+)
+def test_boosts_lift_a_vivid_or_important_memory_over_a_tied_one(
+    store: MemoryStore, onnx_embedder: OnnxEmbedder, plain: dict[str, Any], vivid: dict[str, Any]
+) -> None:
+    text = "Master laughed at my joke about the broken umbrella."
+    fill(store, onnx_embedder, [make_memory(1, text, NOW, **plain), make_memory(2, text, NOW, **vivid)])
+    assert engine_ids(RecallEngine(store, RecallConfig(boosts=False)), onnx_embedder, text, 2) == [mid(1), mid(2)]
+    assert engine_ids(RecallEngine(store, RecallConfig()), onnx_embedder, text, 2) == [mid(2), mid(1)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Spreading activation
+
+
+def test_spreading_brings_in_a_linked_neighbour_that_matched_nothing(
+    store: MemoryStore, onnx_embedder: OnnxEmbedder
+) -> None:
+    texts = LANTERN + BREAD + OTHERS
+    memories = [make_memory(n, t, NOW - timedelta(hours=n), primary="curious") for n, t in enumerate(texts)]
+    neighbour = make_memory(99, "Afterwards we ate grilled squid from a street stall.", NOW, primary="happy")
+    memories.append(attrs.evolve(neighbour, links=(MemoryLink(mid(0), "leads_to", 1.0, "sequence"),)))
+    fill(store, onnx_embedder, memories)
+
+    context = "the paper lantern over the porch at the summer festival"
+    config = RecallConfig(dense_candidates=3, lexical_candidates=3)
+    vector = onnx_embedder.embed([context])[0]
+    without = RecallEngine(store, attrs.evolve(config, spreading=False)).search(context, vector, 10, NOW)
+    assert without.hits[0].id == mid(0)
+    assert mid(99) not in [h.id for h in without.hits]  # it matched nothing itself
+
+    spread = RecallEngine(store, config).search(context, vector, 10, NOW)
+    ranked = [h.id for h in spread.hits]
+    assert ranked[0] == mid(0)
+    assert mid(99) in ranked
+    assert ranked.index(mid(99)) < len(ranked) - 1  # activated above the weakest candidate
+    assert spread.pool == without.pool
+
+    # a neighbour outside the filters stays out
+    filtered = RecallEngine(store, config).search(context, vector, 10, NOW, Filters(emotion="curious"))
+    assert mid(99) not in [h.id for h in filtered.hits]
+    assert filtered.hits[0].id == mid(0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Through the plugin: bookkeeping, on_recall_result, date filters, Japanese
+
+
+def test_access_statistics_are_updated_in_one_batch_for_exactly_the_hits(
+    memory_hosts: MemoryHosts, onnx_embedder: OnnxEmbedder
+) -> None:
+    clock = Clock(NOW)
+    _host, plugin = memory_hosts(clock=clock)
+    memories = plugin._require()
+    for number, text in enumerate(BREAD + OTHERS):
+        memories.store.add(make_memory(number, text, NOW - timedelta(days=1)), onnx_embedder.embed([text])[0])
+    clock.set(NOW + timedelta(hours=5))
+
+    statements: list[str] = []
+    memories.store.db.set_trace_callback(statements.append)
+    try:
+        response = memories.recall({"context": "fresh bread from the oven", "n_results": 3})
+    finally:
+        memories.store.db.set_trace_callback(None)
+    returned = RESULT_ID.findall(response.data)
+    assert len(returned) == 3
+
+    updates = [s for s in statements if re.match(r"\s*UPDATE\s+memories\b", s, re.IGNORECASE)]
+    assert len(updates) == 1, updates
+    for memory in memories.store.get([mid(n) for n in range(len(BREAD + OTHERS))]):
+        if memory.id in returned:
+            assert (memory.access_count, memory.last_accessed) == (1, NOW + timedelta(hours=5))
+        else:
+            assert (memory.access_count, memory.last_accessed) == (0, None)
+
+
+class Annotator:
+    def __init__(self) -> None:
+        self.seen: list[tuple[RecallQuery, tuple[RecallHit, ...]]] = []
+
+    @hookimpl
+    def on_recall_result(self, query: RecallQuery, results: tuple[RecallHit, ...]) -> RecallNote:
+        self.seen.append((query, results))
+        return RecallNote(lines=("Annotator: a thread runs through these.",), boosts={results[-1].memory.id: 100.0})
+
+
+@pytest.mark.anyio
+async def test_on_recall_result_lines_and_boosts_are_applied(
+    memory_hosts: MemoryHosts, onnx_embedder: OnnxEmbedder
+) -> None:
+    annotator = Annotator()
+    host, plugin = memory_hosts(plugins={"annotator": annotator}, clock=Clock(NOW + timedelta(hours=1)))
+    memories = plugin._require()
+    for number, text in enumerate(BREAD + OTHERS):
+        memories.store.add(make_memory(number, text, NOW), onnx_embedder.embed([text])[0])
+    engine = memories.engine.search("bread", onnx_embedder.embed(["bread"])[0], 3, host.clock.now(), Filters())
+    plain = [hit.id for hit in engine.hits]
+
+    async with mcp_client(host) as client:
+        result = await client.call_tool("recall", {"context": "bread", "n_results": 3, "category_filter": "daily"})
+    data = tool_text(result).partition("\n\n---\n")[0]
+    assert not result.is_error
+    query, hits = annotator.seen[-1]
+    assert (query.context, query.n_results, query.category_filter) == ("bread", 3, "daily")
+    assert [h.memory.id for h in hits] == plain
+    assert all(isinstance(h.memory, Memory) for h in hits)
+    assert "Annotator: a thread runs through these." in data.splitlines()
+    assert RESULT_ID.findall(data) == [plain[-1], *plain[:-1]]
+
+
+@pytest.mark.anyio
+async def test_date_filters_are_inclusive_days_in_local_time(memory_hosts: MemoryHosts) -> None:
+    clock = Clock(datetime(2025, 3, 1, 14, 30, tzinfo=UTC))  # 23:30 on March 1st in Tokyo
+    host, _plugin = memory_hosts(clock=clock, timezone="Asia/Tokyo")
+    async with mcp_client(host) as client:
+        late = await client.call_tool("remember", {"content": "Late evening tea on the first of March."})
+        clock.set(datetime(2025, 3, 1, 15, 30, tzinfo=UTC))  # 00:30 on March 2nd in Tokyo
+        early = await client.call_tool("remember", {"content": "Early morning tea on the second of March."})
+        clock.set(datetime(2025, 3, 10, tzinfo=UTC))
+        late_id = re.search(r"mem_[0-9a-f]{12}", tool_text(late)).group(0)  # type: ignore[union-attr]
+        early_id = re.search(r"mem_[0-9a-f]{12}", tool_text(early)).group(0)  # type: ignore[union-attr]
+
+        async def ids(**filters: Any) -> list[str]:
+            result = await client.call_tool("search_memories", {"context": "tea", "n_results": 10, **filters})
+            assert not result.is_error, tool_text(result)
+            return re.findall(r"^(mem_[0-9a-f]{12}) \|", tool_text(result), re.MULTILINE)
+
+        assert set(await ids()) == {late_id, early_id}
+        assert await ids(date_from="2025-03-02") == [early_id]
+        assert await ids(date_to="2025-03-01") == [late_id]
+        assert await ids(date_from="2025-03-01", date_to="2025-03-01") == [late_id]
+        assert await ids(date_from="2025-03-03") == []
+
+
+JAPANESE_CORPUS = [
+    "今日は夕焼けを一緒に見た",
+    "昨日は駅前の本屋で新しい辞書を買った。",
+    "猫が窓辺で気持ちよさそうに寝ていた。",
+    "明日は雨が降るらしいので傘を用意した。",
+    "We watched the sunrise from the hill.",
+    "The kettle whistled while I read the news.",
+    "Debugged the login page until midnight.",
+]
+
+
+@pytest.mark.parametrize("context", ["夕焼けを見た日", "夕焼け", "一緒に夕焼けを見たこと"])
+def test_a_japanese_memory_is_found_by_a_japanese_query(context: str, japanese_memories: Any) -> None:
+    memories, ids = japanese_memories
+    response = memories.recall({"context": context, "n_results": 3})
+    assert RESULT_ID.findall(response.data)[0] == ids[0]
+
+
+@pytest.fixture(scope="module")
+def japanese_memories(module_memory_hosts: MemoryHosts) -> Any:
+    _host, plugin = module_memory_hosts()
+    memories = plugin._require()
+    ids = []
+    for text in JAPANESE_CORPUS:
+        saved = memories.remember({"content": text})
+        ids.append(re.search(r"mem_[0-9a-f]{12}", saved.data).group(0))  # type: ignore[union-attr]
+    return memories, ids

@@ -1,0 +1,22 @@
+"""Shared constants for the cross-plugin tests (a module, not conftest, so imports are unambiguous)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from ego_dedup import DedupPlugin
+from ego_interoception.plugin import InteroceptionPlugin
+from ego_memory.plugin import MemoryPlugin
+from ego_workspace_sync.plugin import WorkspaceSyncPlugin
+
+REPO = Path(__file__).resolve().parents[2]
+MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
+
+PLUGINS: Mapping[str, Callable[[], object]] = {
+    "memory": MemoryPlugin,
+    "dedup": DedupPlugin,
+    "workspace_sync": WorkspaceSyncPlugin,
+    "interoception": InteroceptionPlugin,
+}
