@@ -237,6 +237,25 @@ def configure_logging(log_dir: Path | None, level: str = "INFO", *, stderr_level
         install_pipeline(_Active.pipeline)
 
 
+def installed_handlers() -> tuple[logging.Handler, ...]:
+    """The handlers :func:`configure_logging` installed (stderr first, then the JSON file)."""
+    return tuple(_installed_handlers)
+
+
+def reset_logging(level: int = logging.WARNING) -> None:
+    """Remove our handlers and go back to the default pipeline (tests, and embedding ego in another app)."""
+    from ego_core.redaction import default_pipeline
+
+    root = logging.getLogger()
+    for handler in _installed_handlers:
+        root.removeHandler(handler)
+        handler.close()
+    _installed_handlers.clear()
+    root.setLevel(level)
+    logging.captureWarnings(False)
+    install_pipeline(default_pipeline())
+
+
 def log_event(logger: logging.Logger, event: str, level: int = logging.INFO, **fields: Any) -> None:
     """Write a structured record: ``{"event": event, **fields}`` in the JSON log."""
     logger.log(level, event, extra={EGO_FIELDS: {"event": event, **fields}})

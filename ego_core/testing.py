@@ -24,7 +24,7 @@ import pytest
 
 from ego_core.config import Settings
 from ego_core.host import Clock, PluginHost, build_host
-from ego_core.logs import active_pipeline, install_pipeline
+from ego_core.logs import active_pipeline, install_pipeline, reset_logging
 
 __all__ = ["FakeDist", "HostFactory", "mcp_client", "tool_text"]
 
@@ -32,6 +32,15 @@ __all__ = ["FakeDist", "HostFactory", "mcp_client", "tool_text"]
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _ego_logging_isolation() -> Iterator[None]:
+    """Hosts install their redaction pipeline process-wide and code under test may install ego's log
+    handlers: every test starts from the state the previous one found."""
+    level = logging.getLogger().level
+    yield
+    reset_logging(level)
 
 
 @pytest.fixture

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
-import logging
 import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,21 +103,3 @@ def world(tmp_path: Path) -> EgoWorld:
 def make_world(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], EgoWorld]:
     """For module-scoped fixtures (a server shared by several tests)."""
     return lambda name: EgoWorld(tmp_path_factory.mktemp(name))
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging_state() -> Iterator[None]:
-    """Hosts install their redaction pipeline process-wide and the CLI installs root handlers; undo both."""
-    from ego_core import logs
-    from ego_core.redaction import default_pipeline
-
-    root = logging.getLogger()
-    level = root.level
-    yield
-    for handler in list(logs._installed_handlers):
-        root.removeHandler(handler)
-        handler.close()
-    logs._installed_handlers.clear()
-    root.setLevel(level)
-    logging.captureWarnings(False)
-    logs.install_pipeline(default_pipeline())

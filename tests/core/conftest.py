@@ -50,10 +50,10 @@ def json_log(tmp_path: Path) -> JsonLog:
     """ego's real handlers: JSON lines under ``tmp_path/logs`` and text on stderr (see it with ``capsys``)."""
     log = JsonLog(tmp_path / "logs")
     configure_logging(log.directory, "DEBUG")
-    for handler in logs._installed_handlers:
+    for handler in logs.installed_handlers():
         if isinstance(handler, logging.StreamHandler):
             handler.setStream(_CurrentStderr())  # type: ignore[arg-type]
-    return log  # the autouse fixture in tests/conftest.py removes the handlers
+    return log  # ego_core.testing's autouse fixture removes the handlers
 
 
 @pytest.fixture

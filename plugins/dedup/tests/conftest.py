@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,21 +51,3 @@ def child_env(tmp_path: Path) -> Callable[..., dict[str, str]]:
         return env
 
     return build
-
-
-@pytest.fixture
-def restore_logging() -> Iterator[None]:
-    """Tests that install ego's log handlers remove them again (and the process-wide redaction pipeline)."""
-    from ego_core import logs
-    from ego_core.redaction import default_pipeline
-
-    root = logging.getLogger()
-    level = root.level
-    yield
-    for handler in list(logs._installed_handlers):
-        root.removeHandler(handler)
-        handler.close()
-    logs._installed_handlers.clear()
-    root.setLevel(level)
-    logging.captureWarnings(False)
-    logs.install_pipeline(default_pipeline())

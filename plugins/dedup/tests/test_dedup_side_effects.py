@@ -128,7 +128,6 @@ def _snapshot(host: PluginHost, ids: list[str]) -> Mapping[str, Memory]:
     return {m.id: m for m in store_of(host).get(ids)}
 
 
-@pytest.mark.usefixtures("restore_logging")
 async def test_a_refused_save_leaves_everything_as_it_was(
     make_host: HostFactory, ego_settings: Settings, clock: Clock
 ) -> None:

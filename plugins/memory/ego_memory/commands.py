@@ -1,10 +1,11 @@
-"""CLI commands of the memory plugin: ``ego bench locomo``, ``ego bench scale``, ``ego memory stats``."""
+"""CLI commands of the memory plugin: ``ego memory stats|reindex`` and ``ego bench locomo|scale|consolidate|stages``."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,7 @@ from ego_core import Command
 from ego_core.host import PluginHost
 from ego_core.services import MEMORY_STORE, MemoryService
 
-
-def _command_line() -> str:
-    return " ".join(["ego", *sys.argv[1:]])
+BenchRun = Callable[[argparse.Namespace, PluginHost, dict[str, Any], str], dict[str, Any]]
 
 
 def _write(report: dict[str, Any], output: Path | None) -> None:
@@ -29,114 +28,107 @@ def _write(report: dict[str, Any], output: Path | None) -> None:
     print(f"wrote {output}", file=sys.stderr)
 
 
-def _memory_table(host: PluginHost) -> dict[str, Any]:
-    return dict(host.settings.plugin_tables.get("memory", {}))
+def _int_list(value: str, option: str) -> list[int]:
+    try:
+        return [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"{option} expects comma-separated integers") from None
 
 
-def _configure_locomo(parser: argparse.ArgumentParser) -> None:
+def bench_command(name: str, help: str, options: Callable[[argparse.ArgumentParser], None], run: BenchRun) -> Command:
+    """An ``ego bench <name>`` command: builds its own temporary stores (never the data dir), prints JSON.
+
+    ``run(args, host, memory_table, command_line)`` returns the report; a ValueError is a usage error (exit 2).
+    """
+
+    def configure(parser: argparse.ArgumentParser) -> None:
+        options(parser)
+        parser.add_argument("--output", type=Path, default=None, help="write the JSON report here (default: stdout)")
+        parser.add_argument("--work-dir", type=Path, default=None, help="where temporary stores go (default: temp)")
+        parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    def execute(args: argparse.Namespace, host: PluginHost) -> int:
+        table = dict(host.settings.plugin_tables.get("memory", {}))
+        try:
+            report = run(args, host, table, " ".join(["ego", *sys.argv[1:]]))
+        except ValueError as exc:
+            print(f"ego: error: {exc}", file=sys.stderr)
+            return 2
+        _write(report, args.output)
+        return 0
+
+    return Command(name=name, group="bench", help=help, configure=configure, run=execute, starts_host=False)
+
+
+# ----------------------------------------------------------------------------------------------------
+# ego bench ...
+
+
+def _locomo_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, required=True, help="folder of LoCoMo *.json conversations")
-    parser.add_argument("--output", type=Path, default=None, help="write the JSON report here (default: stdout)")
     parser.add_argument("--ablate", action="store_true", help="also run with each recall stage switched off")
-    parser.add_argument("--work-dir", type=Path, default=None, help="where temporary stores go (default: system temp)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def _run_locomo(args: argparse.Namespace, host: PluginHost) -> int:
+def _locomo(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
     from ego_memory.bench.locomo import run_locomo
 
     if not args.data.is_dir():
-        print(f"ego: error: --data {args.data} is not a directory of LoCoMo *.json files", file=sys.stderr)
-        return 2
-    report = run_locomo(
+        raise ValueError(f"--data {args.data} is not a directory of LoCoMo *.json files")
+    return run_locomo(
         args.data,
         host.settings,
-        _memory_table(host),
-        command=_command_line(),
+        table,
+        command=command,
         ablate=args.ablate,
         work_dir=args.work_dir,
         show=not args.quiet,
     )
-    _write(report, args.output)
-    return 0
 
 
-def _configure_scale(parser: argparse.ArgumentParser) -> None:
+def _scale_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated increasing store sizes")
     parser.add_argument("--operations", type=int, default=200, help="timed remembers and recalls per size")
-    parser.add_argument("--output", type=Path, default=None, help="write the JSON report here (default: stdout)")
-    parser.add_argument("--work-dir", type=Path, default=None, help="where the temporary store goes")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def _run_scale(args: argparse.Namespace, host: PluginHost) -> int:
+def _scale(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
     from ego_memory.bench.scale import run_scale
 
-    try:
-        sizes = [int(part) for part in args.sizes.split(",") if part.strip()]
-    except ValueError:
-        print("ego: error: --sizes expects comma-separated integers, e.g. 1000,10000,100000", file=sys.stderr)
-        return 2
     if args.operations < 1:
-        print("ego: error: --operations must be at least 1", file=sys.stderr)
-        return 2
-    try:
-        report = run_scale(
-            sizes,
-            host.settings,
-            _memory_table(host),
-            command=_command_line(),
-            operations=args.operations,
-            work_dir=args.work_dir,
-            show=not args.quiet,
-        )
-    except ValueError as exc:
-        print(f"ego: error: {exc}", file=sys.stderr)
-        return 2
-    _write(report, args.output)
-    return 0
+        raise ValueError("--operations must be at least 1")
+    sizes = _int_list(args.sizes, "--sizes")
+    return run_scale(
+        sizes,
+        host.settings,
+        table,
+        command=command,
+        operations=args.operations,
+        work_dir=args.work_dir,
+        show=not args.quiet,
+    )
 
 
-def _configure_consolidate(parser: argparse.ArgumentParser) -> None:
+def _consolidate_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--size", type=int, default=20000, help="memories in the store (at least 1440)")
     parser.add_argument("--recent", default="100,200,400,800,1440", help="memories in the last 24 h, comma-separated")
-    parser.add_argument("--output", type=Path, default=None, help="write the JSON report here (default: stdout)")
-    parser.add_argument("--work-dir", type=Path, default=None, help="where the temporary store goes")
-    parser.add_argument("--quiet", action="store_true", help="no progress bars")
 
 
-def _run_consolidate(args: argparse.Namespace, host: PluginHost) -> int:
+def _consolidate(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
     from ego_memory.bench.consolidate import run_consolidate
 
-    try:
-        recents = [int(part) for part in args.recent.split(",") if part.strip()]
-        report = run_consolidate(
-            args.size,
-            recents,
-            host.settings,
-            _memory_table(host),
-            command=_command_line(),
-            work_dir=args.work_dir,
-            show=not args.quiet,
-        )
-    except ValueError as exc:
-        print(f"ego: error: {exc}", file=sys.stderr)
-        return 2
-    _write(report, args.output)
-    return 0
+    recents = _int_list(args.recent, "--recent")
+    return run_consolidate(
+        args.size, recents, host.settings, table, command=command, work_dir=args.work_dir, show=not args.quiet
+    )
 
 
-def _configure_stats(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="machine-readable output")
+def _stages(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_memory.bench.stages import run_stages
+
+    return run_stages(host.settings, table, command=command, work_dir=args.work_dir)
 
 
-def _run_stats(args: argparse.Namespace, host: PluginHost) -> int:
-    service = host.services.get(MEMORY_STORE, MemoryService)
-    if service is None:
-        print("ego: error: the memory plugin is not running (see `ego plugins`)", file=sys.stderr)
-        return 1
-    stats = {"memories": service.count(), "embedding_model": service.embedding_model}
-    print(json.dumps(stats) if args.json else "\n".join(f"{k}: {v}" for k, v in stats.items()))
-    return 0
+# ----------------------------------------------------------------------------------------------------
+# ego memory ...
 
 
 def _configure_reindex(parser: argparse.ArgumentParser) -> None:
@@ -173,31 +165,39 @@ def _run_reindex(args: argparse.Namespace, host: PluginHost) -> int:
     return 0
 
 
+def _configure_stats(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _run_stats(args: argparse.Namespace, host: PluginHost) -> int:
+    service = host.services.get(MEMORY_STORE, MemoryService)
+    if service is None:
+        print("ego: error: the memory plugin is not running (see `ego plugins`)", file=sys.stderr)
+        return 1
+    stats = {"memories": service.count(), "embedding_model": service.embedding_model}
+    print(json.dumps(stats) if args.json else "\n".join(f"{k}: {v}" for k, v in stats.items()))
+    return 0
+
+
 def memory_commands() -> list[Command]:
     return [
-        Command(
-            name="locomo",
-            group="bench",
-            help="LoCoMo retrieval benchmark (quality and latency), JSON report",
-            configure=_configure_locomo,
-            run=_run_locomo,
-            starts_host=False,
+        bench_command(
+            "locomo", "LoCoMo retrieval benchmark (quality and latency), JSON report", _locomo_options, _locomo
         ),
-        Command(
-            name="scale",
-            group="bench",
-            help="remember/recall latency and store size at growing sizes, JSON report",
-            configure=_configure_scale,
-            run=_run_scale,
-            starts_host=False,
+        bench_command(
+            "scale", "remember/recall latency and store size at growing sizes, JSON report", _scale_options, _scale
         ),
-        Command(
-            name="consolidate",
-            group="bench",
-            help="consolidate duration on a large store against the number of recent memories",
-            configure=_configure_consolidate,
-            run=_run_consolidate,
-            starts_host=False,
+        bench_command(
+            "consolidate",
+            "consolidate duration on a large store against the number of recent memories",
+            _consolidate_options,
+            _consolidate,
+        ),
+        bench_command(
+            "stages",
+            "knowledge-update and salience scenarios: what time decay and the boosts change",
+            lambda _parser: None,
+            _stages,
         ),
         Command(
             name="reindex",

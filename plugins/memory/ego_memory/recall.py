@@ -76,9 +76,6 @@ def zscore(values: Vectors) -> Vectors:
     return normalised
 
 
-SEQUENCE_TYPES = frozenset({"leads_to", "caused_by", "related"})
-
-
 class RecallEngine:
     def __init__(self, store: MemoryStore, config: RecallConfig) -> None:
         self.store = store

@@ -6,7 +6,6 @@ always select their plugins explicitly (other plugins may be installed in the en
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import textwrap
@@ -150,21 +149,3 @@ class EgoChild:
 @pytest.fixture
 def ego_child(tmp_path: Path, model_dir: Path) -> EgoChild:
     return EgoChild(tmp_path / "child", model_dir)
-
-
-@pytest.fixture(autouse=True)
-def _restore_logging_state() -> Iterator[None]:
-    """Hosts install their redaction pipeline process-wide and tests may install log handlers; undo both."""
-    from ego_core import logs
-    from ego_core.redaction import default_pipeline
-
-    root = logging.getLogger()
-    level = root.level
-    yield
-    for handler in list(logs._installed_handlers):
-        root.removeHandler(handler)
-        handler.close()
-    logs._installed_handlers.clear()
-    root.setLevel(level)
-    logging.captureWarnings(False)
-    logs.install_pipeline(default_pipeline())

@@ -2,21 +2,41 @@
 
 from __future__ import annotations
 
+import os
+import platform
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
 import attrs
 import numpy as np
 
+from ego_core import __version__
 from ego_core.config import Settings
 from ego_core.host import Clock, PluginHost, build_host
 from ego_memory.memories import Memories
 from ego_memory.plugin import MemoryPlugin
 
 T = TypeVar("T")
+
+
+def report_header(command: str, embedder: str) -> dict[str, Any]:
+    """What every benchmark report starts with: the system, the embedding model, the command, the machine."""
+    return {
+        "system": "ego",
+        "version": __version__,
+        "embedder": embedder,
+        "command": command,
+        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
+        "machine": {
+            "platform": platform.platform(),
+            "python": platform.python_version(),
+            "cpus": os.cpu_count() or 1,
+        },
+    }
 
 
 def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:

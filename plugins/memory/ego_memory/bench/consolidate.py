@@ -7,7 +7,6 @@ starts from a fresh copy of the loaded store and times one ``consolidate`` call 
 
 from __future__ import annotations
 
-import platform
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -15,10 +14,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ego_core import __version__
 from ego_core.config import Settings
 from ego_core.host import Clock
-from ego_memory.bench.common import copy_store, memory_host
+from ego_memory.bench.common import copy_store, memory_host, report_header
 from ego_memory.bench.scale import bulk_load
 from ego_memory.lifecycle import Lifecycle
 
@@ -62,12 +60,7 @@ def run_consolidate(
                 elapsed = (time.perf_counter() - started) * 1000
             runs.append({"recent": recent, "duration_ms": round(elapsed, 1), "summary": response.data.splitlines()[0]})
     return {
-        "system": "ego",
-        "version": __version__,
-        "embedder": model,
-        "command": command,
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        **report_header(command, model),
         "store_size": size,
         "runs": runs,
     }

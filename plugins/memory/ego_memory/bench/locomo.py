@@ -10,7 +10,6 @@ Each run starts from a fresh copy of the freshly built store, so access counts n
 from __future__ import annotations
 
 import json
-import platform
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -20,10 +19,10 @@ from typing import Any
 
 import attrs
 
-from ego_core import RecallQuery, RememberDraft, __version__
+from ego_core import RecallQuery, RememberDraft
 from ego_core.config import Settings
 from ego_core.host import Clock
-from ego_memory.bench.common import copy_store, memory_host, percentiles
+from ego_memory.bench.common import copy_store, memory_host, percentiles, report_header
 from ego_memory.memories import Memories
 from ego_memory.progress import progress
 from ego_memory.store import Filters
@@ -238,12 +237,7 @@ def run_locomo(
                 ablated = {**table, "recall": {**dict(table.get("recall", {})), stage: False}}
                 run_path(conversation, **paths, table=ablated, wall_clock=False, tally=tally, latencies=None)
     report: dict[str, Any] = {
-        "system": "ego",
-        "version": __version__,
-        "embedder": model,
-        "command": command,
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-        "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": _cpus()},
+        **report_header(command, model),
         "conversations": [c.name for c in conversations],
         "questions": sum(len(c.questions) for c in conversations),
         "memories": sum(len(c.turns) for c in conversations),
@@ -256,9 +250,3 @@ def run_locomo(
     if ablate:
         report["ablation"] = {f"without_{stage}": tally.report() for stage, tally in ablations.items()}
     return report
-
-
-def _cpus() -> int:
-    import os
-
-    return os.cpu_count() or 1

@@ -10,7 +10,6 @@ timed on the wall clock. The store keeps growing from one size to the next.
 
 from __future__ import annotations
 
-import platform
 import random
 import tempfile
 import time
@@ -19,11 +18,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ego_core import __version__
 from ego_core.config import Settings
 from ego_core.host import Clock
 from ego_core.types import EmotionalTrace, Memory, MemoryLink
-from ego_memory.bench.common import memory_host, percentiles
+from ego_memory.bench.common import memory_host, percentiles, report_header
 from ego_memory.emotions import EMOTIONS
 from ego_memory.memories import Memories, new_memory_id
 from ego_memory.progress import progress
@@ -210,19 +208,8 @@ def run_scale(
                 )
                 loaded = memories.count()
     return {
-        "system": "ego",
-        "version": __version__,
-        "embedder": model,
-        "command": command,
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-        "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": _cpus()},
+        **report_header(command, model),
         "corpus": "synthetic diary sentences (ego_memory.bench.scale.synthetic_sentences, seed 7), bulk-loaded",
         "operations_per_size": operations,
         "sizes": results,
     }
-
-
-def _cpus() -> int:
-    import os
-
-    return os.cpu_count() or 1
