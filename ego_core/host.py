@@ -670,6 +670,21 @@ class PluginHost:
             raise EmbeddingError(f"unknown embedder {name!r}; available: {known}")
         return self._embedders[name][1](settings)
 
+    def _distribution_of(self, plugin_id: str) -> InstalledPlugin | None:
+        """For a plugin object added directly (tests, embedding): the distribution its module comes from."""
+        obj = self.pm.get_plugin(plugin_id)
+        if obj is None:
+            return None
+        module = obj.__name__ if inspect.ismodule(obj) else type(obj).__module__
+        names = importlib_metadata.packages_distributions().get(module.split(".")[0], [])
+        if not names:
+            return None
+        try:
+            version = importlib_metadata.version(names[0])
+        except importlib_metadata.PackageNotFoundError:
+            version = None
+        return InstalledPlugin(id=plugin_id, entry_point=module, distribution=names[0], version=version)
+
     def statuses(self) -> list[PluginStatus]:
         """Every installed plugin with its state, for ``ego plugins``."""
         failed: dict[str, list[str]] = {}
@@ -680,7 +695,7 @@ class PluginHost:
         result = []
         ids = sorted(set(self.installed) | set(self._contexts) | set(failed))
         for plugin_id in ids:
-            info = self.installed.get(plugin_id)
+            info = self.installed.get(plugin_id) or self._distribution_of(plugin_id)
             obj = self.pm.get_plugin(plugin_id)
             hooks = tuple(sorted(c.name for c in self.pm.get_hookcallers(obj) or [])) if obj is not None else ()
             requires = self._requires.get(plugin_id, ())

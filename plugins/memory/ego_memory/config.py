@@ -16,6 +16,11 @@ class RecallConfig:
 
     dense_candidates: int = 60
     lexical_candidates: int = 60
+    lexical_max_df: float = 0.05
+    """In stores of at least ``lexical_min_corpus`` memories, BM25 leaves out query terms found in more than
+    this fraction of memories: they carry almost no weight, and ranking every memory they match is what makes
+    lexical search slow on a large store."""
+    lexical_min_corpus: int = 2000
     fusion: bool = True
     fusion_method: str = attrs.field(default="zscore", validator=attrs.validators.in_(("zscore", "rrf")))
     """zscore: convex combination of z-normalised BM25 and cosine scores; rrf: reciprocal rank fusion."""

@@ -22,7 +22,7 @@ from ego_core.embedding import Vectors
 from ego_memory.config import RecallConfig
 from ego_memory.emotions import EMOTIONS
 from ego_memory.store import Filters, MemoryStore
-from ego_memory.text import has_cjk, trigram_query, words_query
+from ego_memory.text import fts_or, has_cjk, trigram_terms, word_terms
 
 DAY = 86400.0
 
@@ -81,15 +81,27 @@ class RecallEngine:
         self.store = store
         self.config = config
 
+    def _selective(self, table: str, terms: list[str]) -> list[str]:
+        """The query terms worth ranking by: on a large store, those not found in most memories."""
+        cfg = self.config
+        total = self.store.count()
+        if total < cfg.lexical_min_corpus or not terms:
+            return terms
+        frequencies = self.store.document_frequencies(table, terms)
+        limit = cfg.lexical_max_df * total
+        return [t for t in terms if 0 < frequencies.get(t, 0) <= limit]
+
     def lexical_ranking(self, context: str, n: int, filters: Filters | None) -> list[tuple[str, float]]:
         """BM25 over the word index; CJK text (and word-less queries) over the trigram index.
 
         When both indexes answer, their scores are z-normalised and summed, so one list is returned.
         """
-        words = self.store.lexical(words_query(context), n, filters, table="fts_words")
+        terms = self._selective("fts_words", word_terms(context))
+        words = self.store.lexical(fts_or(terms), n, filters, table="fts_words")
         trigram: list[tuple[str, float]] = []
         if has_cjk(context) or not words:
-            trigram = self.store.lexical(trigram_query(context), n, filters, table="fts_trigram")
+            grams = self._selective("fts_trigram", trigram_terms(context))
+            trigram = self.store.lexical(fts_or(grams), n, filters, table="fts_trigram")
         if not trigram or not words:
             return words or trigram
         combined: dict[str, float] = {}

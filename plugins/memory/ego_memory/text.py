@@ -60,15 +60,22 @@ def cjk_trigrams(text: str) -> list[str]:
     return grams
 
 
+def fts_or(terms: list[str]) -> str:
+    """An FTS5 expression matching any of ``terms`` (each quoted, so no term is read as syntax)."""
+    return " OR ".join(_quote(t) for t in terms)
+
+
+def trigram_terms(text: str) -> list[str]:
+    """Trigram-index terms: CJK windows plus Latin tokens of 3+ characters (exact substrings, e.g. XQZ-4471)."""
+    return [*cjk_trigrams(text), *(t for t in word_terms(text) if len(t) >= 3)]
+
+
 def words_query(text: str) -> str:
-    return " OR ".join(_quote(t) for t in word_terms(text))
+    return fts_or(word_terms(text))
 
 
 def trigram_query(text: str) -> str:
-    """Trigram expression: CJK windows plus Latin tokens of 3+ characters (exact substrings, e.g. XQZ-4471)."""
-    grams = cjk_trigrams(text)
-    latin = [t for t in word_terms(text) if len(t) >= 3]
-    return " OR ".join(_quote(t) for t in [*grams, *latin])
+    return fts_or(trigram_terms(text))
 
 
 def has_cjk(text: str) -> bool:
