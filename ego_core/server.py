@@ -80,6 +80,7 @@ class ToolRunner:
             return _text_result(f"Unknown tool: {name}. Available tools: {available}.", is_error=True)
         plugin, tool = found
         outcome = "ok"
+        declined = False
         args: dict[str, Any] = dict(arguments or {})
         try:
             args = self._validators[name].validate(arguments)
@@ -91,6 +92,9 @@ class ToolRunner:
                 result = await result
             text = await anyio.to_thread.run_sync(self._render, name, args, result)
             is_error = False
+            declined = isinstance(result, Response) and result.declined
+            if declined:
+                outcome = "declined"
         except ArgumentError as exc:
             outcome, is_error = "invalid", True
             text = f"Invalid arguments for {name}: {exc}. Fix the call and try again."
@@ -115,7 +119,7 @@ class ToolRunner:
             agent=agent,
         )
         if outcome != "invalid":
-            outcome_value = ToolOutcome(plugin=plugin, is_error=is_error, text=text)
+            outcome_value = ToolOutcome(plugin=plugin, is_error=is_error, text=text, declined=declined)
             await anyio.to_thread.run_sync(
                 lambda: self.host.hooks.notify("on_tool_called", tool=name, args=args, result=outcome_value)
             )

@@ -142,10 +142,15 @@ ScaffoldItem = str | ScaffoldLine
 
 @attrs.frozen
 class Response:
-    """A tool's answer: a little dynamic data, then scaffold lines after ``---`` (SPEC §1)."""
+    """A tool's answer: a little dynamic data, then scaffold lines after ``---`` (SPEC §1).
+
+    ``declined`` marks an answer where the tool deliberately did nothing (a near-duplicate that was not
+    saved): it is not an error, but ``on_tool_called`` reactions such as desire satisfaction skip it.
+    """
 
     data: str
     scaffold: tuple[ScaffoldItem, ...] = ()
+    declined: bool = False
 
 
 @attrs.frozen
@@ -173,11 +178,16 @@ class ScaffoldContext:
 
 @attrs.frozen
 class ToolOutcome:
-    """Given to ``on_tool_called`` after every tool call."""
+    """Given to ``on_tool_called`` after every tool call.
+
+    ``declined``: the tool answered without doing what was asked (e.g. a duplicate was not saved); a reaction
+    meant for the effect of the call (desire satisfaction) should skip it, as it skips errors.
+    """
 
     plugin: str
     is_error: bool = False
     text: str = ""
+    declined: bool = False
 
 
 ToolResult = Response | str

@@ -39,7 +39,10 @@ COUNT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "n": {"type": "integer", "minimum": 1, "maximum": 5, "default": 2},
-        "mode": {"type": "string", "enum": ["ok", "tool_error", "invalid", "crash", "bad_type", "async"]},
+        "mode": {
+            "type": "string",
+            "enum": ["ok", "tool_error", "invalid", "crash", "bad_type", "async", "declined"],
+        },
     },
     "additionalProperties": False,
 }
@@ -69,6 +72,8 @@ class Demo:
             raise RuntimeError(f"internal detail /home/user/.ego with {SECRET}")
         if mode == "bad_type":
             return {"not": "a response"}
+        if mode == "declined":
+            return Response(data="Not counted: already counted.", declined=True)
         return Response(
             data=f"counted {args['n']}",
             scaffold=(
@@ -170,7 +175,7 @@ async def test_an_invalid_argument_error_names_the_parameter(host: PluginHost, m
         ({"n": 9}, "`n` must be an integer from 1 to 5"),
         ({"n": "three"}, "`n` must be an integer from 1 to 5"),
         ({"colour": SECRET}, "unknown parameter `colour`; accepted parameters: mode, n"),
-        ({"mode": SECRET}, "`mode` must be one of: ok, tool_error, invalid, crash, bad_type, async"),
+        ({"mode": SECRET}, "`mode` must be one of: ok, tool_error, invalid, crash, bad_type, async, declined"),
     ],
 )
 async def test_schema_violations_are_error_results_that_explain_the_fix(
@@ -385,3 +390,17 @@ async def test_a_tool_with_an_invalid_schema_is_refused_and_the_rest_served(
     assert "tool 'bad' has an invalid input schema" in failure.reason
     async with mcp_client(host, mode=mode) as client:
         assert {t.name for t in (await client.list_tools()).tools} == {"wake_up", "introspect", "count", "acount"}
+
+
+async def test_a_declined_answer_is_not_an_error_but_is_announced_as_declined(
+    json_log: JsonLog, host: PluginHost, demo: Demo
+) -> None:
+    async with mcp_client(host) as client:
+        result = await client.call_tool("count", {"mode": "declined"})
+        done = await client.call_tool("count", {"mode": "ok"})
+    assert not result.is_error
+    assert tool_text(result).startswith("Not counted: already counted.")
+    assert not done.is_error
+    outcomes = [(tool, outcome.declined, outcome.is_error) for tool, _args, outcome in demo.calls]
+    assert outcomes == [("count", True, False), ("count", False, False)]
+    assert [r["outcome"] for r in json_log.records() if r.get("event") == "tool_call"] == ["declined", "ok"]

@@ -71,4 +71,4 @@ def duplicate_response(duplicate: Duplicate, now: datetime, *, recall_served: bo
             UPDATE_HINT_WITH_RECALL if recall_served else UPDATE_HINT,
         ]
     )
-    return Response(data=data, scaffold=GUARD_SCAFFOLD)
+    return Response(data=data, scaffold=GUARD_SCAFFOLD, declined=True)

@@ -167,14 +167,15 @@ async def test_a_refused_save_leaves_everything_as_it_was(
         assert _snapshot(host, ids) == before  # content, links, access_count, last_accessed: all as they were
         assert _files(ego_settings.data_dir) == files
         assert len(recorder.remembered) == remembered  # no on_remember: no workspace line, no satisfaction
-        # the core still announces the call; its outcome text says it was not saved
+        # the core still announces the call, marked declined so reactions (desire satisfaction) skip it
         new_calls = recorder.tool_calls[calls:]
         assert [tool for tool, _ in new_calls] == ["remember"] * 3
         assert all(outcome.text.startswith(NOT_SAVED) and not outcome.is_error for _, outcome in new_calls)
+        assert all(outcome.declined for _, outcome in new_calls)
 
     new_records = _log_records(log_dir)[records:]
     assert [(r.get("event"), r.get("tool"), r.get("outcome")) for r in new_records] == [
-        ("tool_call", "remember", "ok")
+        ("tool_call", "remember", "declined")
     ] * 3
     log_text = "".join(p.read_text(encoding="utf-8") for p in log_dir.glob("ego-*.jsonl"))
     assert SECRET not in log_text

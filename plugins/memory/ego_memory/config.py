@@ -34,9 +34,13 @@ class RecallConfig:
     decay: bool = True
     half_life_days: float = 90.0
     decay_weight: float = 0.1
+    interference_threshold: float = 0.70
+    """Part of decay: an older memory nearly identical (cosine above this) to a newer one fades (interference)."""
+    interference_weight: float = 1.5
+    interference_pool: int = 20
     boosts: bool = True
-    emotion_weight: float = 1.0
-    importance_gain: float = 0.05
+    emotion_weight: float = 2.0
+    importance_gain: float = 0.1
     spreading: bool = True
     spreading_sources: int = 5
     sequence_gain: float = 0.3

@@ -186,6 +186,8 @@ class RecallEngine:
                     profile = EMOTIONS.get(emotion)
                     score_of[m] += cfg.emotion_weight * (profile.recall_boost if profile else 0.0) * intensity
                     score_of[m] += cfg.importance_gain * (importance - 3)
+            if cfg.decay and cfg.interference_weight > 0.0:
+                self._interfere(score_of, rows, {m: patterns[i] for i, m in enumerate(candidates)})
 
         if cfg.spreading and score_of:
             stages.append("spreading")
@@ -215,6 +217,34 @@ class RecallEngine:
             stages=tuple(stages),
             completed_patterns=completed_patterns,
         )
+
+    def _interfere(
+        self,
+        score_of: dict[str, float],
+        rows: dict[str, tuple[float, str, float, int, int, float | None]],
+        vectors: dict[str, Vectors],
+    ) -> None:
+        """Retroactive interference: a memory fades faster when a newer, nearly identical one exists.
+
+        Among the strongest candidates, each pair with cosine similarity above ``interference_threshold``
+        lowers the older one in proportion to how close they are (the newer statement of a changed fact wins
+        the tie; unrelated old memories are untouched, so an old corpus is not buried).
+        """
+        cfg = self.config
+        top = [m for m in sorted(score_of, key=lambda m: -score_of[m])[: cfg.interference_pool] if m in vectors]
+        if len(top) < 2:
+            return
+        matrix = np.stack([vectors[m] for m in top])
+        similarity = matrix @ matrix.T
+        span = max(1e-6, 1.0 - cfg.interference_threshold)
+        for i, older in enumerate(top):
+            closest = 0.0
+            for j, newer in enumerate(top):
+                if i != j and rows[newer][0] > rows[older][0]:
+                    closest = max(closest, (float(similarity[i, j]) - cfg.interference_threshold) / span)
+            if closest > 0.0:
+                # The closest newer memory decides; several newer ones do not add up (a unique detail still wins).
+                score_of[older] -= cfg.interference_weight * min(1.0, closest)
 
     def present(self, now: datetime) -> float:
         """The store's own present: now, unless the newest memory is long before it (a dormant or old store)."""

@@ -6,16 +6,18 @@ import json
 import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from conftest import EgoChild, MemoryHosts
 
 from ego_core import PRIVATE_MARK, RecallQuery
 from ego_core.host import Clock
 from ego_core.portable import PortableError, export_file, import_file
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.store import Filters
+
+if TYPE_CHECKING:
+    from conftest import EgoChild, MemoryHosts
 
 START = datetime(2026, 5, 1, 9, 30, 15, 123456, tzinfo=UTC)
 TEXTS = [
@@ -117,13 +119,18 @@ def test_a_public_export_leaves_private_memories_out_and_masks_secrets(
 
 
 BAD_FILES: list[tuple[str, Any]] = [
-    ("not json", lambda good: good[:1] + ["{not json"] + good[1:]),
+    ("not json", lambda good: [*good[:1], "{not json", *good[1:]]),
     ("not an export", lambda good: ['{"hello": 1}', *good[1:]]),
     ("future version", lambda good: [good[0].replace('"version":1', '"version":9'), *good[1:]]),
     ("unknown record type", lambda good: [*good, '{"plugin":"memory","type":"mystery"}']),
     ("unknown plugin", lambda good: [*good, '{"plugin":"nobody","type":"x"}']),
-    ("bad timestamp", lambda good: [*good, good[2].replace('"timestamp":"', '"timestamp":"yesterday').replace(
-        '"id":"mem_', '"id":"mem_f')]),
+    (
+        "bad timestamp",
+        lambda good: [
+            *good,
+            good[2].replace('"timestamp":"', '"timestamp":"yesterday').replace('"id":"mem_', '"id":"mem_f'),
+        ],
+    ),
     ("empty", lambda good: []),
 ]
 
@@ -154,13 +161,17 @@ def exported_text(host: Any, path: Path) -> str:
 def test_the_cli_round_trip_and_refusal(ego_child: EgoChild, tmp_path: Path) -> None:
     """What a user runs: `ego export` / `ego import` in separate processes, exit codes and messages."""
     target = tmp_path / "target-data"
-    run = lambda *args, data=None: subprocess.run(  # noqa: E731
-        ego_child.command("--plugins", "memory", *args),
-        env=ego_child.env(**({"EGO_DATA_DIR": str(data)} if data else {})),
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+
+    def run(*args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ego_child.command("--plugins", "memory", *args),
+            env=ego_child.env(**({"EGO_DATA_DIR": str(data)} if data else {})),
+            capture_output=True,
+            text=True,
+            timeout=240,
+            check=False,
+        )
+
     # An empty store exports just the header and the memory plugin's meta record.
     empty = run("export", str(tmp_path / "empty.jsonl"))
     assert empty.returncode == 0, empty.stderr

@@ -9,7 +9,8 @@ the stage on and off, through the same recall path as the ``recall`` tool:
   spread over a year. The question ("What is Mia's favourite tea?") should bring the newer statement first.
 - **Salience** (boosts): 40 pairs of equivalent experiences stored at the same moment, one felt vividly and
   important (moved, intensity 0.9, importance 5), one in passing (neutral, importance 2); which phrasing is
-  the vivid one alternates. Recalling the experience should bring the vivid one first.
+  the vivid one alternates, and the question is a third phrasing. Recalling the experience should bring the
+  vivid one first.
 
 The generator is seeded; the corpus is identical on every run.
 """
@@ -53,12 +54,32 @@ FACTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
         ("along the river", "around the lake", "up the hill", "through the old park"),
     ),
 )
-EXPERIENCES: tuple[tuple[str, str], ...] = (
-    ("Watched the ferries leave the harbour with {p} at dusk.", "Saw the evening ferries depart the harbour with {p}."),
-    ("{p} and I fixed the leaking kitchen tap together.", "Repaired the dripping kitchen faucet with {p}."),
-    ("{p} told me about the summer they spent by the sea.", "Heard {p}'s story of a summer by the seaside."),
-    ("Cooked miso soup with {p} on a cold evening.", "Made miso soup together with {p} one chilly night."),
-    ("{p} showed me the stars through an old telescope.", "Looked at the stars with {p} through a vintage telescope."),
+EXPERIENCES: tuple[tuple[str, str, str], ...] = (
+    (
+        "Watched the ferries leave the harbour with {p} at dusk.",
+        "Saw the evening ferries depart the harbour with {p}.",
+        "ferries and the harbour in the evening with {p}",
+    ),
+    (
+        "{p} and I fixed the leaking kitchen tap together.",
+        "Repaired the dripping kitchen faucet with {p}.",
+        "the kitchen tap repair with {p}",
+    ),
+    (
+        "{p} told me about the summer they spent by the sea.",
+        "Heard {p}'s story of a summer by the seaside.",
+        "{p}'s summer at the sea",
+    ),
+    (
+        "Cooked miso soup with {p} on a cold evening.",
+        "Made miso soup together with {p} one chilly night.",
+        "miso soup with {p} when it was cold",
+    ),
+    (
+        "{p} showed me the stars through an old telescope.",
+        "Looked at the stars with {p} through a vintage telescope.",
+        "stargazing with {p} and a telescope",
+    ),
 )
 ORIGIN = datetime(2025, 1, 1, tzinfo=UTC)
 FILLER = 400
@@ -120,7 +141,7 @@ def _build(memories: Memories, clock: Clock, rng: random.Random) -> tuple[list[P
         )
         updates.append(Pair(question.format(p=person), old_id, new_id))
     salience: list[Pair] = []
-    for index, (person, (one, two)) in enumerate((p, e) for p in PEOPLE for e in EXPERIENCES):
+    for index, (person, (one, two, question)) in enumerate((p, e) for p in PEOPLE for e in EXPERIENCES):
         if index >= 40:
             break
         vivid_text, plain_text = (one, two) if index % 2 == 0 else (two, one)
@@ -133,7 +154,7 @@ def _build(memories: Memories, clock: Clock, rng: random.Random) -> tuple[list[P
         )
         plain_id = _store(memories, clock, plain, moment)
         vivid_id = _store(memories, clock, vivid, moment)
-        salience.append(Pair(one.format(p=person), plain_id, vivid_id))
+        salience.append(Pair(question.format(p=person), plain_id, vivid_id))
     return updates, salience
 
 
