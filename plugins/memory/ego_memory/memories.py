@@ -29,7 +29,7 @@ RECALL_SCAFFOLD = "How do these memories connect to the current moment?"
 PRIVATE_SAVED_NOTE = "Kept private: it stays internal (never synced to workspace files or logs)."
 FILTER_NAMES = ("emotion_filter", "category_filter", "date_from", "date_to", "valence_range", "arousal_range")
 SHOWN_LINKS = 3
-RECALL_SNIPPET = 160
+RECALL_SNIPPET = 120
 
 
 def new_memory_id() -> str:

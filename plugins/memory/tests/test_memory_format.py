@@ -220,7 +220,7 @@ async def test_recall_lines_scaffold_and_vivid_emotions(memory_hosts: MemoryHost
     assert results[ids["quiet"]]["content"] == "Line one about the harbour line two about gulls."
     assert results[ids["long"]]["private"] is True
     assert results[ids["long"]]["content"].endswith("…")
-    assert len(results[ids["long"]]["content"]) <= 160
+    assert len(results[ids["long"]]["content"]) <= 120
     assert {r["age"] for r in results.values()} == {"2d ago"}
     assert all(not r["private"] for key, r in results.items() if key != ids["long"])
     assert scaffold == [RECALL_SCAFFOLD, ALL_FILTERS]
