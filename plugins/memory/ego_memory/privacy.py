@@ -40,8 +40,9 @@ def _common_prefix(text: str, start: int, form: str) -> int:
 def _masked_length(text: str, start: int, form: str) -> int:
     """How much of ``text`` from ``start`` is this private form: all of it, or a truncation of it.
 
-    When the text leaves the form in the middle of a word (a public text quoting part of a private one and
-    going on differently), the mask stops at the last word boundary instead of eating the next word.
+    When the text leaves the form in the middle of a word (a public text sharing an opening with a private
+    one and going on differently), the mask stops at the last word boundary instead of eating the next word;
+    what remains must still be long enough to be private text at all (0: mask nothing here).
     """
     length = _common_prefix(text, start, form)
     end = start + length
@@ -49,8 +50,9 @@ def _masked_length(text: str, start: int, form: str) -> int:
         return length
     if text[end - 1].isspace() or text[end].isspace():
         return length
-    boundary = text.rfind(" ", start, end)
-    return boundary - start if boundary - start >= KEY else length
+    boundary = max(text.rfind(" ", start, end), text.rfind("\t", start, end))
+    kept = boundary - start if boundary > start else 0
+    return kept if len(text[start : start + kept].strip()) >= MIN_NEEDLE else 0
 
 
 class PrivateContentRedactor:
@@ -100,8 +102,10 @@ class PrivateContentRedactor:
             if start < position:
                 continue
             length = max(_masked_length(text, start, form) for form in by_key[match.group(0)])
+            if length == 0:
+                continue
             pieces.append(text[position:start])
             pieces.append(PRIVATE_MARK)
-            position = start + max(length, len(match.group(0)))
+            position = start + length
         pieces.append(text[position:])
         return "".join(pieces)
