@@ -167,8 +167,9 @@ def monologue_text(memory: Memory, *, tz: tzinfo, redact: Redact, previous: Sequ
     head = MonologueHead(memory.id, chain).render()
     stamp = memory.timestamp.astimezone(tz).strftime("%Y-%m-%d %H:%M")
     lines = [neutralise(_CONTROL.sub(" ", line).rstrip()) for line in redact(memory.content).strip().splitlines()]
-    content = "\n".join(f"> {line}" if line else ">" for line in lines)
-    text = redact(f"{head}\n# Inner monologue ({stamp})\n\n{content}\n")
-    if text.split("\n", 1)[0] != head:
-        raise RenderError(f"redaction changed the inner-monologue header for {memory.id}; it was not written")
-    return text
+    # The quoted block is redacted once more as a whole (a private text may span the folded lines); the head
+    # and the header are ours, built from the id and the time, so the pipeline never gets to rewrite them.
+    content = redact("\n".join(f"> {line}" if line else ">" for line in lines))
+    if any(line and not line.startswith(">") for line in content.split("\n")):
+        raise RenderError(f"redaction changed the quoting of the inner monologue for {memory.id}; it was not written")
+    return f"{head}\n# Inner monologue ({stamp})\n\n{content}\n"

@@ -149,33 +149,35 @@ class WorkspaceWriter:
         refuse_private(memory)
         self._run(memory, ["monologue"])
 
-    def _plan(self, memory: Memory, targets: Iterable[Target]) -> list[_Write]:
-        """The writes for a memory, rendered (and checked) before any lock is taken."""
+    def _plan(self, memory: Memory, targets: Iterable[Target]) -> tuple[list[_Write], list[tuple[Target, str]]]:
+        """The writes for a memory, rendered (and checked) before any lock is taken.
+
+        A target that cannot be rendered safely is refused on its own; the others are still written.
+        """
         refuse_private(memory)
         writes: list[_Write] = []
+        refused: list[tuple[Target, str]] = []
         for target in targets:
-            if target == "daily":
-                day = local_day(memory, self.tz)
-                path, header = self.daily_path(day), daily_header(day)
-                line = entry_line(memory, tz=self.tz, redact=self.redact)
-                writes.append(_Write(target, path, self._appender(path, header, line, memory.id)))
-            elif target == "curated":
-                line = entry_line(memory, tz=self.tz, redact=self.redact, with_date=True)
-                writes.append(
-                    _Write(
-                        target, self.curated_path, self._appender(self.curated_path, CURATED_HEADER, line, memory.id)
-                    )
-                )
-            else:
-                monologue_text(memory, tz=self.tz, redact=self.redact)  # refuse early, outside the lock
-                writes.append(_Write(target, self.monologue_path, self._monologue_writer(memory)))
-        return writes
+            try:
+                writes.append(self._render(memory, target))
+            except RenderError as exc:
+                refused.append((target, str(exc)))
+        return writes, refused
+
+    def _render(self, memory: Memory, target: Target) -> _Write:
+        if target == "daily":
+            day = local_day(memory, self.tz)
+            path, header = self.daily_path(day), daily_header(day)
+            line = entry_line(memory, tz=self.tz, redact=self.redact)
+            return _Write(target, path, self._appender(path, header, line, memory.id))
+        if target == "curated":
+            line = entry_line(memory, tz=self.tz, redact=self.redact, with_date=True)
+            return _Write(target, self.curated_path, self._appender(self.curated_path, CURATED_HEADER, line, memory.id))
+        monologue_text(memory, tz=self.tz, redact=self.redact)  # refuse early, outside the lock
+        return _Write(target, self.monologue_path, self._monologue_writer(memory))
 
     def _run(self, memory: Memory, targets: Sequence[Target]) -> list[Path]:
-        try:
-            writes = self._plan(memory, targets)
-        except RenderError as exc:
-            raise WorkspaceWriteError(str(exc)) from exc
+        writes, refused = self._plan(memory, targets)
         try:
             with self._lock.hold():
                 self._retry_pending()
@@ -185,7 +187,9 @@ class WorkspaceWriter:
             raise WorkspaceWriteError(f"could not lock the workspace ({_reason(exc)}); nothing was written") from exc
         if failed:
             self._keep_sync(memory, [target for target, _reason_text in failed])
-            names = ", ".join(f"{target} ({text})" for target, text in failed)
+        problems = [*refused, *failed]
+        if problems:
+            names = ", ".join(f"{target} ({text})" for target, text in problems)
             raise WorkspaceWriteError(f"could not update {names}; those files were left as they were")
         return changed
 
@@ -280,13 +284,10 @@ class WorkspaceWriter:
         with self._pending_lock:
             syncs = list(self._pending_syncs.values())
         for pending in syncs:
-            try:
-                writes = self._plan(pending.memory, sorted(pending.targets))
-            except RenderError:
+            writes, refused = self._plan(pending.memory, sorted(pending.targets))
+            if refused:
                 self.log.warning("workspace sync of %s cannot be rendered; dropped", pending.memory.id)
-                failed: list[tuple[Target, str]] = []
-            else:
-                _changed, failed = self._attempt(writes)
+            _changed, failed = self._attempt(writes)
             with self._pending_lock:
                 if pending.memory.id not in self._pending_syncs:
                     continue  # forgotten meanwhile
