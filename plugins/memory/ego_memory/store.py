@@ -48,7 +48,7 @@ REINDEX_COMMAND = "ego memory reindex"
 
 
 class StoreError(RuntimeError):
-    pass
+    """The store cannot do what was asked (not open, re-indexed by another process, a memory vanished)."""
 
 
 class ModelMismatchError(StoreError):
