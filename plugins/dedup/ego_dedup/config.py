@@ -56,7 +56,8 @@ class DedupConfig:
             raise ValueError(
                 f"merge_threshold: must not exceed dedup_threshold ({self.dedup_threshold}), got "
                 f"{self.merge_threshold}; consolidate's net is meant to be the wider one, proposing what the "
-                "guard let through"
+                f"guard let through (lowering dedup_threshold below {DEFAULT_MERGE_THRESHOLD}, the default "
+                "merge_threshold, means setting merge_threshold too)"
             )
 
 

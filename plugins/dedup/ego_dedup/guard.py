@@ -16,6 +16,7 @@ from ego_core.types import Memory, Response, ScaffoldItem
 
 NOT_SAVED = "Not saved — very similar memory already exists."
 EXISTING_SNIPPET = 120
+PRIVATE_MARK = ", private"
 UPDATE_HINT_WITH_RECALL = (
     "If this is a meaningful update, use recall to review the existing memory and consider whether the new "
     "perspective adds value."
@@ -58,14 +59,15 @@ def find_duplicate(service: MemoryService, content: str, threshold: float) -> Du
 
 
 def duplicate_response(duplicate: Duplicate, now: datetime, *, recall_served: bool) -> Response:
-    """The "Not saved" answer. It quotes the existing memory even when it is private: tool results go to the
-    agent itself, whose memory it is (logs and files are redacted elsewhere)."""
+    """The "Not saved" answer. It quotes the existing memory even when it is private, marked so: tool results go
+    to the agent itself, whose memory it is (logs and files are redacted elsewhere)."""
     existing = duplicate.existing
     similarity = min(1.0, max(0.0, duplicate.similarity))
     data = "\n".join(
         [
             NOT_SAVED,
-            f"Existing (id: {existing.id}, {relative_age(existing.timestamp, now)}): "
+            f"Existing (id: {existing.id}, {relative_age(existing.timestamp, now)}"
+            f"{PRIVATE_MARK if existing.is_private else ''}): "
             f"{truncate(existing.content, EXISTING_SNIPPET)}",
             f"Similarity: {similarity:.2f}",
             UPDATE_HINT_WITH_RECALL if recall_served else UPDATE_HINT,

@@ -110,8 +110,9 @@ def merge_section(pairs: Sequence[MergePair], *, recall: bool, forget: bool) -> 
     lines = [f"Found {len(pairs)} near-duplicate pair(s):"]
     for pair in pairs:
         lines.append(f"- {pair.a.id} <-> {pair.b.id} (similarity: {pair.similarity:.2f})")
-        lines.append(f"  A: {truncate(pair.a.content, PAIR_SNIPPET)}")
-        lines.append(f"  B: {truncate(pair.b.content, PAIR_SNIPPET)}")
+        for label, memory in (("A", pair.a), ("B", pair.b)):
+            mark = " (private)" if memory.is_private else ""
+            lines.append(f"  {label}{mark}: {truncate(memory.content, PAIR_SNIPPET)}")
     return Section(
         key=SECTION_KEY,
         text="\n".join(lines),

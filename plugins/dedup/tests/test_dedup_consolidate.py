@@ -75,6 +75,23 @@ async def test_paraphrase_pairs_are_listed_strongest_first_with_snippets(
     assert [str(getattr(line, "text", line)) for line in section.scaffold] == [REVIEW, BOTH]
 
 
+async def test_a_private_memory_in_a_pair_is_marked_private(
+    dedup_host: Callable[..., PluginHost], clock: Clock
+) -> None:
+    host = dedup_host()
+    async with mcp_client(host) as client:
+        public = saved_id(await remember(client, PARAPHRASES[0]))
+        private = saved_id(await remember(client, PARAPHRASES[1], private=True))
+    host.start()
+
+    section = dedup_section(host, day_before(clock.now()))
+
+    assert section is not None
+    lines = section.text.splitlines()
+    assert lines[1].startswith(f"- {public} <-> {private} ")
+    assert lines[2:] == [f"  A: {PARAPHRASES[0]}", f"  B (private): {PARAPHRASES[1]}"]
+
+
 async def test_no_pairs_means_no_section(dedup_host: Callable[..., PluginHost], clock: Clock) -> None:
     host = dedup_host()
     await store(host, PARAPHRASES[0], *UNRELATED)

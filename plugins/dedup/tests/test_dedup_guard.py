@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 
+import anyio
 import pytest
 from dedup_support import (
     JA_FIRST,
@@ -135,7 +136,7 @@ async def test_a_private_existing_memory_is_quoted_to_the_agent(dedup_host: Call
     async with mcp_client(host) as client:
         existing = saved_id(await remember(client, secret, private=True, emotion="anxious"))
         text = await remember(client, secret)
-        assert text.startswith(f"{NOT_SAVED}\nExisting (id: {existing}, just now): {secret}\n")
+        assert text.startswith(f"{NOT_SAVED}\nExisting (id: {existing}, just now, private): {secret}\n")
 
 
 async def test_a_long_existing_memory_is_shown_as_a_120_character_snippet(
@@ -159,3 +160,26 @@ async def test_a_lower_threshold_refuses_the_japanese_pair(dedup_host: Callable[
         existing = saved_id(await remember(client, JA_FIRST))
         text = await remember(client, JA_SECOND)
     assert text.startswith(f"{NOT_SAVED}\nExisting (id: {existing}, just now): {JA_FIRST}\nSimilarity: 0.90\n")
+
+
+async def test_concurrent_remembers_of_one_thought_save_it_once(dedup_host: Callable[..., PluginHost]) -> None:
+    """Agents call tools in parallel: the check and the save are one step, so only one of the copies lands."""
+    host = dedup_host()
+    base = "I fed the ducks at the pond this afternoon"
+    variants = [base + ending for ending in (".", "!", "...", " .", "!!", "?!", "", ". ")]
+    async with mcp_client(host) as client:
+        await remember(client, UNRELATED[0])
+        replies: list[str] = []
+
+        async def one(content: str) -> None:
+            replies.append(await remember(client, content))
+
+        async with anyio.create_task_group() as group:
+            for content in variants:
+                group.start_soon(one, content)
+        count = store_of(host).count()
+
+    saved = [reply for reply in replies if reply.startswith("Saved")]
+    assert len(saved) == 1, [reply.splitlines()[0] for reply in replies]
+    assert sum(reply.startswith(NOT_SAVED) for reply in replies) == len(variants) - 1
+    assert count == 2

@@ -122,3 +122,12 @@ async def test_with_dedup_disabled_duplicates_are_stored_and_nothing_mentions_th
     for text in texts:
         for word in (NOT_SAVED, "already exists", "repetition", "near-duplicate", *guard_lines):
             assert word not in text
+
+
+async def test_introspect_asks_to_save_only_a_genuinely_new_insight(dedup_host: Callable[..., PluginHost]) -> None:
+    host = dedup_host()
+    async with mcp_client(host) as client:
+        text = tool_text(await client.call_tool("introspect", {}))
+    scaffold = text.split(SEPARATOR, 1)[1]
+    assert "If this is a genuinely new insight, save with remember (category: introspection)." in scaffold
+    assert "Save with remember" not in text

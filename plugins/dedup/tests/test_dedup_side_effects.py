@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -107,13 +108,14 @@ async def test_a_refused_near_duplicate_is_embedded_once_and_never_stored(
         assert store_of(host).find_exact(NEAR_DUPLICATE) is None
 
 
-def _files(data_dir: Path) -> dict[str, int]:
-    """Every file of the data directory except the logs, with its size."""
+def _files(data_dir: Path) -> dict[str, str]:
+    """sha256 of every file of the data directory except the logs and SQLite's ``-shm`` index (any reader
+    rewrites it)."""
     logs = data_dir / "logs"
     return {
-        str(path.relative_to(data_dir)): path.stat().st_size
+        str(path.relative_to(data_dir)): hashlib.sha256(path.read_bytes()).hexdigest()
         for path in sorted(data_dir.rglob("*"))
-        if path.is_file() and logs not in path.parents
+        if path.is_file() and logs not in path.parents and not path.name.endswith("-shm")
     }
 
 

@@ -168,13 +168,14 @@ class Memories:
 
     def remember(self, args: Mapping[str, Any]) -> Response:
         draft, notes = self.draft(args)
-        veto = self.ctx.hooks.first("before_remember", draft=draft)
-        if veto is not None:
-            _plugin, response = veto
-            if isinstance(response, Response):
-                return response
-            return Response(data=str(response))
-        memory, linked = self.store_draft(draft)
+        # The check and the save are one step: a concurrent remember (another thread or process) cannot
+        # slip a near-duplicate in between.
+        with self.store.writing():
+            veto = self.ctx.hooks.first("before_remember", draft=draft)
+            if veto is not None:
+                _plugin, response = veto
+                return response if isinstance(response, Response) else Response(data=str(response))
+            memory, linked = self.store_draft(draft)
         lines = [f"Saved (id: {memory.id}). Linked to {len(linked)} existing memories."]
         if linked:
             lines.append("Most related:")

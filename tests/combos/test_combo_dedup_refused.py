@@ -1,0 +1,64 @@
+"""Issue 5, acceptance 4 with every built-in plugin: a refused save leaves every file byte for byte as it was.
+
+The workspace mirror (workspace_sync), the stores and the plugins' state files are compared by content hash;
+only the day's log (one ``tool_call`` record per refused call) and SQLite's shared-memory index (rewritten by
+any reader) may change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ego_core.config import Settings
+from ego_core.host import PluginHost
+from ego_core.testing import mcp_client, tool_text
+
+pytestmark = pytest.mark.anyio
+
+HERONS = "I walked along the river this morning and watched the herons fishing."
+NEAR_HERONS = "Watched herons fishing during my morning walk along the river."
+SECRET = "I still think about the argument with Master last winter, and it hurts."
+NOT_SAVED = "Not saved — very similar memory already exists."
+
+
+def contents(*roots: Path) -> dict[str, str]:
+    """sha256 of every file under the roots, except logs and SQLite's ``-shm`` index."""
+    found: dict[str, str] = {}
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "logs" not in path.relative_to(root).parts and not path.name.endswith("-shm"):
+                found[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+async def call(client: Any, tool: str, args: dict[str, Any]) -> str:
+    result = await client.call_tool(tool, args)
+    assert not result.is_error, tool_text(result)
+    return tool_text(result)
+
+
+async def test_a_refused_save_changes_no_file(
+    combo_host: Callable[..., PluginHost], workspace: Path, ego_settings: Settings
+) -> None:
+    data_dir = ego_settings.data_dir
+    host = combo_host()
+    async with mcp_client(host) as client:
+        await call(client, "remember", {"content": HERONS, "importance": 4})
+        await call(client, "remember", {"content": SECRET, "private": True, "emotion": "sad"})
+        await call(client, "recall", {"context": "herons by the river"})
+        assert "herons" in "".join(p.read_text(encoding="utf-8") for p in workspace.rglob("*.md"))
+        before = contents(workspace, data_dir)
+
+        refused = [
+            await call(client, "remember", {"content": HERONS}),
+            await call(client, "remember", {"content": NEAR_HERONS, "emotion": "happy", "importance": 5}),
+            await call(client, "remember", {"content": SECRET}),
+        ]
+
+        assert all(text.startswith(NOT_SAVED) for text in refused), refused
+        assert contents(workspace, data_dir) == before
