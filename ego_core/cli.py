@@ -16,13 +16,13 @@ import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
 
 from ego_core import __version__
 from ego_core.config import ConfigError, Settings, load_settings
 from ego_core.embedding import EmbeddingError
 from ego_core.host import PluginHost, SelectionError, ToolConflictError, build_host
-from ego_core.logs import configure_logging
+from ego_core.logs import configure_logging, log_file_problem
 from ego_core.types import Check, Command
 
 
@@ -152,6 +152,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _token(args)
         except UsageError as exc:
             _die(str(exc))
+    if _command_word(argv) == "serve" and not {"--http", "-h", "--help"} & set(argv):
+        # stdio: the protocol owns stdout from before any plugin is imported, even at the fd level
+        from ego_core.server import protocol_stdout
+
+        with protocol_stdout() as wire:
+            return _run(argv, wire)
+    return _run(argv, None)
+
+
+def _run(argv: list[str], wire: TextIO | None) -> int:
     pre, _rest = _global_parser(add_help=False).parse_known_args(argv)  # options may follow the command
     try:
         settings = load_settings(
@@ -161,6 +171,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         _die(f"invalid configuration: {exc}")
     configure_logging(settings.logs_path, settings.log_level)
+    log_problem = log_file_problem()
+    if log_problem and _command_word(argv) not in ("doctor", None):  # doctor reports it among its checks
+        _die(f"{log_problem}; {_log_dir_hint(settings)}")
     disabled = _split(pre.disable) or []
     enabled = _split(pre.plugins)
     # Loading plugins runs their import-time code: a stray print() must not reach stdout (the MCP protocol).
@@ -176,10 +189,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
-        return 2
+        _die("a command is required, e.g. `ego serve`")
     try:
         if args.command == "serve":
-            return _serve(host, settings, args)
+            return _serve(host, settings, args, wire)
         if args.command == "plugins":
             return _plugins(host, settings, args)
         if args.command == "doctor":
@@ -210,7 +223,10 @@ def _portable(host: PluginHost, args: argparse.Namespace) -> int:
     host.start()
     try:
         if args.command == "export":
-            count = export_file(host, args.file, include_private=args.include_private)
+            try:
+                count = export_file(host, args.file, include_private=args.include_private)
+            except PortableError as exc:
+                raise UsageError(str(exc)) from None
             kind = "including private memories" if args.include_private else "private memories left out"
             print(f"exported {count} records to {args.file} ({kind})")
             return 0
@@ -225,13 +241,14 @@ def _portable(host: PluginHost, args: argparse.Namespace) -> int:
         host.stop()
 
 
-def _serve(host: PluginHost, settings: Settings, args: argparse.Namespace) -> int:
+def _serve(host: PluginHost, settings: Settings, args: argparse.Namespace, wire: TextIO | None) -> int:
     from ego_core.server import serve_http, serve_stdio
 
     if not args.http:
         if any(v is not None for v in (args.host, args.port, args.path)):
             raise UsageError("--host, --port and --path only apply with --http")
-        serve_stdio(host)
+        assert wire is not None, "main() hands serve over stdio the protocol's stdout"
+        serve_stdio(host, wire)
         return 0
     bind = args.host or settings.server.host
     port = args.port if args.port is not None else settings.server.port
@@ -243,6 +260,12 @@ def _serve(host: PluginHost, settings: Settings, args: argparse.Namespace) -> in
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return 0
+
+
+def _log_dir_hint(settings: Settings) -> str:
+    if settings.log_dir is not None:
+        return "set log_dir in ego.toml (or EGO_LOG_DIR) to a writable directory"
+    return "the logs live in the data directory: make it writable, or choose another with EGO_DATA_DIR"
 
 
 def _recent_logged_failures(settings: Settings, days: int = 2) -> list[dict[str, Any]]:
@@ -327,6 +350,11 @@ def _doctor(host: PluginHost, settings: Settings) -> int:
         checks.append(Check("data dir", True, f"{data_dir} (writable)"))
     except OSError as exc:
         checks.append(Check("data dir", False, f"{data_dir}: {exc.strerror}"))
+    log_problem = log_file_problem()
+    if log_problem:
+        checks.append(Check("log dir", False, f"{log_problem}; {_log_dir_hint(settings)}"))
+    else:
+        checks.append(Check("log dir", True, f"{settings.logs_path} (writable)"))
     plugin_checks: list[Check] = []
     host.start()
     try:
@@ -349,6 +377,11 @@ def _doctor(host: PluginHost, settings: Settings) -> int:
         if status.reason:
             checks.append(Check(f"plugin {status.id}", False, status.reason))
     checks.extend(plugin_checks)
+    for table in host.orphan_config_tables():
+        installed = ", ".join(sorted(host.installed)) or "none"
+        checks.append(
+            Check(f"config [plugins.{table}]", False, f"no installed plugin has this id (installed: {installed})")
+        )
     enabled = [s.id for s in statuses if s.state == "enabled"]
     checks.append(Check("plugins", True, ", ".join(enabled)))
     for check in checks:

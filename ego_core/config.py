@@ -132,7 +132,7 @@ def _structure_str(value: object, _: type) -> str:
 
 def _structure_path(value: object, _: type) -> Path:
     if not isinstance(value, str | Path) or not str(value):
-        raise ValueError("expected a path")
+        raise ValueError("expected a path (a non-empty string)")
     return Path(os.path.expandvars(str(value))).expanduser()
 
 
@@ -293,6 +293,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; save the config file as UTF-8") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config file ({exc.strerror})") from None
 
@@ -379,11 +381,11 @@ def load_settings(
         resolved_data_dir = env["EGO_DATA_DIR"]
         sources["data_dir"] = "EGO_DATA_DIR"
     else:
-        resolved_data_dir = raw.pop("data_dir", None) or str(DEFAULT_DATA_DIR)
+        resolved_data_dir = raw.get("data_dir", str(DEFAULT_DATA_DIR))
     raw.pop("data_dir", None)
 
     document = {**raw, **env_overrides}
-    document["data_dir"] = str(resolved_data_dir)
+    document["data_dir"] = resolved_data_dir
     document["server"] = server_raw
     document["plugins"] = selection_raw
     document.setdefault("timezone", _system_timezone())

@@ -36,6 +36,9 @@ CORE_PLUGIN_ID = "core"
 FailureStage = Literal["load", "register", "validate", "dependency", "config", "startup", "call", "duplicate"]
 
 _log = logging.getLogger("ego.host")
+MAX_FAILURES_PER_HOOK = 10
+"""Distinct failures kept per plugin and hook for ``ego plugins`` / ``ego doctor``, the newest (the log has
+every one): a long-running server's record stays bounded."""
 
 
 class SelectionError(ValueError):
@@ -322,9 +325,10 @@ class PluginHost:
         for name in chosen:
             try:
                 obj = eps[name].load()
-            except BaseException as exc:
-                if isinstance(exc, KeyboardInterrupt | SystemExit):
-                    raise
+            except SystemExit as exc:
+                self._fail(name, "load", f"import called sys.exit({exc.code!r})")
+                continue
+            except Exception as exc:
                 self._fail(name, "load", f"import failed: {_exc(exc)}")
                 continue
             self.add_plugin(name, obj)
@@ -353,6 +357,11 @@ class PluginHost:
                 self._fail(plugin_id, "dependency", f"requires plugin(s) {need}, which are not enabled or failed")
                 changed = True
 
+    def orphan_config_tables(self) -> list[str]:
+        """Ids of ``[plugins.<id>]`` tables that no installed plugin reads (a typo, or an uninstalled plugin)."""
+        known = {*self.installed, *self._contexts}
+        return sorted(table for table in self.settings.plugin_tables if table not in known)
+
     def plugin_ids(self) -> list[str]:
         """Active plugins (registered and not failed), core first."""
         names = [name for name, _ in self.pm.list_name_plugin() if name in self._contexts]
@@ -362,8 +371,14 @@ class PluginHost:
         return self._contexts[plugin_id]
 
     def _fail(self, plugin: str, stage: FailureStage, reason: str, hook: str | None = None) -> None:
+        # a reason quotes an exception, which may quote a secret or private text: it is shown on stdout too
+        reason = self.redaction(reason)
         failure = PluginFailure(plugin=plugin, stage=stage, reason=reason, hook=hook)
-        self.failures.append(failure)
+        if failure not in self.failures:  # a hook raising on every call is recorded once, logged each time
+            self.failures.append(failure)
+            same_hook = [f for f in self.failures if (f.plugin, f.stage, f.hook) == (plugin, stage, hook)]
+            if len(same_hook) > MAX_FAILURES_PER_HOOK:
+                self.failures.remove(same_hook[0])
         log_event(_log, "plugin_failure", logging.WARNING, plugin=plugin, stage=stage, hook=hook, reason=reason)
 
     # ---------------------------------------------------------------------------------------------
@@ -581,6 +596,9 @@ class PluginHost:
             return
         try:
             result = impl.function(*[{"ctx": self._contexts[plugin_id]}[name] for name in impl.argnames])
+        except ConfigError as exc:  # the user's configuration is wrong: a startup error, not an isolated plugin
+            self._withdraw(plugin_id, "startup", f"invalid configuration: {exc}")
+            raise
         except Exception as exc:
             _log.error("plugin %s failed to start", plugin_id, exc_info=True)
             self._withdraw(plugin_id, "startup", f"on_startup raised {_exc(exc)}")
@@ -793,6 +811,14 @@ def build_host(
     # else: an explicit selection (the command line) outranks the `disabled` lists of the environment and file
     if autoload:
         host.discover(enabled=enabled, disabled=disabled, entry_points=entry_points)
+        for table in host.orphan_config_tables():
+            log_event(
+                _log,
+                "config_unknown_plugin",
+                logging.WARNING,
+                table=f"[plugins.{table}]",
+                reason=f"no installed plugin has the id {table!r}; installed: {', '.join(sorted(host.installed))}",
+            )
     for plugin_id, obj in (plugins or {}).items():
         host.add_plugin(plugin_id, obj)
     if plugins:

@@ -104,6 +104,15 @@ class DailyJsonlHandler(logging.Handler):
             self._date = date
         return self._fd
 
+    def check(self) -> str | None:
+        """Why records cannot be written here (``None`` when they can): opens today's file."""
+        try:
+            with self.lock or threading.Lock():
+                self._fd_for(datetime.now(UTC).strftime("%Y-%m-%d"))
+        except OSError as exc:
+            return f"cannot write logs to {self.directory} ({exc.strerror or exc})"
+        return None
+
     def emit(self, record: logging.LogRecord) -> None:
         try:
             line = self.format(record) + "\n"
@@ -235,6 +244,14 @@ def configure_logging(log_dir: Path | None, level: str = "INFO", *, stderr_level
     logging.captureWarnings(True)
     if logging.getLogRecordFactory() is not _redacting_factory:
         install_pipeline(_Active.pipeline)
+
+
+def log_file_problem() -> str | None:
+    """Why the JSON log cannot be written (``None`` when it can, or when there is no log file)."""
+    for handler in _installed_handlers:
+        if isinstance(handler, DailyJsonlHandler):
+            return handler.check()
+    return None
 
 
 def installed_handlers() -> tuple[logging.Handler, ...]:

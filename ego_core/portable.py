@@ -84,9 +84,15 @@ def export_lines(host: PluginHost, include_private: bool) -> Iterator[str]:
 def export_file(host: PluginHost, path: Path, *, include_private: bool) -> int:
     """Write the export atomically (a temp file beside ``path``, then rename). Returns the record count."""
     path = path.expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise PortableError(f"{path}: is a directory; name the file to write, e.g. {path / 'ego-export.jsonl'}")
+    if not path.parent.is_dir():
+        raise PortableError(f"{path}: the directory {path.parent} does not exist")
     progress = Progress(f"export {path.name}")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise PortableError(f"{path}: cannot write there ({exc.strerror})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             for line in export_lines(host, include_private):
@@ -96,6 +102,9 @@ def export_file(host: PluginHost, path: Path, *, include_private: bool) -> int:
             os.fsync(out.fileno())
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise PortableError(f"{path}: writing the export failed ({exc.strerror}); nothing was written") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

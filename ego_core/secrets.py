@@ -87,10 +87,22 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
         ),
     ),
     SecretPattern(
-        "secret assignment",
+        "header pair",
+        # how HTTP clients log headers: (b'authorization', b'Basic dXNlcjpwYXNz'), ('x-api-key', '...')
         re.compile(
-            r"(?i)(\b(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token"
-            r"|auth[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|token)\b[\"']?\s*(?:=|:)\s*[\"']?)"
+            r"(?i)(\(\s*b?[\"'](?:(?:proxy-)?authorization|x-api-key|x-goog-api-key|api-key|x-auth-token|cookie"
+            r"|set-cookie)[\"']\s*,\s*b?([\"']))(?!\[REDACTED)(?:(?!\2).)+"
+        ),
+        keep_group=1,
+    ),
+    SecretPattern(
+        "secret assignment",
+        # a name with a secret word anywhere in it (DB_PASSWORD_PROD, AWS_SECRET_ACCESS_KEY, SECRET_KEY) or
+        # ending in a key segment (GEMINI_KEY, signing-key), then = or :
+        re.compile(
+            r"(?i)(\b(?:(?:[a-z0-9]+[_-])*(?:password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?token"
+            r"|auth[_-]?token|refresh[_-]?token|private[_-]?key|token|credentials?)(?:[_-][a-z0-9]+)*"
+            r"|(?:[a-z0-9]+[_-])+key)\b[\"']?\s*(?:=|:)\s*[\"']?)"
             # a quoted value is masked up to its closing quote (pass phrases have spaces)
             r"(?!\[REDACTED)(?:(?<=\")[^\"\n]{3,}(?=\")|(?<=')[^'\n]{3,}(?=')|[^\s\"',;&]{3,})"
         ),

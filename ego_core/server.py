@@ -11,13 +11,16 @@ import hashlib
 import hmac
 import inspect
 import io
+import json
 import logging
 import os
 import secrets
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager, suppress
+from http import HTTPStatus
 from typing import Any, TextIO
 
 import anyio
@@ -29,6 +32,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ego_core import __version__
 from ego_core.errors import ToolError
@@ -77,7 +81,19 @@ class ToolRunner:
         found = self.host.tool(name)
         if found is None:
             available = ", ".join(sorted(self.served()))
-            return _text_result(f"Unknown tool: {name}. Available tools: {available}.", is_error=True)
+            text = f"Unknown tool: {name}. Available tools: {available}."
+            # no tool, so no log view: argument names only, never values
+            fields: dict[str, Any] = {
+                "tool": name[:100],
+                "outcome": "unknown_tool",
+                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+                "arg_names": sorted(str(key)[:100] for key in (arguments or {}))[:20],
+                "response_chars": len(text),
+            }
+            if agent:
+                fields["agent"] = agent
+            log_event(_log, "tool_call", **fields)
+            return _text_result(text, is_error=True)
         plugin, tool = found
         outcome = "ok"
         declined = False
@@ -247,13 +263,61 @@ def http_app(host: PluginHost, *, bind_host: str, port: int, path: str, tokens: 
         required_scopes=[TOKEN_SCOPE],
         validate_token_resource=False,
     )
-    return server.streamable_http_app(
+    app = server.streamable_http_app(
         streamable_http_path=path,
         stateless_http=True,
         host=bind_host,
         auth=auth,
         token_verifier=HashedTokenVerifier(tokens),
     )
+    app.add_middleware(JsonErrors, path=path)
+    return app
+
+
+class JsonErrors:
+    """Every 4xx/5xx answer has a JSON body (``{"error": ...}``), including the router's 404 and the SDK's
+    plain-text refusals; a GET of the MCP path is 405, as this stateless server offers no event stream."""
+
+    def __init__(self, app: ASGIApp, path: str) -> None:
+        self.app = app
+        self.path = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if scope["method"] == "GET" and scope["path"].rstrip("/") == self.path.rstrip("/"):
+            message = "this server offers no event stream over GET; send JSON-RPC requests with POST"
+            await _send_json(send, 405, {"error": message}, extra=[(b"allow", b"POST")])
+            return
+        held: dict[str, Any] = {}
+
+        async def send_json_errors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = {k.lower(): v for k, v in message.get("headers", [])}
+                if message["status"] >= 400 and not headers.get(b"content-type", b"").startswith(b"application/json"):
+                    held["start"] = message
+                    held["body"] = b""
+                    return
+            elif message["type"] == "http.response.body" and "start" in held:
+                held["body"] += message.get("body", b"")
+                if message.get("more_body", False):
+                    return
+                start = held["start"]
+                text = held["body"].decode("utf-8", "replace").strip() or HTTPStatus(start["status"]).phrase
+                keep = [(k, v) for k, v in start.get("headers", []) if k.lower() in (b"www-authenticate", b"allow")]
+                await _send_json(send, start["status"], {"error": text}, extra=keep)
+                return
+            await send(message)
+
+        await self.app(scope, receive, send_json_errors)
+
+
+async def _send_json(send: Send, status: int, payload: Mapping[str, Any], extra: list[tuple[bytes, bytes]]) -> None:
+    body = json.dumps(payload).encode("utf-8")
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 @contextmanager
@@ -278,23 +342,52 @@ def protocol_stdout() -> Iterator[TextIO]:
         os.close(saved_fd)
 
 
-def serve_stdio(host: PluginHost) -> None:
+def serve_stdio(host: PluginHost, wire: TextIO) -> None:
+    """Serve MCP over stdin and ``wire`` (see :func:`protocol_stdout`). The plugins start before the first
+    message is read, so a configuration error ends the process with its message instead of failing a call."""
     from mcp.server.stdio import stdio_server
 
     server = build_server(host)
 
-    async def main(wire: TextIO) -> None:
+    async def main() -> None:
         async with stdio_server(stdout=anyio.wrap_file(wire)) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
-    with protocol_stdout() as wire:
-        anyio.run(main, wire)
+    host.start()
+    try:
+        anyio.run(main)
+    finally:
+        host.stop()
+
+
+def check_listen_address(bind_host: str, port: int, path: str) -> None:
+    """A clear error (ValueError) for an HTTP address ego cannot serve at, before the server starts."""
+    if not path.startswith("/"):
+        raise ValueError(f"--path: expected a URL path starting with /, got {path!r}")
+    try:
+        infos = socket.getaddrinfo(bind_host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError):
+        raise ValueError(f"--host: {bind_host!r} is not an IP address or a resolvable host name") from None
+    family, kind, proto, _name, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise ValueError(
+                f"cannot listen on {bind_host}:{port} ({exc.strerror}); choose another --port or --host"
+            ) from None
 
 
 def serve_http(host: PluginHost, *, bind_host: str, port: int, path: str, tokens: Mapping[str, str]) -> None:
     import uvicorn
 
+    check_listen_address(bind_host, port, path)
     app = http_app(host, bind_host=bind_host, port=port, path=path, tokens=tokens)
     config = uvicorn.Config(app, host=bind_host, port=port, log_config=None, access_log=False, lifespan="on")
     _log.info("serving MCP over HTTP at http://%s:%d%s", bind_host, port, path)
-    uvicorn.Server(config).run()
+    host.start()  # before listening: a configuration error ends the process with its message
+    try:
+        uvicorn.Server(config).run()
+    finally:
+        host.stop()

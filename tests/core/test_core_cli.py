@@ -80,6 +80,63 @@ def test_usage_errors_exit_2(run_cli: Run, argv: list[str]) -> None:
     assert "usage: ego" in result.err
 
 
+def test_no_command_shows_the_usage_and_says_what_is_missing(run_cli: Run) -> None:
+    result = run_cli(*NO_REAL)
+    assert result.code == 2
+    assert result.err.rstrip().endswith("ego: error: a command is required, e.g. `ego serve`")
+
+
+def test_export_to_a_directory_or_a_missing_directory_is_a_usage_error(run_cli: Run, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    directory = run_cli("export", str(out), *NO_REAL)
+    assert directory.code == 2
+    assert f"ego: error: {out}: is a directory; name the file to write" in directory.err
+    missing = out / "no" / "such" / "dir" / "export.jsonl"
+    result = run_cli("export", str(missing), *NO_REAL)
+    assert result.code == 2
+    assert f"the directory {missing.parent} does not exist" in result.err
+    assert sorted(out.iterdir()) == []
+
+
+def test_export_with_only_the_core_writes_the_header(run_cli: Run, tmp_path: Path) -> None:
+    target = tmp_path / "export.jsonl"
+    result = run_cli("export", str(target), *NO_REAL)
+    assert result.code == 0, result.err
+    [header] = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    assert (header["format"], header["include_private"], header["plugins"]) == ("ego-export", False, {})
+
+
+def test_an_unwritable_log_dir_stops_commands_and_fails_doctor(
+    run_cli: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    not_a_dir = tmp_path / "a-file"
+    not_a_dir.write_text("")
+    monkeypatch.setenv("EGO_LOG_DIR", str(not_a_dir / "logs"))
+    for argv in (("plugins",), ("serve", "--http")):
+        result = run_cli(*argv, *NO_REAL)
+        assert result.code == 2, argv
+        assert result.err.strip() == (
+            f"ego: error: cannot write logs to {not_a_dir / 'logs'} (Not a directory); "
+            "set log_dir in ego.toml (or EGO_LOG_DIR) to a writable directory"
+        )
+    doctor = run_cli("doctor", *NO_REAL)
+    assert doctor.code == 1
+    assert f"[FAIL] log dir: cannot write logs to {not_a_dir / 'logs'} (Not a directory)" in doctor.out
+    assert run_cli("--version").code == 0
+
+
+def test_a_config_table_for_no_installed_plugin_is_reported(run_cli: Run, clean_env: Path) -> None:
+    clean_env.mkdir(parents=True, exist_ok=True)
+    (clean_env / "ego.toml").write_text('[plugins.memroy]\nembedder = "onnx"\n', encoding="utf-8")
+    plugins = run_cli("plugins", *NO_REAL)
+    assert plugins.code == 0
+    assert "config_unknown_plugin table=[plugins.memroy]" in plugins.err
+    doctor = run_cli("doctor", *NO_REAL)
+    assert doctor.code == 1
+    assert "[FAIL] config [plugins.memroy]: no installed plugin has this id (installed: " in doctor.out
+
+
 def test_token_new_prints_a_token_and_its_hashed_config_line(run_cli: Run, clean_env: Path) -> None:
     result = run_cli(*NO_REAL, "token", "new", "claude")
     assert result.code == 0

@@ -196,6 +196,20 @@ def test_invalid_toml_is_an_error_naming_the_file(data_dir: Path) -> None:
         load(data_dir, "this is [not toml", EGO_TIMEZONE="UTC")
 
 
+def test_a_config_file_that_is_not_utf8_is_an_error_naming_the_file(data_dir: Path) -> None:
+    (data_dir / "ego.toml").parent.mkdir(parents=True)
+    (data_dir / "ego.toml").write_bytes(b"\xff\xfetimezone = 'UTC'\n")
+    with pytest.raises(ConfigError, match=r"ego\.toml: not UTF-8 text"):
+        load(data_dir)
+
+
+@pytest.mark.parametrize("value", ['""', "5", "[]", "false"])
+def test_a_data_dir_that_is_not_a_path_is_an_error(tmp_path: Path, value: str) -> None:
+    config = write_config(tmp_path / "ego.toml", f"data_dir = {value}\n")
+    with pytest.raises(ConfigError, match=r"^data_dir: expected a path \(a non-empty string\)"):
+        load_settings(env={"EGO_CONFIG": str(config), "EGO_TIMEZONE": "UTC"})
+
+
 @pytest.mark.parametrize(
     ("toml", "env", "where"),
     [

@@ -12,7 +12,15 @@ import pytest
 
 from ego_core import Section, Tool, hookimpl
 from ego_core.config import Settings
-from ego_core.host import CORE_PLUGIN_ID, Clock, PluginContext, SelectionError, ToolConflictError, build_host
+from ego_core.host import (
+    CORE_PLUGIN_ID,
+    MAX_FAILURES_PER_HOOK,
+    Clock,
+    PluginContext,
+    SelectionError,
+    ToolConflictError,
+    build_host,
+)
 from ego_core.services import BODY_SENSE, BodySense
 
 if TYPE_CHECKING:
@@ -226,6 +234,30 @@ def test_a_raising_notification_hook_is_isolated_logged_and_recorded(
     status = next(s for s in host.statuses() if s.id == "bad")
     assert status.state == "enabled"  # still serving its other hooks
     assert "[call:on_wake_up] raised RuntimeError" in status.reason
+
+
+def test_a_hook_raising_on_every_call_is_recorded_once_and_logged_each_time(
+    make_host: HostFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    class RaisingNumbered:
+        calls = 0
+
+        @hookimpl
+        def on_wake_up(self) -> Section:
+            RaisingNumbered.calls += 1
+            raise RuntimeError(f"failure number {RaisingNumbered.calls}")
+
+    host = make_host({"bad": RaisingWake(), "numbered": RaisingNumbered()})
+    with caplog.at_level(logging.WARNING):
+        for _ in range(MAX_FAILURES_PER_HOOK + 50):
+            host.hooks.notify("on_wake_up")
+    logged = [r for r in caplog.records if getattr(r, "ego", {}).get("event") == "plugin_failure"]
+    assert len(logged) == 2 * (MAX_FAILURES_PER_HOOK + 50)
+    assert [f.reason for f in host.failures if f.plugin == "bad"] == ["raised RuntimeError: wake up went wrong"]
+    # distinct reasons are kept up to a bound per plugin and hook, the newest ones
+    numbered = [f.reason for f in host.failures if f.plugin == "numbered"]
+    assert len(numbered) == MAX_FAILURES_PER_HOOK
+    assert numbered[-1] == f"raised RuntimeError: failure number {MAX_FAILURES_PER_HOOK + 50}"
 
 
 def test_async_hook_implementations_are_refused_naming_the_hook(make_host: HostFactory) -> None:

@@ -126,6 +126,8 @@ def secret_assignment(draw: st.DrawFn) -> tuple[str, str]:
             [
                 *("password", "PASSWORD", "db_password", "passwd", "pwd", "client_secret", "api_key", "apikey"),
                 *("token", "access-token", "refresh_token", "private_key", "MY_APP_SECRET", "auth_token"),
+                *("SECRET_KEY", "AWS_SECRET_ACCESS_KEY", "DB_PASSWORD_PROD", "GEMINI_KEY", "signing-key"),
+                *("credentials", "GOOGLE_APPLICATION_CREDENTIALS_JSON"),
             ]
         )
     )
@@ -137,7 +139,18 @@ def secret_assignment(draw: st.DrawFn) -> tuple[str, str]:
     return f"{name}{sep}{secret}{quote}", secret
 
 
+@st.composite
+def header_pair(draw: st.DrawFn) -> tuple[str, str]:
+    name = draw(st.sampled_from(["authorization", "Authorization", "x-api-key", "cookie", "proxy-authorization"]))
+    quote = draw(st.sampled_from(["'", '"']))
+    prefix = draw(st.sampled_from(["b", ""]))
+    scheme = draw(st.sampled_from(["Basic ", "Digest ", ""]))
+    secret = draw(chars(ALNUM + "+/=-_.;", 8, 40))
+    return f"({prefix}{quote}{name}{quote}, {prefix}{quote}{scheme}{secret}{quote})", secret
+
+
 SECRET_STRATEGIES: dict[str, st.SearchStrategy[tuple[str, str]]] = {
+    "header pair": header_pair(),
     "private key": private_key(),
     "authorization header": authorization_header(),
     "bearer token": bearer_token(),
@@ -183,6 +196,8 @@ def test_no_secret_gets_through_whatever_surrounds_it(kind: str, data: st.DataOb
         ("postgresql://ego:hunter22@db:5432/ego", "postgresql://ego:[REDACTED]@db:5432/ego"),
         ('{"password": "correct horse battery"}', '{"password": "[REDACTED]"}'),
         ("DB_PASSWORD=hunter22;retries=3", "DB_PASSWORD=[REDACTED];retries=3"),
+        ("SECRET_KEY=django-insecure-0123 DEBUG=1", "SECRET_KEY=[REDACTED] DEBUG=1"),
+        ("(b'authorization', b'Basic dXNlcjpwYXNz')", "(b'authorization', b'[REDACTED]')"),
     ],
 )
 def test_masking_keeps_the_context_that_makes_a_line_useful(line: str, masked: str) -> None:
@@ -190,7 +205,10 @@ def test_masking_keeps_the_context_that_makes_a_line_useful(line: str, masked: s
 
 
 def test_ordinary_text_is_left_alone() -> None:
-    text = "recall(context='the walk by the river', n_results=3) -> 2 memories; keyboard and monkey business"
+    text = (
+        "recall(context='the walk by the river', n_results=3) -> 2 memories; keyboard and monkey business; "
+        "the key: be kind; (b'content-type', b'application/json')"
+    )
     assert mask_secrets(text) == text
 
 

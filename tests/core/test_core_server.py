@@ -210,11 +210,16 @@ async def test_unexpected_exceptions_are_sanitised(
     assert SECRET not in capsys.readouterr().err
 
 
-async def test_an_unknown_tool_is_an_error_listing_the_served_ones(host: PluginHost, mode: str) -> None:
+async def test_an_unknown_tool_is_an_error_listing_the_served_ones(
+    host: PluginHost, mode: str, json_log: JsonLog
+) -> None:
     async with mcp_client(host, mode=mode) as client:
-        result = await client.call_tool("recall", {"context": "x"})
+        result = await client.call_tool("recall", {"context": "the secret garden"})
     assert result.is_error
     assert tool_text(result) == "Unknown tool: recall. Available tools: acount, count, introspect, wake_up."
+    [record] = [r for r in json_log.records() if r.get("event") == "tool_call"]
+    assert (record["tool"], record["outcome"], record["arg_names"]) == ("recall", "unknown_tool", ["context"])
+    assert "secret garden" not in json_log.text()  # argument names only, never values
 
 
 # --------------------------------------------------------------------------------------------------

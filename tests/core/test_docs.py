@@ -127,16 +127,22 @@ def test_every_environment_variable_is_documented() -> None:
     assert not missing, f"docs/configuration.md does not document {missing}"
 
 
-BUILT_IN_PLUGINS = (
-    "memory",
-    "dedup",
-    "workspace_sync",
-    "desires",
-    "emotion_trend",
-    "self_model",
-    "interoception",
-    "shared_memory",
-)
+BUILT_IN_PLUGINS = tuple(sorted(p.parent.name for p in (ROOT / "plugins").glob("*/pyproject.toml")))
+
+
+def test_the_built_in_plugins_are_found() -> None:
+    assert {"memory", "dedup", "workspace_sync", "interoception"} <= set(BUILT_IN_PLUGINS)
+
+
+MARKDOWN = sorted([ROOT / "README.md", ROOT / "bench" / "README.md", *DOCS.rglob("*.md")])
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+@pytest.mark.parametrize("page", MARKDOWN, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_points_at_a_file_that_exists(page: Path) -> None:
+    targets = [t for t in LINK.findall(page.read_text(encoding="utf-8")) if "://" not in t and ":" not in t]
+    missing = [t for t in targets if not (page.parent / t).exists()]
+    assert not missing, f"{page.relative_to(ROOT)} links to missing files: {missing}"
 
 
 @pytest.mark.parametrize("plugin", BUILT_IN_PLUGINS)

@@ -139,6 +139,27 @@ def test_http_valid_token_on_a_raw_request(http_server: HttpServer) -> None:
     assert '"serverInfo"' in response.text
 
 
+def test_http_errors_have_json_bodies(http_server: HttpServer) -> None:
+    base = http_server.url.rsplit("/", 1)[0]
+    missing = httpx.get(base + "/no-such-path", timeout=30)
+    assert (missing.status_code, missing.json()) == (404, {"error": "Not Found"})
+    # a stateless server offers no event stream: GET is refused at once instead of hanging
+    stream = httpx.get(http_server.url, headers={"Authorization": f"Bearer {CLAUDE_TOKEN}"}, timeout=30)
+    assert stream.status_code == 405
+    assert stream.headers["allow"] == "POST"
+    assert "POST" in stream.json()["error"]
+    wrong_host = httpx.post(
+        http_server.url,
+        json=INITIALIZE,
+        headers={**HEADERS, "Authorization": f"Bearer {CLAUDE_TOKEN}", "Host": "attacker.example"},
+        timeout=30,
+    )
+    assert (wrong_host.status_code, wrong_host.json()) == (421, {"error": "Invalid Host header"})
+    unauthorized = httpx.post(http_server.url, json=INITIALIZE, headers=HEADERS, timeout=30)
+    assert unauthorized.status_code == 401
+    assert unauthorized.json()["error"] == "invalid_token"
+
+
 def test_http_without_configured_tokens_exits_2_pointing_at_token_new(world: EgoWorld) -> None:
     done = world.run(
         "serve", "--http", "--host", "127.0.0.1", "--port", str(free_port()), *world.without_real_plugins()
