@@ -14,6 +14,7 @@ from ego_core.composed import compose_sections
 from ego_core.responses import relative_age, truncate
 from ego_core.types import LINK_TYPES, LinkType, Memory, MemoryLink, ScaffoldItem
 from ego_memory.memories import Memories
+from ego_memory.privacy import mask_quotes
 from ego_memory.store import Episode, StoreError, to_millis
 
 MEMORY_ID = re.compile(r"^mem_[0-9a-f]{12}$")
@@ -111,7 +112,8 @@ class Lifecycle:
         summary = " ".join(str(args["summary"]).split())
         if not summary:
             raise ToolError("Invalid argument `summary`: must contain text, not only whitespace.")
-        guarded = self.memories.redactor(summary)
+        private = [m.content for m in members if m.is_private]
+        guarded = mask_quotes(self.memories.redactor(summary), private)
         notes = []
         if guarded != summary:
             notes.append("Words quoted from private memories were left out of the summary; the members stay linked.")

@@ -17,7 +17,16 @@ from ego_core.responses import relative_age, truncate
 from ego_core.services import BODY_SENSE, BodySense
 from ego_core.types import EmotionalTrace, Memory, MemoryLink, RememberDraft
 from ego_memory.config import MemoryConfig
-from ego_memory.emotions import CATEGORIES, DEFAULT_CATEGORY, DEFAULT_EMOTION, EMOTIONS, VIVID_INTENSITY, clamp
+from ego_memory.emotions import CATEGORIES, EMOTIONS, VIVID_INTENSITY
+from ego_memory.model import (
+    normal_category,
+    normal_emotion,
+    normal_importance,
+    normal_secondary,
+    normal_tags,
+    signed_unit,
+    unit,
+)
 from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.recall import RecallEngine, SearchResult
 from ego_memory.store import Filters, MemoryStore, content_hash, to_millis
@@ -29,6 +38,8 @@ RECALL_SCAFFOLD = "How do these memories connect to the current moment?"
 PRIVATE_SAVED_NOTE = "Kept private: it stays internal (never synced to workspace files or logs)."
 FILTER_NAMES = ("emotion_filter", "category_filter", "date_from", "date_to", "valence_range", "arousal_range")
 SHOWN_LINKS = 3
+PRIVATE_RELATED = "(private) "
+"""Marks a private memory on remember's ``Most related:`` lines: ``- [2h ago] (private) … (similarity: 0.82)``."""
 RECALL_SNIPPET = 120
 
 
@@ -129,37 +140,31 @@ class Memories:
             raise InvalidArgumentError("content", "must contain text, not only whitespace")
         if len(content) > self.config.max_content_chars:
             raise InvalidArgumentError("content", f"must be at most {self.config.max_content_chars} characters")
-        emotion = str(args.get("emotion") or DEFAULT_EMOTION).strip().lower()
-        if emotion not in EMOTIONS:
+        emotion, known = normal_emotion(args.get("emotion"))
+        if not known:
             notes.append(f"Unknown emotion, stored as neutral. Known: {', '.join(EMOTIONS)}.")
-            emotion = DEFAULT_EMOTION
         profile = EMOTIONS[emotion]
-        secondary = [str(s).strip().lower() for s in args.get("secondary") or [] if str(s).strip()]
-        unknown_secondary = [s for s in secondary if s not in EMOTIONS]
-        if unknown_secondary:
+        secondary, dropped = normal_secondary(args.get("secondary") or [])
+        if dropped:
             notes.append(f"Unknown secondary emotion(s) dropped. Known: {', '.join(EMOTIONS)}.")
-            secondary = [s for s in secondary if s in EMOTIONS]
-        category = str(args.get("category") or DEFAULT_CATEGORY).strip().lower()
-        if category not in CATEGORIES:
+        category, known = normal_category(args.get("category"))
+        if not known:
             notes.append(f"Unknown category, stored as daily. Known: {', '.join(CATEGORIES)}.")
-            category = DEFAULT_CATEGORY
-        importance = int(clamp(int(args.get("importance", 3)), 1, 5))
         body_state = dict(args.get("body_state") or {})
         if not body_state:
             body = self.ctx.services.get(BODY_SENSE, BodySense)
             if body is not None:
                 body_state = dict(body.body_state())
-        tags = list(dict.fromkeys(str(t).strip() for t in args.get("tags") or [] if str(t).strip()))
         draft = RememberDraft(
             content=content,
             emotion=emotion,
-            secondary=tuple(dict.fromkeys(secondary)),
-            intensity=clamp(float(args.get("intensity", profile.intensity)), 0.0, 1.0),
-            valence=clamp(float(args.get("valence", profile.valence)), -1.0, 1.0),
-            arousal=clamp(float(args.get("arousal", profile.arousal)), 0.0, 1.0),
-            importance=importance,
+            secondary=secondary,
+            intensity=unit(args.get("intensity", profile.intensity)),
+            valence=signed_unit(args.get("valence", profile.valence)),
+            arousal=unit(args.get("arousal", profile.arousal)),
+            importance=normal_importance(args.get("importance", 3)),
             category=category,
-            tags=tuple(tags),
+            tags=normal_tags(args.get("tags") or []),
             is_private=bool(args.get("private", False)),
             force=bool(args.get("force", False)),
             body_state=body_state,
@@ -182,7 +187,9 @@ class Memories:
             now = self.ctx.now()
             for other, similarity in linked[:SHOWN_LINKS]:
                 age = relative_age(other.timestamp, now)
-                lines.append(f"- [{age}] {truncate(other.content, 70)} (similarity: {similarity:.2f})")
+                # A private memory is marked, like recall's `private: true`: the agent decides what it says aloud.
+                private = PRIVATE_RELATED if other.is_private else ""
+                lines.append(f"- [{age}] {private}{truncate(other.content, 70)} (similarity: {similarity:.2f})")
         else:
             lines.append("No similar memories found yet.")
         lines.extend(notes)

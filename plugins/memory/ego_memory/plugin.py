@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -18,12 +19,15 @@ from ego_core.types import ScaffoldItem, Tool, ToolHandler
 from ego_memory import portable
 from ego_memory.config import CONFIG_ENV, MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS, CachedEmbedder
+from ego_memory.embedding.errors import API_KEY_ENV_SETTING, ProviderError
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.memories import Memories, remember_log_view
 from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.progress import progress_bar
 from ego_memory.store import MemoryStore, StoreError
 from ego_memory.tools import lifecycle_tools, memory_tools
+
+_log = logging.getLogger("ego.plugin.memory")
 
 PRIVATE_HINT = ScaffoldLine(
     "If something is hard to say yet, you can keep it with remember(private=true).", needs={"remember"}
@@ -37,17 +41,51 @@ INTROSPECT_SAVE = ScaffoldLine(
 def embedder_settings(config: MemoryConfig, env: Mapping[str, str] | None = None) -> EmbedderSettings:
     env = os.environ if env is None else env
     api_key = env.get(config.api_key_env) if config.api_key_env else None
-    return EmbedderSettings(model=config.model, model_dir=config.model_dir, api_key=api_key, base_url=config.base_url)
+    extra = {API_KEY_ENV_SETTING: config.api_key_env} if config.api_key_env else {}
+    return EmbedderSettings(
+        model=config.model, model_dir=config.model_dir, api_key=api_key, base_url=config.base_url, extra=extra
+    )
+
+
+def embedding_tool_error(exc: EmbeddingError) -> ToolError:
+    """What the agent reads when the embedding provider fails: the scrubbed reason and what to do about it."""
+    if isinstance(exc, ProviderError):
+        who = f"The {exc.provider} embedding provider"
+        if exc.kind == "auth":
+            variable = " or ".join(exc.key_env) or "named by [plugins.memory] api_key_env"
+            return ToolError(
+                f"{who} refused the API key ({exc.reason}), so this call did not complete and nothing was "
+                f"changed. Check the key in the environment variable {variable}, then restart ego; until "
+                "then every call that needs embeddings fails the same way."
+            )
+        if exc.kind == "transient":
+            return ToolError(
+                f"{who} is not answering right now ({exc.reason}), so this call did not complete and nothing "
+                "was changed. It is probably temporary: try again in a few minutes."
+            )
+        return ToolError(
+            f"{who} refused the request ({exc.reason}), so this call did not complete and nothing was changed. "
+            "Retrying the same call will fail again; the embedding settings in [plugins.memory] (model, "
+            "base_url) need checking."
+        )
+    return ToolError(
+        f"The embedding model failed ({exc}), so this call did not complete and nothing was changed. "
+        "Retrying the same call will likely fail again; `ego doctor` checks the embedding model."
+    )
 
 
 def _store_errors_as_tool_errors(handler: ToolHandler) -> ToolHandler:
-    """A store that cannot serve (re-indexed by another process, unreadable) answers with an isError result."""
+    """A store that cannot serve (re-indexed by another process, unreadable) or an embedding provider that
+    fails (a refused key, an outage) answers with an isError result the agent can act on, not a crash."""
 
     def guarded(args: Mapping[str, Any]) -> Any:
         try:
             return handler(args)
         except StoreError as exc:
             raise ToolError(f"The memory store cannot serve this call: {exc}") from None
+        except EmbeddingError as exc:
+            _log.warning("embedding failed: %s", exc)
+            raise embedding_tool_error(exc) from None
 
     return guarded
 
@@ -162,7 +200,8 @@ class MemoryPlugin:
 
     @hookimpl
     def check_records(self, records: Sequence[Mapping[str, Any]]) -> Sequence[str]:
-        return portable.check_records(records)
+        limit = self.memories.config.max_content_chars if self.memories is not None else None
+        return portable.check_records(records, limit)
 
     @hookimpl
     def import_records(self, records: Sequence[Mapping[str, Any]]) -> int:

@@ -1,9 +1,13 @@
 """The memory plugin's part of ``ego export`` / ``ego import``: memories (with links and access statistics)
 and episodes as records. Vectors are not exported; an import embeds the text again with the configured model.
+
+An import obeys the data model like ``remember`` does (SPEC §5.1): a record whose values have the wrong type
+refuses the whole file before anything is written; values outside their range are normalised.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
@@ -12,8 +16,10 @@ import attrs
 
 from ego_core.types import Memory
 from ego_memory.memories import Memories
-from ego_memory.model import converter, memory_from_dict, memory_to_dict
+from ego_memory.model import RecordError, converter, memory_to_dict, normal_importance, read_memory_record, read_strict
 from ego_memory.store import Episode
+
+_log = logging.getLogger("ego.plugin.memory")
 
 RECORD_VERSION = 1
 MEMORY_ID = re.compile(r"^mem_[0-9a-f]{12}$")
@@ -38,14 +44,30 @@ def export_records(memories: Memories, include_private: bool) -> Iterator[Mappin
         yield {"type": "episode", **data}
 
 
-def _parse(records: Sequence[Mapping[str, Any]]) -> tuple[list[Memory], list[Episode], list[str]]:
+def _where(number: int, kind: object, body: Mapping[str, Any]) -> str:
+    ident = body.get("id")
+    named = f" {ident}" if isinstance(ident, str) and (MEMORY_ID.match(ident) or EPISODE_ID.match(ident)) else ""
+    return f"record {number} ({kind}{named})"
+
+
+def _parse(
+    records: Sequence[Mapping[str, Any]], max_content_chars: int | None = None
+) -> tuple[list[Memory], list[Episode], list[str], dict[str, int]]:
+    """Memories and episodes under remember's rules, every problem (naming record and field), and how many
+    records normalisation changed per field.
+
+    A value of the wrong JSON type (a string where a list belongs, ``"7"`` for a number) is a problem: the
+    whole file is refused. A value of the right type outside the data model (importance 99, intensity 7,
+    an unknown emotion or category) is normalised exactly as ``remember`` normalises it.
+    """
     memories: list[Memory] = []
     episodes: list[Episode] = []
     problems: list[str] = []
+    normalised: dict[str, int] = {}
     for number, record in enumerate(records, start=1):
         kind = record.get("type")
         body = {k: v for k, v in record.items() if k != "type"}
-        where = f"record {number} ({kind})"
+        where = _where(number, kind, body)
         try:
             if kind == "meta":
                 if body.get("record_version") != RECORD_VERSION:
@@ -53,28 +75,30 @@ def _parse(records: Sequence[Mapping[str, Any]]) -> tuple[list[Memory], list[Epi
                         f"{where}: record_version {body.get('record_version')!r}, expected {RECORD_VERSION}"
                     )
             elif kind == "memory":
-                memory = memory_from_dict(body)
+                memory, changed = read_memory_record(body, max_content_chars)
                 if not MEMORY_ID.match(memory.id):
-                    problems.append(f"{where}: id must be mem_ followed by 12 hex digits")
-                elif not memory.content.strip():
-                    problems.append(f"{where}: {memory.id} has no content")
+                    problems.append(f"{where}: `id`: must be mem_ followed by 12 hex digits")
                 else:
                     memories.append(memory)
+                    for name in changed:
+                        normalised[name] = normalised.get(name, 0) + 1
             elif kind == "episode":
-                episode = converter.structure(body, Episode)
+                episode = read_strict(body, Episode)
                 if not EPISODE_ID.match(episode.id):
-                    problems.append(f"{where}: id must be ep_ followed by 12 hex digits")
+                    problems.append(f"{where}: `id`: must be ep_ followed by 12 hex digits")
                 else:
-                    episodes.append(episode)
+                    episodes.append(attrs.evolve(episode, importance=normal_importance(episode.importance)))
             else:
                 problems.append(f"{where}: unknown record type")
-        except Exception as exc:  # cattrs and value errors: report, never raise
+        except RecordError as exc:
+            problems.extend(f"{where}: {problem}" for problem in exc.problems)
+        except Exception as exc:  # anything else a record can provoke: report, never raise
             problems.append(f"{where}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else 'invalid'}")
-    return memories, episodes, problems
+    return memories, episodes, problems, normalised
 
 
-def check_records(records: Sequence[Mapping[str, Any]]) -> list[str]:
-    memories, _episodes, problems = _parse(records)
+def check_records(records: Sequence[Mapping[str, Any]], max_content_chars: int | None = None) -> list[str]:
+    memories, _episodes, problems, _normalised = _parse(records, max_content_chars)
     seen: set[str] = set()
     for memory in memories:
         if memory.id in seen:
@@ -84,9 +108,14 @@ def check_records(records: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def import_records(memories: Memories, records: Sequence[Mapping[str, Any]], progress: Any = None) -> int:
-    parsed, episodes, problems = _parse(records)
+    parsed, episodes, problems, normalised = _parse(records, memories.config.max_content_chars)
     if problems:
         raise ValueError("; ".join(problems))
+    if normalised:
+        _log.warning(
+            "import: values outside the data model were normalised as remember does them (%s)",
+            ", ".join(f"{name}: {count}" for name, count in sorted(normalised.items())),
+        )
     store = memories.store
     existing = store.existing_ids([m.id for m in parsed])
     new = [m for m in parsed if m.id not in existing]
@@ -97,7 +126,7 @@ def import_records(memories: Memories, records: Sequence[Mapping[str, Any]], pro
     )
     for start in range(0, len(new), BATCH):
         chunk = [
-            attrs.evolve(m, links=tuple(link for link in m.links if link.target_id in known))
+            attrs.evolve(m, links=tuple(link for link in m.links if link.target_id in known - {m.id}))
             for m in new[start : start + BATCH]
         ]
         vectors = memories.embed([m.content for m in chunk])

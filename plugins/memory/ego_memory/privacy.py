@@ -109,3 +109,73 @@ class PrivateContentRedactor:
             position = start + length
         pieces.append(text[position:])
         return "".join(pieces)
+
+
+QUOTE_MIN = 20
+"""A passage of at least this many characters shared with a private text counts as quoting it."""
+QUOTE_MIN_WIDE = 8
+"""The same for passages in scripts without spaces between words (Japanese, Chinese), denser per character."""
+
+
+def _fold(text: str) -> str:
+    """Lower case, character for character (so positions stay the same), whitespace runs made single."""
+    single = " ".join(text.split())
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in single)
+
+
+def _wide(char: str) -> bool:
+    return ord(char) >= 0x2E80  # CJK and kana
+
+
+def _in_word(char: str) -> bool:
+    """Part of a space-separated word (a quote is widened to whole words; CJK has no words to widen to)."""
+    return char.isalnum() and not _wide(char)
+
+
+def _shared_spans(folded: str, private: str) -> list[tuple[int, int]]:
+    """Every passage of ``folded`` that also occurs in ``private``, in any order: windows of QUOTE_MIN
+    characters, or of QUOTE_MIN_WIDE characters of a wide script, found in the private text."""
+    spans: list[tuple[int, int]] = []
+    for size, wide_only in ((QUOTE_MIN, False), (QUOTE_MIN_WIDE, True)):
+        windows = {private[i : i + size] for i in range(len(private) - size + 1)}
+        for i in range(len(folded) - size + 1):
+            window = folded[i : i + size]
+            if window in windows and (not wide_only or all(_wide(c) for c in window)):
+                spans.append((i, i + size))
+    return spans
+
+
+def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span without surrounding spaces, widened to the words it cuts into."""
+    while text[start].isspace():
+        start += 1
+    while text[end - 1].isspace():
+        end -= 1
+    while start > 0 and _in_word(text[start - 1]) and _in_word(text[start]):
+        start -= 1
+    while end < len(text) and _in_word(text[end - 1]) and _in_word(text[end]):
+        end += 1
+    return start, end
+
+
+def mask_quotes(text: str, private_texts: Iterable[str]) -> str:
+    """``text`` (whitespace already single) with every passage quoted from one of ``private_texts`` masked,
+    whatever its case and wherever in the private text it starts, widened to whole words."""
+    folded = _fold(text)
+    spans = [span for private in private_texts for span in _shared_spans(folded, _fold(private))]
+    if not spans:
+        return text
+    pieces: list[str] = []
+    position = 0
+    for span in sorted(spans):
+        start, end = _whole_words(text, *span)
+        if end <= position:
+            continue
+        if start > position:
+            pieces.append(text[position:start])
+            pieces.append(PRIVATE_MARK)
+        elif not pieces:
+            pieces.append(PRIVATE_MARK)
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)

@@ -12,6 +12,7 @@ from ego_core import PRIVATE_MARK, ToolError
 from ego_core.host import Clock
 from ego_core.testing import mcp_client, tool_text
 from ego_memory.plugin import MemoryPlugin
+from ego_memory.privacy import mask_quotes
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -235,6 +236,39 @@ async def test_a_private_memory_never_enters_an_episode_summary(memory_hosts: Me
         assert "capsized ferry" not in episode.summary
     summaries = {e.summary for e in plugin.memories.store.episodes()}
     assert "Volcanoes on a Sunday." in summaries
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "An evening by the sea; deep water since the capsized ferry, still.",  # from the middle
+        "Why do I STILL FLINCH AT DEEP WATER? It was a long day.",  # another case
+        "the capsized  ferry in\n2019; and still flinch at deep   water",  # pieces reordered, other spacing
+    ],
+)
+async def test_a_quote_from_anywhere_in_a_private_member_is_masked(memory_hosts: MemoryHosts, summary: str) -> None:
+    host, plugin = memory_hosts()
+    async with mcp_client(host) as client:
+        public = saved_id(await call(client, "remember", {"content": CONTENTS[2]}))
+        secret = saved_id(await call(client, "remember", {"content": SECRET, "private": True}))
+        created = await call(client, "create_episode", {"memory_ids": [public, secret], "summary": summary})
+    assert "Words quoted from private memories were left out of the summary" in created
+    assert plugin.memories is not None
+    [episode] = plugin.memories.store.episodes()
+    folded = episode.summary.lower()
+    for passage in ("deep water", "capsized ferry", "flinch at", "ferry in 2019"):
+        assert passage not in folded, episode.summary
+    assert PRIVATE_MARK in episode.summary
+
+
+def test_quotes_are_masked_as_whole_words_and_unrelated_text_is_kept() -> None:
+    private = ["My secret: I am afraid of the dark basement stairs", "実は今日は夕焼けを一緒に見たかった"]
+    assert mask_quotes("Harbour, and I am afraid of the dark basement stairs at night", private) == (
+        f"Harbour, and {PRIVATE_MARK} at night"
+    )
+    assert mask_quotes("今日は夕焼けを一緒に見たあとで散歩した", private) == f"{PRIVATE_MARK}あとで散歩した"
+    for kept in ("The dark was lovely at the harbour", "夕焼けの散歩", "A day at the basement"):
+        assert mask_quotes(kept, private) == kept
 
 
 async def test_episode_errors_unknown_ids_and_empty_summaries(memory_hosts: MemoryHosts) -> None:

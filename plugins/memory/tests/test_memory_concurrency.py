@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import re
-from typing import TYPE_CHECKING
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import anyio
+import chromadb
 import pytest
+from chromadb.api.shared_system_client import SharedSystemClient
+from chromadb.config import Settings as ChromaSettings
 from mcp import Client
 
 from ego_core.testing import tool_text
@@ -14,7 +20,7 @@ from ego_memory.embedding import OnnxEmbedder
 from ego_memory.store import MemoryStore
 
 if TYPE_CHECKING:
-    from conftest import EgoChild
+    from conftest import EgoChild, MemoryHosts
 
 PER_PROCESS = 200
 IN_FLIGHT = 2
@@ -30,7 +36,9 @@ def content(process: str, index: int) -> str:
 
 @pytest.mark.slow
 @pytest.mark.anyio
-async def test_two_servers_on_one_data_dir_lose_nothing(ego_child: EgoChild, onnx_embedder: OnnxEmbedder) -> None:
+async def test_two_servers_on_one_data_dir_lose_nothing(
+    ego_child: EgoChild, onnx_embedder: OnnxEmbedder, caplog: pytest.LogCaptureFixture
+) -> None:
     saved: dict[str, list[str]] = {"A": [], "B": []}
     errors: list[str] = []
 
@@ -68,10 +76,22 @@ async def test_two_servers_on_one_data_dir_lose_nothing(ego_child: EgoChild, onn
             assert not result.is_error
             assert f"Note {process}-{index:03d}:" in tool_text(result), tool_text(result)
 
-    # ... and directly: 400 readable memories, every index consistent
+    # The raw files first: MemoryStore.open repairs a missing vector or FTS row, so checking only through it
+    # would hide a lost write. Every memory row has its vector and both FTS entries, and nothing is pending.
+    assert raw_indexes(ego_child.data_dir / "memory") == {
+        "memories": set(ids),
+        "vectors": set(ids),
+        "fts_words": 2 * PER_PROCESS,
+        "fts_trigram": 2 * PER_PROCESS,
+        "journal": 0,
+    }
+
+    # ... and through the store: opening it finds nothing to repair; 400 readable memories, indexes consistent
+    caplog.set_level(logging.INFO, logger="ego.plugin.memory.store")
     store = MemoryStore(ego_child.data_dir / "memory", onnx_embedder.model_id)
     store.open(onnx_embedder.embed)
     try:
+        assert repairs(caplog) == []
         assert store.count() == 2 * PER_PROCESS
         memories = store.get(ids)
         assert len(memories) == 2 * PER_PROCESS
@@ -85,9 +105,80 @@ async def test_two_servers_on_one_data_dir_lose_nothing(ego_child: EgoChild, onn
         assert set(store.chroma.all_ids()) == set(ids)
         vectors = store.embeddings(ids)
         assert len(vectors) == 2 * PER_PROCESS
-        db = store.db
-        for table in ("fts_words", "fts_trigram"):
-            assert db.execute(f"SELECT count(*) FROM {table}_docsize").fetchone()[0] == 2 * PER_PROCESS
-        assert db.execute("SELECT count(*) FROM journal").fetchone()[0] == 0
     finally:
         store.close()
+
+
+def raw_indexes(memory_dir: Path) -> dict[str, Any]:
+    """What the store holds on disk, read without MemoryStore (whose ``open`` would repair what is missing)."""
+    db = sqlite3.connect(memory_dir / "memory.sqlite3")
+    try:
+        collection = db.execute("SELECT value FROM meta WHERE key = 'collection'").fetchone()[0]
+        found: dict[str, Any] = {"memories": {row[0] for row in db.execute("SELECT id FROM memories")}}
+        for table in ("fts_words", "fts_trigram"):
+            found[table] = db.execute(f"SELECT count(*) FROM {table}_docsize").fetchone()[0]
+        found["journal"] = db.execute("SELECT count(*) FROM journal").fetchone()[0]
+    finally:
+        db.close()
+    client = chromadb.PersistentClient(
+        path=str(memory_dir / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)
+    )
+    found["vectors"] = set(client.get_collection(collection).get(include=[])["ids"])
+    SharedSystemClient.clear_system_cache()
+    return found
+
+
+def repairs(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """Warnings the store logged while opening: recovered journal rows, rebuilt FTS, reconciled vectors."""
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.name.startswith("ego.plugin.memory") and r.levelno >= logging.WARNING
+    ]
+
+
+def test_the_raw_check_sees_a_lost_vector_or_fts_row_that_opening_the_store_would_repair(
+    memory_hosts: MemoryHosts, onnx_embedder: OnnxEmbedder, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The check above is able to fail: a vector and an FTS entry lost on disk are seen before any repair."""
+    host, plugin = memory_hosts(tmp_path / "data")
+    memories = plugin._require()
+    ids = [
+        SAVED.match(memories.remember({"content": content("A", i), "force": True}).data).group(1)  # type: ignore[union-attr]
+        for i in range(3)
+    ]
+    host.stop()
+    memory_dir = tmp_path / "data" / "memory"
+    assert raw_indexes(memory_dir)["vectors"] == set(ids)
+
+    db = sqlite3.connect(memory_dir / "memory.sqlite3")
+    collection = db.execute("SELECT value FROM meta WHERE key = 'collection'").fetchone()[0]
+    rid, text = db.execute("SELECT rid, content FROM memories WHERE id = ?", (ids[1],)).fetchone()
+    with db:
+        db.execute("INSERT INTO fts_words(fts_words, rowid, content) VALUES ('delete', ?, ?)", (rid, text))
+    db.close()
+    client = chromadb.PersistentClient(
+        path=str(memory_dir / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)
+    )
+    client.get_collection(collection).delete(ids=[ids[0]])
+    SharedSystemClient.clear_system_cache()
+
+    damaged = raw_indexes(memory_dir)
+    assert damaged["memories"] == set(ids)
+    assert damaged["vectors"] == {ids[1], ids[2]}
+    assert (damaged["fts_words"], damaged["fts_trigram"]) == (2, 3)
+
+    # opening the store repairs both (so assertions made only after opening could not have seen the loss),
+    # and says so in the log, which the two-process test requires to stay silent
+    caplog.set_level(logging.INFO, logger="ego.plugin.memory.store")
+    store = MemoryStore(memory_dir, onnx_embedder.model_id)
+    store.open(onnx_embedder.embed)
+    try:
+        assert set(store.chroma.all_ids()) == set(ids)
+        assert store.integrity_problems() == []
+    finally:
+        store.close()
+    logged = repairs(caplog)
+    assert any("rebuilding fts_words" in line for line in logged), logged
+    assert any("re-embedded 1" in line for line in logged), logged
+    assert raw_indexes(memory_dir) == {**damaged, "vectors": set(ids), "fts_words": 3}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
@@ -22,7 +22,7 @@ from ego_core.logs import configure_logging
 from ego_core.responses import truncate
 from ego_core.testing import mcp_client, tool_text
 from ego_memory.plugin import MemoryPlugin
-from ego_memory.privacy import KEY, PrivateContentRedactor
+from ego_memory.privacy import KEY, PrivateContentRedactor, mask_quotes
 
 if TYPE_CHECKING:
     from conftest import EgoChild, MemoryHosts
@@ -220,3 +220,32 @@ async def test_a_private_memory_written_by_another_process_is_masked_after_refre
         assert PRIVATE_MARK in text
     finally:
         host.stop()
+
+
+words = st.text(alphabet=st.characters(whitelist_categories=("Ll", "Lu", "Nd")), min_size=1, max_size=9)
+sentences = st.lists(words, min_size=1, max_size=14).map(" ".join)
+
+
+long_words = st.text(alphabet=st.characters(whitelist_categories=("Ll", "Lu", "Nd")), min_size=5, max_size=9)
+long_sentences = st.lists(long_words, min_size=4, max_size=14).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(private=long_sentences, before=sentences, after=sentences, start=st.integers(0, 200), size=st.integers(20, 80))
+def test_a_quoted_passage_never_survives_in_a_summary(
+    private: str, before: str, after: str, start: int, size: int
+) -> None:
+    start = start % (len(private) - 19)
+    quote = private[start : start + size]
+    shouted = quote.upper() if quote.upper().lower() == quote.lower() else quote  # (ı upper-cases to I)
+    summary = " ".join(f"{before} {shouted if start % 2 else quote} {after}".split())
+    masked = mask_quotes(summary, [private])
+    assert quote.lower() not in masked.lower()
+    assert PRIVATE_MARK in masked
+
+
+@settings(max_examples=100, deadline=None)
+@given(private=sentences, summary=sentences)
+def test_a_summary_sharing_no_long_passage_is_left_alone(private: str, summary: str) -> None:
+    assume(all(summary.lower()[i : i + 20] not in private.lower() for i in range(max(0, len(summary) - 19))))
+    assert mask_quotes(summary, [private]) == summary

@@ -23,6 +23,7 @@ class GeminiEmbedder(HttpEmbedder):
 
     provider: ClassVar[str] = "gemini"
     max_batch_size: ClassVar[int] = 100
+    key_env_vars: ClassVar[tuple[str, ...]] = GEMINI_KEY_ENV_VARS
     known_dimensions: ClassVar[Mapping[str, int]] = {
         "text-embedding-004": 768,
         "embedding-001": 768,

@@ -27,6 +27,8 @@ import numpy as np
 
 from ego_core.embedding import EmbedderSettings, EmbeddingError, Vectors
 
+from .errors import API_KEY_ENV_SETTING, ProviderError, ProviderErrorKind
+
 SleepFn = Callable[[float], None]
 
 BACKOFF_BASE_S = 0.5
@@ -34,6 +36,16 @@ BACKOFF_CAP_S = 30.0
 RETRY_AFTER_CAP_S = 60.0
 RETRYABLE_EXCEPTIONS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 RETRYABLE_CLIENT_STATUSES = frozenset({408, 429})
+
+
+AUTH_STATUSES = frozenset({401, 403})
+
+
+def key_env_names(settings: EmbedderSettings, env_vars: Sequence[str]) -> tuple[str, ...]:
+    """Where the key comes from: the configured ``api_key_env`` variable first, then the provider's defaults."""
+    configured = settings.extra.get(API_KEY_ENV_SETTING)
+    names = [str(configured)] if configured else []
+    return tuple(dict.fromkeys([*names, *env_vars]))
 
 
 def resolve_api_key(settings: EmbedderSettings, env_vars: Sequence[str], provider: str) -> str:
@@ -44,9 +56,20 @@ def resolve_api_key(settings: EmbedderSettings, env_vars: Sequence[str], provide
         value = os.environ.get(name, "").strip()
         if value:
             return value
-    names = " or ".join(env_vars)
-    raise EmbeddingError(
-        f"No API key for the {provider} embedder: set {names} or [plugins.memory] api_key in the config."
+    configured = settings.extra.get(API_KEY_ENV_SETTING)
+    defaults = " or ".join(env_vars)
+    if configured:
+        message = (
+            f"No API key for the {provider} embedder: the environment variable {configured} (named by "
+            f"[plugins.memory] api_key_env) is not set, and neither is {defaults}. Set {configured} to the key."
+        )
+    else:
+        message = (
+            f"No API key for the {provider} embedder: set the environment variable {defaults}, or put the name "
+            f'of the variable holding the key in the config: [plugins.memory] api_key_env = "MY_KEY_VARIABLE".'
+        )
+    raise ProviderError(
+        message, provider=provider, kind="auth", reason="no API key", key_env=key_env_names(settings, env_vars)
     )
 
 
@@ -114,6 +137,8 @@ class HttpEmbedder(ABC):
     provider: ClassVar[str] = ""
     max_batch_size: ClassVar[int] = 2048
     known_dimensions: ClassVar[Mapping[str, int]] = {}
+    key_env_vars: ClassVar[tuple[str, ...]] = ()
+    """The environment variables the key is read from when the settings carry none (for messages)."""
 
     def __init__(
         self,
@@ -141,6 +166,7 @@ class HttpEmbedder(ABC):
         self._requested_dimensions = self._read_requested_dimensions(settings.extra)
         self._dimension: int | None = self._requested_dimensions or self.known_dimensions.get(model)
         self._dimension_lock = threading.Lock()
+        self._key_env = key_env_names(settings, self.key_env_vars)
 
     @property
     def model(self) -> str:
@@ -213,6 +239,11 @@ class HttpEmbedder(ABC):
                 f"{self.provider} model {self._model} returned {width}-dimensional vectors, expected {self._dimension}"
             )
 
+    def _error(self, message: str, kind: ProviderErrorKind, reason: str) -> ProviderError:
+        return ProviderError(
+            self._scrub(message), provider=self.provider, kind=kind, reason=self._scrub(reason), key_env=self._key_env
+        )
+
     def _post(self, payload: dict[str, Any]) -> Any:
         url = self._url()
         headers = {"Content-Type": "application/json", **self._auth_headers()}
@@ -223,20 +254,30 @@ class HttpEmbedder(ABC):
                 response = self._client.post(url, json=payload, headers=headers, timeout=self._timeout_s)
             except RETRYABLE_EXCEPTIONS as exc:
                 failure = f"{type(exc).__name__}: {exc}"
+                reason = type(exc).__name__
             except httpx.HTTPError as exc:
-                raise EmbeddingError(self._scrub(f"{self.provider} request to {url} failed: {exc}")) from None
+                raise self._error(
+                    f"{self.provider} request to {url} failed: {exc}", "request", type(exc).__name__
+                ) from None
             else:
                 if response.is_success:
                     return self._decode(response)
+                status = response.status_code
                 message = self._scrub(provider_error_message(response))
-                failure = f"HTTP {response.status_code}: {message}"
-                if response.status_code not in RETRYABLE_CLIENT_STATUSES and response.status_code < 500:
-                    raise EmbeddingError(f"{self.provider} embedding request failed with {failure}")
+                failure = f"HTTP {status}: {message}"
+                reason = f"HTTP {status}"
+                if status in AUTH_STATUSES:
+                    raise self._error(f"{self.provider} embedding request failed with {failure}", "auth", reason)
+                if status not in RETRYABLE_CLIENT_STATUSES and status < 500:
+                    raise self._error(
+                        f"{self.provider} embedding request failed with {failure}", "request", f"{reason}: {message}"
+                    )
                 retry_after = parse_retry_after(response.headers)
             if attempt >= self._max_retries:
-                raise EmbeddingError(
-                    f"{self.provider} embedding request failed after {attempt + 1} attempts; last error: "
-                    f"{self._scrub(failure)}"
+                raise self._error(
+                    f"{self.provider} embedding request failed after {attempt + 1} attempts; last error: {failure}",
+                    "transient",
+                    f"{reason}, {attempt + 1} attempts",
                 )
             delay = retry_after if retry_after is not None else backoff_delay(attempt, self._rng)
             self._sleep(min(delay, RETRY_AFTER_CAP_S))

@@ -23,6 +23,7 @@ class OpenAIEmbedder(HttpEmbedder):
 
     provider: ClassVar[str] = "openai"
     max_batch_size: ClassVar[int] = 2048
+    key_env_vars: ClassVar[tuple[str, ...]] = OPENAI_KEY_ENV_VARS
     known_dimensions: ClassVar[Mapping[str, int]] = {
         "text-embedding-3-small": 1536,
         "text-embedding-3-large": 3072,
