@@ -218,8 +218,13 @@ def _run(argv: list[str], wire: TextIO | None) -> int:
 
 
 def _portable(host: PluginHost, args: argparse.Namespace) -> int:
-    from ego_core.portable import PortableError, export_file, import_file
+    from ego_core.portable import PortableError, export_file, import_file, read_export_file
 
+    if args.command == "import":
+        try:  # the whole file is read and checked before any store is opened (or created)
+            export = read_export_file(args.file)
+        except PortableError as exc:
+            raise UsageError(str(exc)) from None
     host.start()
     try:
         if args.command == "export":
@@ -231,7 +236,7 @@ def _portable(host: PluginHost, args: argparse.Namespace) -> int:
             print(f"exported {count} records to {args.file} ({kind})")
             return 0
         try:
-            summary = import_file(host, args.file)
+            summary = import_file(host, export)
         except PortableError as exc:
             raise UsageError(str(exc)) from None
         for plugin_id in sorted(summary.records):

@@ -1,9 +1,10 @@
 """``ego export`` / ``ego import``: every plugin's state in one portable, versioned JSON Lines file.
 
 Line 1 is a header ``{"format": "ego-export", "version": 1, "include_private": …, "plugins": {id: version}}``;
-every other line is one record ``{"plugin": <id>, "type": …, …}``, plugins in id order, each plugin's
-records in the stable order it yields them. No timestamp of the export itself is written, so exporting an
-imported store gives a byte-identical file.
+then one record per line ``{"plugin": <id>, "type": …, …}``, plugins in id order, each plugin's records in
+the stable order it yields them; the last line is ``{"format": "ego-export", "end": true, "records": {id:
+count}}``, so a file cut short (even at a line break) is refused. No timestamp of the export itself is
+written, so exporting an imported store gives a byte-identical file.
 
 An export without ``--include-private`` leaves private data out and passes every record through the
 redaction pipeline. An import reads and checks the whole file first (JSON, header, every plugin's
@@ -69,6 +70,7 @@ def export_lines(host: PluginHost, include_private: bool) -> Iterator[str]:
     plugins = host.implementers("export_records")
     versions = {s.id: s.version for s in host.statuses() if s.id in plugins}
     yield _dumps({"format": FORMAT, "version": VERSION, "include_private": include_private, "plugins": versions})
+    counts: dict[str, int] = {}
     for plugin_id in plugins:
         _implemented, records = host.call_one(plugin_id, "export_records", include_private=include_private)
         for record in records or ():
@@ -78,7 +80,9 @@ def export_lines(host: PluginHost, include_private: bool) -> Iterator[str]:
             if not include_private:
                 line = host.redaction.value(line)
             line["plugin"] = plugin_id
+            counts[plugin_id] = counts.get(plugin_id, 0) + 1
             yield _dumps(line)
+    yield _dumps({"format": FORMAT, "end": True, "records": counts})
 
 
 def export_file(host: PluginHost, path: Path, *, include_private: bool) -> int:
@@ -109,16 +113,19 @@ def export_file(host: PluginHost, path: Path, *, include_private: bool) -> int:
         Path(tmp).unlink(missing_ok=True)
         raise
     progress.done()
-    return progress.count - 1
+    return progress.count - 2  # the header and end lines are not records
 
 
 def read_export(lines: Iterable[str], source: str) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
     """Parse and check the structure of an export; raises PortableError naming the line."""
     header: dict[str, Any] | None = None
+    end: dict[str, Any] | None = None
     grouped: dict[str, list[dict[str, Any]]] = {}
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
+        if end is not None:
+            raise PortableError(f"{source}:{number}: text after the end line; the file was changed, not imported")
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
@@ -134,24 +141,60 @@ def read_export(lines: Iterable[str], source: str) -> tuple[dict[str, Any], dict
                 )
             header = value
             continue
+        if value.get("end") is True and value.get("format") == FORMAT:
+            end = value
+            continue
         plugin = value.pop("plugin", None)
         if not isinstance(plugin, str) or not isinstance(value.get("type"), str):
             raise PortableError(f'{source}:{number}: a record needs a string "plugin" and "type"')
         grouped.setdefault(plugin, []).append(value)
     if header is None:
         raise PortableError(f"{source}: empty file, not an ego export")
+    if end is None:
+        raise PortableError(f"{source}: the file ends before its end line: it was cut short; nothing was imported")
+    found = {plugin: len(records) for plugin, records in grouped.items()}
+    if end.get("records") != found:
+        raise PortableError(
+            f"{source}: the end line counts {_counts(end.get('records'))} but the file holds {_counts(found)}; "
+            "records are missing or were added, nothing was imported"
+        )
     return header, grouped
 
 
-def import_file(host: PluginHost, path: Path) -> ImportSummary:
+def _counts(value: object) -> str:
+    if not isinstance(value, Mapping):
+        return repr(value)
+    return ", ".join(f"{plugin}: {count}" for plugin, count in sorted(value.items())) or "no records"
+
+
+@attrs.frozen
+class ExportFile:
+    """An export read from disk and checked for structure (not yet by the plugins)."""
+
+    path: Path
+    header: Mapping[str, Any]
+    grouped: Mapping[str, list[dict[str, Any]]]
+
+
+def read_export_file(path: Path) -> ExportFile:
+    """Read and check the structure of an export file, without touching any store."""
     path = path.expanduser()
     try:
         with path.open(encoding="utf-8") as fh:
-            _header, grouped = read_export(fh, str(path))
+            header, grouped = read_export(fh, str(path))
+    except IsADirectoryError:
+        raise PortableError(f"{path}: is a directory, not an ego export") from None
     except OSError as exc:
         raise PortableError(f"cannot read {path}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise PortableError(f"{path}: not UTF-8 text, not an ego export") from None
+    return ExportFile(path=path, header=header, grouped=grouped)
+
+
+def import_file(host: PluginHost, path: Path | ExportFile) -> ImportSummary:
+    """Import an export (a path, or a file :func:`read_export_file` already read) into the started host."""
+    export = path if isinstance(path, ExportFile) else read_export_file(path)
+    path, grouped = export.path, export.grouped
     importers = set(host.implementers("import_records"))
     missing = sorted(set(grouped) - importers)
     if missing:

@@ -103,8 +103,10 @@ def test_export_with_only_the_core_writes_the_header(run_cli: Run, tmp_path: Pat
     target = tmp_path / "export.jsonl"
     result = run_cli("export", str(target), *NO_REAL)
     assert result.code == 0, result.err
-    [header] = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
+    [header, end] = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
     assert (header["format"], header["include_private"], header["plugins"]) == ("ego-export", False, {})
+    assert end == {"format": "ego-export", "end": True, "records": {}}
+    assert "exported 0 records" in result.out
 
 
 def test_an_unwritable_log_dir_stops_commands_and_fails_doctor(

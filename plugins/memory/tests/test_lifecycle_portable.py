@@ -85,8 +85,9 @@ def test_export_import_export_is_identical_and_recall_is_unchanged(memory_hosts:
     assert rankings(memory_hosts, target) == before
     lines = [json.loads(line) for line in first.splitlines()]
     assert lines[0] == {"format": "ego-export", "include_private": True, "plugins": {"memory": "0.1.0"}, "version": 1}
-    kinds = [line["type"] for line in lines[1:]]
+    kinds = [line["type"] for line in lines[1:-1]]
     assert kinds == ["meta"] + ["memory"] * len(TEXTS) + ["episode"]
+    assert lines[-1] == {"format": "ego-export", "end": True, "records": {"memory": len(TEXTS) + 2}}
 
 
 def test_import_is_idempotent(memory_hosts: MemoryHosts, tmp_path: Path) -> None:
@@ -112,26 +113,37 @@ def test_a_public_export_leaves_private_memories_out_and_masks_secrets(
     assert "sk-live-abcdefghijklmnopqrstuvwx1234" not in text
     assert "[REDACTED]" in text
     assert PRIVATE_MARK not in text  # left out, not masked in place
-    records = [json.loads(line) for line in text.splitlines()[1:]]
+    records = [json.loads(line) for line in text.splitlines()[1:-1]]
     assert sum(r["type"] == "memory" for r in records) == len(TEXTS) - 1
     episode = next(r for r in records if r["type"] == "episode")
     assert episode["memory_ids"] == [ids[0], ids[1]]
+
+
+def with_record(good: list[str], record: str) -> list[str]:
+    """``good`` with ``record`` added before the end line, whose counts are updated to match."""
+    end = json.loads(good[-1])
+    plugin = json.loads(record)["plugin"]
+    end["records"][plugin] = end["records"].get(plugin, 0) + 1
+    return [*good[:-1], record, json.dumps(end)]
 
 
 BAD_FILES: list[tuple[str, Any]] = [
     ("not json", lambda good: [*good[:1], "{not json", *good[1:]]),
     ("not an export", lambda good: ['{"hello": 1}', *good[1:]]),
     ("future version", lambda good: [good[0].replace('"version":1', '"version":9'), *good[1:]]),
-    ("unknown record type", lambda good: [*good, '{"plugin":"memory","type":"mystery"}']),
-    ("unknown plugin", lambda good: [*good, '{"plugin":"nobody","type":"x"}']),
+    ("unknown record type", lambda good: with_record(good, '{"plugin":"memory","type":"mystery"}')),
+    ("unknown plugin", lambda good: with_record(good, '{"plugin":"nobody","type":"x"}')),
     (
         "bad timestamp",
-        lambda good: [
-            *good,
-            good[2].replace('"timestamp":"', '"timestamp":"yesterday').replace('"id":"mem_', '"id":"mem_f'),
-        ],
+        lambda good: with_record(
+            good, good[2].replace('"timestamp":"', '"timestamp":"yesterday').replace('"id":"mem_', '"id":"mem_f')
+        ),
     ),
     ("empty", lambda good: []),
+    ("cut short at a line break", lambda good: good[:4]),
+    ("only the header", lambda good: good[:1]),
+    ("a record dropped", lambda good: [*good[:3], *good[4:]]),
+    ("text after the end", lambda good: [*good, good[2]]),
 ]
 
 
@@ -172,7 +184,7 @@ def test_the_cli_round_trip_and_refusal(ego_child: EgoChild, tmp_path: Path) -> 
             check=False,
         )
 
-    # An empty store exports just the header and the memory plugin's meta record.
+    # An empty store exports just the header, the memory plugin's meta record and the end line.
     empty = run("export", str(tmp_path / "empty.jsonl"))
     assert empty.returncode == 0, empty.stderr
     assert "exported 1 records" in empty.stdout
@@ -180,6 +192,13 @@ def test_the_cli_round_trip_and_refusal(ego_child: EgoChild, tmp_path: Path) -> 
     refused = run("import", str(tmp_path / "broken.jsonl"), data=target)
     assert refused.returncode == 2
     assert "broken.jsonl:2: not valid JSON" in refused.stderr
+    assert not (target / "memory").exists()  # the file is checked before any store is opened or created
+    missing = run("import", str(tmp_path / "no-such.jsonl"), data=target)
+    assert (missing.returncode, missing.stderr.strip()) == (
+        2,
+        f"ego: error: cannot read {tmp_path / 'no-such.jsonl'}: No such file or directory",
+    )
+    assert not (target / "memory").exists()
     imported = run("import", str(tmp_path / "empty.jsonl"), data=target)
     assert imported.returncode == 0, imported.stderr
     assert "memory: 0 new of 1 records" in imported.stdout

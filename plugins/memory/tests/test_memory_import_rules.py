@@ -56,8 +56,9 @@ def remember_draft(args: dict[str, Any]) -> Any:
 
 
 def export_text(*records: dict[str, Any]) -> str:
-    lines = [HEADER, META, *({"plugin": "memory", "type": "memory", **r} for r in records)]
-    return "".join(json.dumps(line) + "\n" for line in lines)
+    body = [META, *({"plugin": "memory", "type": "memory", **r} for r in records)]
+    end = {"format": "ego-export", "end": True, "records": {"memory": len(body)}}
+    return "".join(json.dumps(line) + "\n" for line in [HEADER, *body, end])
 
 
 # ---------------------------------------------------------------------------------------------------
