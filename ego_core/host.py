@@ -193,6 +193,10 @@ class PluginContext:
     def embedder(self, name: str, settings: EmbedderSettings) -> Embedder:
         return self.host.make_embedder(name, settings)
 
+    def embedder_names(self) -> list[str]:
+        """The embedders plugins registered (``register_embedders``), to check a configured name."""
+        return self.host.embedder_names()
+
 
 def _entry_points() -> list[importlib_metadata.EntryPoint]:
     return list(importlib_metadata.entry_points(group=ENTRY_POINT_GROUP))
@@ -370,7 +374,9 @@ class PluginHost:
     def context(self, plugin_id: str) -> PluginContext:
         return self._contexts[plugin_id]
 
-    def _fail(self, plugin: str, stage: FailureStage, reason: str, hook: str | None = None) -> None:
+    def _fail(
+        self, plugin: str, stage: FailureStage, reason: str, hook: str | None = None, level: int = logging.WARNING
+    ) -> None:
         # a reason quotes an exception, which may quote a secret or private text: it is shown on stdout too
         reason = self.redaction(reason)
         failure = PluginFailure(plugin=plugin, stage=stage, reason=reason, hook=hook)
@@ -379,7 +385,7 @@ class PluginHost:
             same_hook = [f for f in self.failures if (f.plugin, f.stage, f.hook) == (plugin, stage, hook)]
             if len(same_hook) > MAX_FAILURES_PER_HOOK:
                 self.failures.remove(same_hook[0])
-        log_event(_log, "plugin_failure", logging.WARNING, plugin=plugin, stage=stage, hook=hook, reason=reason)
+        log_event(_log, "plugin_failure", level, plugin=plugin, stage=stage, hook=hook, reason=reason)
 
     # ---------------------------------------------------------------------------------------------
     # Isolated calls
@@ -597,7 +603,10 @@ class PluginHost:
         try:
             result = impl.function(*[{"ctx": self._contexts[plugin_id]}[name] for name in impl.argnames])
         except ConfigError as exc:  # the user's configuration is wrong: a startup error, not an isolated plugin
-            self._withdraw(plugin_id, "startup", f"invalid configuration: {exc}")
+            self._withdrawn.add(plugin_id)
+            self.services.withdraw(plugin_id)
+            # recorded in the JSON log; the command itself reports it on stderr
+            self._fail(plugin_id, "startup", f"invalid configuration: {exc}", level=logging.INFO)
             raise
         except Exception as exc:
             _log.error("plugin %s failed to start", plugin_id, exc_info=True)

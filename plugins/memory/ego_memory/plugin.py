@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from ego_core import Check, Command, Redactor, ScaffoldLine, Section, ToolError, hookimpl
+from ego_core.config import ConfigError
 from ego_core.embedding import EmbedderFactory, EmbedderSettings, EmbeddingError
 from ego_core.host import PluginContext
 from ego_core.responses import relative_age, truncate
@@ -20,6 +21,7 @@ from ego_memory import portable
 from ego_memory.config import CONFIG_ENV, MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS, CachedEmbedder
 from ego_memory.embedding.errors import API_KEY_ENV_SETTING, ProviderError
+from ego_memory.embedding.onnx import ModelDirError
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.memories import Memories, remember_log_view
 from ego_memory.privacy import PrivateContentRedactor
@@ -154,7 +156,16 @@ class MemoryPlugin:
     @hookimpl
     def on_startup(self, ctx: PluginContext) -> None:
         config: MemoryConfig = ctx.config
-        embedder = CachedEmbedder(ctx.embedder(config.embedder, embedder_settings(config)))
+        names = ctx.embedder_names()
+        if config.embedder not in names:
+            raise ConfigError(
+                f"plugins.memory.embedder (or EGO_EMBEDDER): unknown embedder {config.embedder!r}; expected one "
+                f"of {', '.join(names)}"
+            )
+        try:
+            embedder = CachedEmbedder(ctx.embedder(config.embedder, embedder_settings(config)))
+        except ModelDirError as exc:
+            raise ConfigError(f"plugins.memory.model_dir (or EGO_EMBEDDING_MODEL_DIR): {exc}") from None
         store = MemoryStore(ctx.data_dir, embedder.model_id, chroma_url=config.chroma_url)
         store.open(embedder.embed)
         self.redactor.load(store.private_contents())

@@ -52,13 +52,17 @@ def _download_into_chroma_cache(model_dir: Path) -> None:
         ) from exc
 
 
+class ModelDirError(EmbeddingError):
+    """The configured model directory does not hold the model: the configuration is wrong."""
+
+
 def resolve_model_dir(model_dir: Path | None) -> Path:
     """Return a directory holding model.onnx and tokenizer.json, downloading only into chroma's cache."""
     if model_dir is not None:
         explicit = model_dir.expanduser()
         missing = _missing_files(explicit)
         if missing:
-            raise EmbeddingError(
+            raise ModelDirError(
                 f"ONNX model directory {explicit} is missing {', '.join(missing)} "
                 f"(set by {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY})."
             )
