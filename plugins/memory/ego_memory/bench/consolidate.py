@@ -2,11 +2,17 @@
 
 Corpus: ``size`` synthetic diary sentences (see :mod:`ego_memory.bench.scale`), bulk-loaded; the last 1,440
 are one minute apart, so moving the clock selects how many fall in consolidate's 24-hour window. Each run
-starts from a fresh copy of the loaded store and times one ``consolidate`` call (the tool's handler).
+starts from a fresh copy of the loaded store and times one ``consolidate`` call (the tool's handler), in two
+variants: ``quiet`` (the store as loaded: every window memory already chained, none recalled, so there is
+nothing to change) and ``busy``, the worst case (prepared untimed: every window memory recalled in the window,
+every other sequence link removed so replay re-creates it, and four random similarity links per window memory
+among the window, a third of them weak enough to prune, the rest to strengthen).
 """
 
 from __future__ import annotations
 
+import itertools
+import random
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -18,9 +24,27 @@ from ego_core.config import Settings
 from ego_core.host import Clock
 from ego_memory.bench.common import copy_store, memory_host, report_header
 from ego_memory.bench.scale import bulk_load
-from ego_memory.lifecycle import Lifecycle
+from ego_memory.lifecycle import CONSOLIDATION_WINDOW, MAX_REPLAY, PRUNE_BELOW, Lifecycle
+from ego_memory.memories import Memories
 
 DENSE_TAIL = 1440
+VARIANTS = ("quiet", "busy")
+BUSY_LINKS = 4
+
+
+def make_busy(memories: Memories, now: datetime, *, seed: int) -> None:
+    """The worst case for consolidate's window: everything recalled, links to create, strengthen and prune."""
+    store = memories.store
+    window = [m.id for m in store.recent((now - CONSOLIDATION_WINDOW).timestamp(), MAX_REPLAY)]
+    store.touch(window, (now - timedelta(minutes=1)).timestamp())
+    unchain = [(min(a, b), max(a, b), "leads_to") for a, b in itertools.pairwise(window)][::2]
+    store.apply_consolidation([], [], unchain)
+    rng = random.Random(seed)
+    confidences = (PRUNE_BELOW / 2, 0.5, 0.7)
+    for memory_id in window:
+        for other in rng.sample(window, min(BUSY_LINKS, len(window))):
+            if other != memory_id:
+                store.link(memory_id, other, "similar", rng.choice(confidences), "bench")
 
 
 def run_consolidate(
@@ -48,17 +72,26 @@ def run_consolidate(
             model = memories.embedding_model
             bulk_load(memories, sparse, 0, origin, show=show, spacing=timedelta(hours=1))
             bulk_load(memories, DENSE_TAIL, sparse, tail_start, show=show, spacing=timedelta(minutes=1))
-        for recent in recents:
+        for recent, variant in itertools.product(recents, VARIANTS):
             work = Path(tmp) / "run"
             copy_store(base, work)
             last = tail_start + timedelta(minutes=DENSE_TAIL - 1)
             now = last + timedelta(minutes=DENSE_TAIL - recent) + timedelta(seconds=30)
             with memory_host(work, settings, table, Clock(now)) as (_host, memories):
+                if variant == "busy":
+                    make_busy(memories, now, seed=recent)
                 lifecycle = Lifecycle(memories)
                 started = time.perf_counter()
                 response = lifecycle.consolidate({})
                 elapsed = (time.perf_counter() - started) * 1000
-            runs.append({"recent": recent, "duration_ms": round(elapsed, 1), "summary": response.data.splitlines()[0]})
+            runs.append(
+                {
+                    "recent": recent,
+                    "variant": variant,
+                    "duration_ms": round(elapsed, 1),
+                    "summary": response.data.splitlines()[0],
+                }
+            )
     return {
         **report_header(command, model),
         "store_size": size,
