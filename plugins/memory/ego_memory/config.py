@@ -35,7 +35,8 @@ class RecallConfig:
     half_life_days: float = 90.0
     decay_weight: float = 0.1
     interference_threshold: float = 0.70
-    """Part of decay: an older memory nearly identical (cosine above this) to a newer one fades (interference)."""
+    """Part of decay: an older memory nearly identical (cosine above this) to a newer one fades (interference),
+    unless it holds a cue of the context (word, CJK trigram) that the newer one lacks."""
     interference_weight: float = 1.5
     interference_pool: int = 20
     boosts: bool = True

@@ -1,9 +1,10 @@
 """The recall pipeline (SPEC §5.5).
 
-dense top-N + FTS5 BM25 top-N → reciprocal rank fusion → Hopfield pattern completion over the candidates'
-real embeddings → time decay (half-life grows with access and links; age measured against the store's own
-present so an old corpus is not buried) → emotion and importance boosts → one-hop spreading activation over
-links → top n.
+dense top-N + FTS5 BM25 top-N → fusion (by default a weighted sum of the z-normalised BM25 and cosine scores;
+reciprocal rank fusion with ``fusion_method = "rrf"``) → Hopfield pattern completion over the candidates' real
+embeddings → time decay (half-life grows with access and links; age measured against the store's own present
+so an old corpus is not buried; retroactive interference between near-identical memories) → emotion and
+importance boosts → one-hop spreading activation over links → top n.
 
 Every stage can be switched off through :class:`~ego_memory.config.RecallConfig`, which is how
 ``ego bench locomo --ablate`` measures what each one earns.
@@ -22,7 +23,7 @@ from ego_core.embedding import Vectors
 from ego_memory.config import RecallConfig
 from ego_memory.emotions import EMOTIONS
 from ego_memory.store import Filters, MemoryStore
-from ego_memory.text import fts_or, has_cjk, trigram_terms, word_terms
+from ego_memory.text import cue_terms, cues_in, fts_or, has_cjk, trigram_terms, word_terms
 
 DAY = 86400.0
 
@@ -187,7 +188,7 @@ class RecallEngine:
                     score_of[m] += cfg.emotion_weight * (profile.recall_boost if profile else 0.0) * intensity
                     score_of[m] += cfg.importance_gain * (importance - 3)
             if cfg.decay and cfg.interference_weight > 0.0:
-                self._interfere(score_of, rows, {m: patterns[i] for i, m in enumerate(candidates)})
+                self._interfere(context, score_of, rows, {m: patterns[i] for i, m in enumerate(candidates)})
 
         if cfg.spreading and score_of:
             stages.append("spreading")
@@ -220,6 +221,7 @@ class RecallEngine:
 
     def _interfere(
         self,
+        context: str,
         score_of: dict[str, float],
         rows: dict[str, tuple[float, str, float, int, int, float | None]],
         vectors: dict[str, Vectors],
@@ -229,6 +231,14 @@ class RecallEngine:
         Among the strongest candidates, each pair with cosine similarity above ``interference_threshold``
         lowers the older one in proportion to how close they are (the newer statement of a changed fact wins
         the tie; unrelated old memories are untouched, so an old corpus is not buried).
+
+        Interference is competition for the same retrieval cue, so it only acts when the newer memory answers
+        every cue of the context that the older one answers (context words; CJK trigrams, or a shorter CJK run
+        whole). When the older memory holds a cue the newer one lacks, the context is asking for the older
+        one: "Mia's favourite tea" brings the newer statement, "when did Mia like jasmine" the older. This
+        also keeps the embedding's blind spots from burying anything: all-MiniLM-L6-v2 maps most kanji to
+        [UNK], so unrelated Japanese sentences of one frame (今日は夕焼けを一緒に見た, 今日は一緒に映画を見た)
+        have a cosine near 0.95, yet only one of them holds 夕焼け.
         """
         cfg = self.config
         top = [m for m in sorted(score_of, key=lambda m: -score_of[m])[: cfg.interference_pool] if m in vectors]
@@ -237,14 +247,27 @@ class RecallEngine:
         matrix = np.stack([vectors[m] for m in top])
         similarity = matrix @ matrix.T
         span = max(1e-6, 1.0 - cfg.interference_threshold)
-        for i, older in enumerate(top):
-            closest = 0.0
-            for j, newer in enumerate(top):
-                if i != j and rows[newer][0] > rows[older][0]:
-                    closest = max(closest, (float(similarity[i, j]) - cfg.interference_threshold) / span)
-            if closest > 0.0:
-                # The closest newer memory decides; several newer ones do not add up (a unique detail still wins).
-                score_of[older] -= cfg.interference_weight * min(1.0, closest)
+        close = [  # (older, newer) pairs
+            (i, j)
+            for i, older in enumerate(top)
+            for j, newer in enumerate(top)
+            if rows[newer][0] > rows[older][0] and similarity[i, j] > cfg.interference_threshold
+        ]
+        if not close:
+            return
+        cues = cue_terms(context)
+        answered: dict[str, frozenset[str]] = {}
+        if cues:
+            involved = list(dict.fromkeys(top[k] for pair in close for k in pair))
+            answered = {mem.id: cues_in(cues, mem.content) for mem in self.store.get(involved, with_links=False)}
+        closest: dict[int, float] = {}
+        for i, j in close:
+            if answered.get(top[i], frozenset()) - answered.get(top[j], frozenset()):
+                continue  # the older memory holds a cue the newer one lacks: no competition for this context
+            closest[i] = max(closest.get(i, 0.0), (float(similarity[i, j]) - cfg.interference_threshold) / span)
+        for i, closeness in closest.items():
+            # The closest newer memory decides; several newer ones do not add up (a unique detail still wins).
+            score_of[top[i]] -= cfg.interference_weight * min(1.0, closeness)
 
     def present(self, now: datetime) -> float:
         """The store's own present: now, unless the newest memory is long before it (a dormant or old store)."""

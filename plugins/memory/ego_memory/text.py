@@ -35,15 +35,14 @@ def _quote(term: str) -> str:
 def word_terms(text: str) -> list[str]:
     """Distinct non-stop-word Latin/number tokens of ``text``, lower-cased, in order."""
     outside_cjk = _CJK.sub(" ", text)
-    terms: list[str] = []
+    terms: dict[str, None] = {}  # an ordered set: linear in the length of the text
     for match in _WORD.finditer(outside_cjk):
         word = match.group(0).lower().replace("’", "'")
         base = word.split("'", 1)[0]
         if word in STOPWORDS or base in STOPWORDS or (len(base) < 2 and not base.isdigit()):
             continue
-        if base not in terms:
-            terms.append(base)
-    return terms
+        terms[base] = None
+    return list(terms)
 
 
 def cjk_trigrams(text: str) -> list[str]:
@@ -51,13 +50,11 @@ def cjk_trigrams(text: str) -> list[str]:
 
     Runs shorter than 3 characters cannot be matched by the trigram index and are left to the dense search.
     """
-    grams: list[str] = []
+    grams: dict[str, None] = {}  # an ordered set: linear in the length of the text
     for run in _CJK.findall(text):
-        windows = [run[i : i + 3] for i in range(len(run) - 2)] if len(run) >= 3 else []
-        for gram in windows:
-            if gram not in grams:
-                grams.append(gram)
-    return grams
+        for i in range(len(run) - 2):
+            grams[run[i : i + 3]] = None
+    return list(grams)
 
 
 def fts_or(terms: list[str]) -> str:
@@ -80,3 +77,24 @@ def trigram_query(text: str) -> str:
 
 def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
+
+
+def cue_terms(text: str) -> list[str]:
+    """The retrieval cues of a recall context: its word terms and CJK trigrams, in order.
+
+    A CJK run shorter than 3 characters (e.g. 映画) is kept whole: it cannot be searched through the trigram
+    index, but it can still be looked for in a memory's text (:func:`cues_in`).
+    """
+    cues: dict[str, None] = dict.fromkeys(word_terms(text))
+    for run in _CJK.findall(text):
+        if len(run) < 3:
+            cues[run] = None
+        for i in range(len(run) - 2):
+            cues[run[i : i + 3]] = None
+    return list(cues)
+
+
+def cues_in(cues: list[str], text: str) -> frozenset[str]:
+    """Which of ``cues`` (from :func:`cue_terms`) ``text`` holds: words as whole terms, CJK cues as substrings."""
+    words = set(word_terms(text))
+    return frozenset(cue for cue in cues if (cue in text if has_cjk(cue) else cue in words))

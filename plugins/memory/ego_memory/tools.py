@@ -43,10 +43,13 @@ REMEMBER_SCHEMA: Mapping[str, Any] = {
     "additionalProperties": False,
 }
 
+MAX_CONTEXT_CHARS = 8000
+"""The longest recall context: as long as the longest memory (SPEC §5.4), so a whole memory can be the cue."""
+
 RECALL_SCHEMA: Mapping[str, Any] = {
     "type": "object",
     "properties": {
-        "context": {"type": "string", "minLength": 1},
+        "context": {"type": "string", "minLength": 1, "maxLength": MAX_CONTEXT_CHARS},
         "n_results": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
         "emotion_filter": {"type": "string"},
         "category_filter": {"type": "string"},

@@ -419,3 +419,92 @@ def japanese_memories(module_memory_hosts: MemoryHosts) -> Any:
         saved = memories.remember({"content": text})
         ids.append(re.search(r"mem_[0-9a-f]{12}", saved.data).group(0))  # type: ignore[union-attr]
     return memories, ids
+
+
+# ---------------------------------------------------------------------------------------------------
+# Interference is competition for the same cue
+
+LATER_JAPANESE = ["今日は一緒に映画を見た", "今日は友達とラーメンを食べた", "今日は一緒に公園を散歩した"]
+
+
+@pytest.fixture(scope="module")
+def japanese_diary(module_memory_hosts: MemoryHosts) -> Any:
+    """JAPANESE_CORPUS, then three newer diary lines of the same frame (今日は…), ten minutes apart."""
+    texts = JAPANESE_CORPUS + LATER_JAPANESE
+    clock = Clock(NOW)
+    _host, plugin = module_memory_hosts(clock=clock)
+    memories = plugin._require()
+    ids = []
+    for number, text in enumerate(texts):
+        clock.set(NOW - timedelta(minutes=10 * (len(texts) - number)))
+        saved = memories.remember({"content": text, "force": True})
+        ids.append(re.search(r"mem_[0-9a-f]{12}", saved.data).group(0))  # type: ignore[union-attr]
+    clock.set(NOW)
+    return memories, ids
+
+
+def test_the_model_sees_one_frame_of_japanese_sentences_as_near_identical(onnx_embedder: OnnxEmbedder) -> None:
+    """The premise of the next test: most kanji are [UNK] to all-MiniLM-L6-v2."""
+    older, newer = onnx_embedder.embed([JAPANESE_CORPUS[0], LATER_JAPANESE[0]])
+    assert float(older @ newer) > 0.9
+
+
+@pytest.mark.parametrize("context", ["夕焼け", "夕焼けを見た日", "一緒に夕焼けを見たこと"])
+@pytest.mark.parametrize("tool", ["recall", "search_memories"])
+def test_an_older_japanese_memory_is_not_buried_by_newer_ones_of_the_same_frame(
+    japanese_diary: Any, tool: str, context: str
+) -> None:
+    memories, ids = japanese_diary
+    response = getattr(memories, tool)({"context": context, "n_results": 3})
+    found = (
+        RESULT_ID.findall(response.data)
+        if tool == "recall"
+        else re.findall(r"^(mem_[0-9a-f]{12}) \|", response.data, re.MULTILINE)
+    )
+    assert found[0] == ids[0], response.data  # the only memory that holds 夕焼け
+
+
+def test_interference_spares_an_older_memory_holding_a_cue_the_newer_one_lacks(
+    store: MemoryStore, onnx_embedder: OnnxEmbedder
+) -> None:
+    older, newer = "Mia's favourite tea is jasmine.", "Mia's favourite tea is sencha."
+    fill(
+        store,
+        onnx_embedder,
+        [
+            make_memory(1, older, NOW - timedelta(days=120)),
+            make_memory(2, newer, NOW - timedelta(days=20)),
+            *(make_memory(10 + n, text, NOW - timedelta(days=n)) for n, text in enumerate(OTHERS)),
+        ],
+    )
+    vectors = onnx_embedder.embed([older, newer])
+    assert float(vectors[0] @ vectors[1]) > RecallConfig().interference_threshold
+    engine = RecallEngine(store, RecallConfig())
+    # Both answer every cue: the newer statement of the changed fact wins.
+    assert engine_ids(engine, onnx_embedder, "What is Mia's favourite tea?", 2) == [mid(2), mid(1)]
+    # The context names what only the older one holds: it is asking for the older one.
+    assert engine_ids(engine, onnx_embedder, "When did Mia like jasmine tea?", 2) == [mid(1), mid(2)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The context is bounded like a memory
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("tool", ["recall", "search_memories"])
+async def test_an_overlong_context_is_refused_naming_the_parameter_and_the_limit(
+    memory_hosts: MemoryHosts, tool: str
+) -> None:
+    host, plugin = memory_hosts()
+    plugin._require().remember({"content": "We watched the sunset from the harbour."})
+    async with mcp_client(host) as client:
+        refused = await client.call_tool(tool, {"context": "secret-context " * 534})  # 8010 characters
+        text = tool_text(refused)
+        assert refused.is_error
+        assert "`context`" in text
+        assert "at most 8000 characters" in text
+        assert "secret-context" not in text
+        longest = " ".join(f"sunset{n}" for n in range(1000))[:7990] + " harbour"  # 7998 characters
+        accepted = await client.call_tool(tool, {"context": longest})
+        assert not accepted.is_error, tool_text(accepted)
+        assert "sunset from the harbour" in tool_text(accepted)

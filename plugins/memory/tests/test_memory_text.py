@@ -16,7 +16,7 @@ from ego_memory.config import RecallConfig
 from ego_memory.embedding import OnnxEmbedder
 from ego_memory.recall import RecallEngine
 from ego_memory.store import MemoryStore
-from ego_memory.text import cjk_trigrams, has_cjk, trigram_query, word_terms, words_query
+from ego_memory.text import cjk_trigrams, cue_terms, cues_in, has_cjk, trigram_query, word_terms, words_query
 
 FTS_SPECIALS = st.sampled_from(
     ['"', "'", "’", "*", "^", ":", "(", ")", "{", "}", "-", "+", "\\", "NEAR", "AND", "OR", "NOT", " ", "\n", "_"]
@@ -111,3 +111,43 @@ def test_word_terms_and_trigrams() -> None:
     assert trigram_query("XQZ-4471 夕焼けを") == '"夕焼け" OR "焼けを" OR "xqz" OR "4471"'
     assert has_cjk("abc 日本")
     assert not has_cjk("abc")
+
+
+def _distinct(items: list[str]) -> list[str]:
+    """The reference de-duplication (quadratic, fine for small inputs): first occurrence, in order."""
+    kept: list[str] = []
+    for item in items:
+        if item not in kept:
+            kept.append(item)
+    return kept
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=ANY_TEXT)
+def test_terms_are_distinct_and_in_order_of_first_occurrence(text: str) -> None:
+    for split in (word_terms, cjk_trigrams, cue_terms):
+        terms = split(text)
+        assert terms == _distinct(terms)
+        assert split(f"{text} . {text}") == terms  # repeated text adds nothing and keeps the order
+
+
+def test_a_huge_context_is_split_in_linear_time() -> None:
+    """100,000 distinct words or CJK characters: quadratic de-duplication took minutes here, linear takes ms."""
+    words = " ".join(f"w{n}" for n in range(100_000))
+    assert len(word_terms(words)) == 100_000
+    cjk = "".join(chr(0x4E00 + n % 20_000) for n in range(100_000))
+    assert len(cjk_trigrams(cjk)) == 20_000
+    assert len(cue_terms(words + cjk)) == 120_000
+
+
+def test_cues_are_words_trigrams_and_short_cjk_runs() -> None:
+    assert cue_terms("Mia's favourite tea") == ["mia", "favourite", "tea"]
+    assert cue_terms("夕焼けを見た") == ["夕焼け", "焼けを", "けを見", "を見た"]
+    assert cue_terms("映画 tea") == ["tea", "映画"]  # a 2-character run is kept whole
+    cues = cue_terms("When did Mia like jasmine tea? 夕焼け 映画")
+    assert cues_in(cues, "Mia's favourite tea is jasmine.") == {"mia", "jasmine", "tea"}
+    assert cues_in(cues, "Mia's favourite tea is sencha.") == {"mia", "tea"}
+    assert cues_in(cues, "今日は夕焼けを一緒に見た") == {"夕焼け"}
+    assert cues_in(cues, "今日は一緒に映画を見た") == {"映画"}
+    assert cues_in(cues, "teapot") == frozenset()  # words match whole, not as substrings
+    assert cues_in([], "anything") == frozenset()
