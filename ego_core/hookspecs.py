@@ -111,8 +111,9 @@ class MemorySpecs:
         """Collector: annotate (extra lines) or re-rank (score boosts) recall results."""
 
     @hookspec
-    def on_forget(self, memory: Memory, ctx: PluginContext) -> None:
-        """Notification after a memory was deleted: remove every trace of it that your plugin keeps."""
+    def on_forget(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:
+        """Notification after a memory was deleted: remove every trace of it that your plugin keeps; may return
+        extra response lines (a removal that could not be completed yet)."""
 
     @hookspec
     def on_consolidate(self, run: ConsolidationRun, ctx: PluginContext) -> Section | None:

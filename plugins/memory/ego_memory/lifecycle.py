@@ -13,7 +13,7 @@ from ego_core import ConsolidationRun, Response, ScaffoldLine, ToolError
 from ego_core.composed import compose_sections
 from ego_core.responses import relative_age, truncate
 from ego_core.types import LINK_TYPES, LinkType, Memory, MemoryLink, ScaffoldItem
-from ego_memory.memories import Memories
+from ego_memory.memories import Memories, extra_lines
 from ego_memory.privacy import mask_quotes
 from ego_memory.store import Episode, StoreError, to_millis
 
@@ -63,13 +63,13 @@ class Lifecycle:
         if memory is None:
             raise self._not_found(memory_id)
         self.memories.redactor.remove(memory.id)
-        self.ctx.hooks.notify("on_forget", memory=memory)
+        extra = extra_lines(self.ctx.hooks.notify("on_forget", memory=memory))
         age = relative_age(memory.timestamp, self.ctx.now())
         data = (
             f"Forgot (id: {memory.id}, {age}): {truncate(memory.content, 120)}\n"
             f"Emotion: {memory.emotional_trace.primary} | Importance: {memory.importance}"
         )
-        return Response(data=data, scaffold=FORGET_SCAFFOLD)
+        return Response(data="\n".join([data, *extra]), scaffold=FORGET_SCAFFOLD)
 
     # ------------------------------------------------------------------------------------------
     # link_memories

@@ -195,8 +195,7 @@ class Memories:
         lines.extend(notes)
         if memory.is_private:
             lines.append(PRIVATE_SAVED_NOTE)
-        for _plugin, extra in self.ctx.hooks.notify("on_remember", memory=memory):
-            lines.extend(str(line) for line in extra)
+        lines.extend(extra_lines(self.ctx.hooks.notify("on_remember", memory=memory)))
         return Response(data="\n".join(lines), scaffold=(REMEMBER_SCAFFOLD,))
 
     def store_draft(
@@ -375,6 +374,14 @@ class Memories:
             )
         out.extend(lines)
         return Response(data="\n".join(out))
+
+
+def extra_lines(results: Sequence[tuple[str, Any]]) -> list[str]:
+    """The response lines plugins returned from a notification (a single string counts as one line)."""
+    lines: list[str] = []
+    for _plugin, extra in results:
+        lines.extend([extra] if isinstance(extra, str) else (str(line) for line in extra))
+    return lines
 
 
 def remember_log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -199,6 +199,26 @@ async def test_forget_response_for_a_short_memory_and_its_defaults(memory_hosts:
     )
 
 
+class DeferredCleanup:
+    """A plugin whose trace of a memory could not be removed at once, and says so."""
+
+    @hookimpl
+    def on_forget(self, memory: Memory) -> list[str]:
+        return [f"Its mirror line could not be removed yet ({memory.id}); it will be at the next write."]
+
+
+async def test_lines_returned_by_on_forget_are_added_to_the_response(memory_hosts: MemoryHosts) -> None:
+    host, _plugin = memory_hosts(plugins={"deferred": DeferredCleanup()})
+    async with mcp_client(host) as client:
+        memory_id = saved_id(await call(client, "remember", {"content": BREAD}))
+        text = await call(client, "forget", {"memory_id": memory_id})
+    head, _, scaffold = text.partition(SEPARATOR)
+    assert head.splitlines()[-1] == (
+        f"Its mirror line could not be removed yet ({memory_id}); it will be at the next write."
+    )
+    assert scaffold == FORGET_SCAFFOLD
+
+
 async def test_forget_of_an_unknown_id_is_an_error_that_never_echoes_other_text(memory_hosts: MemoryHosts) -> None:
     host, plugin = memory_hosts()
     assert plugin.memories is not None
