@@ -1,11 +1,17 @@
 """Keeping private memories from leaking: a redactor that masks their text wherever it appears.
 
 The memory plugin registers it with the core's redaction pipeline, so log records, workspace files, gateway
-payloads and public exports never carry a private memory's content — whole, line by line, or cut short the
-way tool responses shorten it. A match starts at the first ``KEY`` characters of a form of the content and
-extends as far as the text keeps following that content, so every truncation width is covered without
-listing widths. Over-masking (a public text that shares a long opening with a private one) is the safe
-direction.
+payloads and public exports never carry a private memory's content. Texts are compared folded: whitespace
+runs (spaces, tabs, line breaks, non-breaking spaces) count as one space and letters as lower case, so
+re-wrapping or re-casing a private text does not get it through. Two passes:
+
+- **Openings.** A match starts at the first ``KEY`` characters of a form of the content (the whole text, or
+  one of its lines) and extends as far as the text keeps following that content, so every truncation width
+  a tool response may cut to is covered without listing widths. This also catches short private texts.
+- **Quotes.** Any passage of at least ``QUOTE_MIN`` characters (``QUOTE_MIN_WIDE`` of Japanese or Chinese)
+  that also occurs anywhere in a private text is masked, exactly as far as it follows that text.
+
+Over-masking (a public text that shares a long passage with a private one) is the safe direction.
 """
 
 from __future__ import annotations
@@ -20,13 +26,51 @@ MIN_NEEDLE = 8
 """Shorter private texts (or lines) are not masked on their own: too likely to be ordinary words."""
 KEY = 24
 """Length of the opening that starts a match."""
+QUOTE_MIN = 20
+"""A passage of at least this many characters shared with a private text counts as quoting it."""
+QUOTE_MIN_WIDE = 8
+"""The same for passages in scripts without spaces between words (Japanese, Chinese), denser per character."""
+
+Span = tuple[int, int]
+
+
+def fold_with_positions(text: str) -> tuple[str, list[int]]:
+    """``text`` with every whitespace run made one space and letters lower-cased (character for character),
+    and for each folded character the index of the original character it stands for."""
+    chars: list[str] = []
+    positions: list[int] = []
+    in_space = False
+    for index, char in enumerate(text):
+        if char.isspace():
+            if not in_space:
+                chars.append(" ")
+                positions.append(index)
+                in_space = True
+            continue
+        in_space = False
+        lower = char.lower()
+        chars.append(lower if len(lower) == 1 else char)
+        positions.append(index)
+    return "".join(chars), positions
+
+
+def fold(text: str) -> str:
+    return fold_with_positions(text.strip())[0]
 
 
 def forms(content: str) -> set[str]:
-    """The forms in which ``content`` can appear: as written, folded onto one line, and line by line."""
-    found = {content.strip(), " ".join(content.split())}
-    found.update(line.strip() for line in content.splitlines())
+    """The folded forms in which ``content`` can appear: whole, and line by line."""
+    found = {fold(content), *(fold(line) for line in content.splitlines())}
     return {form for form in found if len(form) >= MIN_NEEDLE}
+
+
+def _wide(char: str) -> bool:
+    return ord(char) >= 0x2E80  # CJK and kana
+
+
+def _in_word(char: str) -> bool:
+    """Part of a space-separated word (CJK has no words: each character stands alone)."""
+    return char.isalnum() and not _wide(char)
 
 
 def _common_prefix(text: str, start: int, form: str) -> int:
@@ -38,7 +82,7 @@ def _common_prefix(text: str, start: int, form: str) -> int:
 
 
 def _masked_length(text: str, start: int, form: str) -> int:
-    """How much of ``text`` from ``start`` is this private form: all of it, or a truncation of it.
+    """How much of the folded ``text`` from ``start`` is this private form: all of it, or a truncation of it.
 
     When the text leaves the form in the middle of a word (a public text sharing an opening with a private
     one and going on differently), the mask stops at the last word boundary instead of eating the next word;
@@ -46,37 +90,158 @@ def _masked_length(text: str, start: int, form: str) -> int:
     """
     length = _common_prefix(text, start, form)
     end = start + length
-    if length == len(form) or end == len(text) or text[end] in "…\n\r":
+    if length == len(form) or end == len(text) or text[end] == "…":
         return length
-    if text[end - 1].isspace() or text[end].isspace():
+    if text[end - 1] == " " or text[end] == " ":
         return length
-    boundary = max(text.rfind(" ", start, end), text.rfind("\t", start, end))
+    boundary = text.rfind(" ", start, end)
     kept = boundary - start if boundary > start else 0
     return kept if len(text[start : start + kept].strip()) >= MIN_NEEDLE else 0
 
 
+class QuoteIndex:
+    """Every window of ``QUOTE_MIN`` characters (and of ``QUOTE_MIN_WIDE`` wide characters) of some folded
+    texts, to find in another text every passage it shares with any of them."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+        self._windows: dict[str, list[tuple[str, int]]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._texts)
+
+    @staticmethod
+    def _anchors(folded: str) -> Iterable[tuple[int, str]]:
+        for offset in range(len(folded) - QUOTE_MIN_WIDE + 1):
+            wide = folded[offset : offset + QUOTE_MIN_WIDE]
+            if all(_wide(c) for c in wide):
+                yield offset, wide
+            if offset + QUOTE_MIN <= len(folded):
+                yield offset, folded[offset : offset + QUOTE_MIN]
+
+    def add(self, key: str, folded: str) -> None:
+        self.remove(key)
+        self._texts[key] = folded
+        for offset, window in self._anchors(folded):
+            self._windows.setdefault(window, []).append((key, offset))
+
+    def remove(self, key: str) -> None:
+        folded = self._texts.pop(key, None)
+        if folded is None:
+            return
+        for offset, window in self._anchors(folded):
+            hits = self._windows.get(window, [])
+            if (key, offset) in hits:
+                hits.remove((key, offset))
+            if not hits:
+                self._windows.pop(window, None)
+
+    def spans(self, text: str) -> list[Span]:
+        """The passages of the folded ``text`` shared with an indexed text, each as far as it follows it."""
+        found: list[Span] = []
+        covered = 0
+        for start in range(len(text) - QUOTE_MIN_WIDE + 1):
+            for size in (QUOTE_MIN, QUOTE_MIN_WIDE):
+                if start + size <= covered or start + size > len(text):
+                    continue
+                for key, offset in self._windows.get(text[start : start + size], ()):
+                    span = self._extend(text, start, self._texts[key], offset, size)
+                    found.append(span)
+                    covered = max(covered, span[1])
+        return found
+
+    @staticmethod
+    def _extend(text: str, start: int, private: str, offset: int, size: int) -> Span:
+        begin, back = start, offset
+        while begin > 0 and back > 0 and text[begin - 1] == private[back - 1]:
+            begin, back = begin - 1, back - 1
+        end, ahead = start + size, offset + size
+        while end < len(text) and ahead < len(private) and text[end] == private[ahead]:
+            end, ahead = end + 1, ahead + 1
+        return begin, end
+
+
+def _trimmed(folded: str, span: Span) -> Span | None:
+    start, end = span
+    while start < end and folded[start] == " ":
+        start += 1
+    while end > start and folded[end - 1] == " ":
+        end -= 1
+    return (start, end) if end > start else None
+
+
+def _replace(text: str, positions: list[int], folded: str, spans: Iterable[Span], *, whole_words: bool) -> str:
+    """``text`` with each span of its folded form (mapped back through ``positions``) made one mark."""
+    original: list[Span] = []
+    for span in spans:
+        trimmed = _trimmed(folded, span)
+        if trimmed is None:
+            continue
+        start, end = positions[trimmed[0]], positions[trimmed[1] - 1] + 1
+        if whole_words:
+            while start > 0 and _in_word(text[start - 1]) and _in_word(text[start]):
+                start -= 1
+            while end < len(text) and _in_word(text[end - 1]) and _in_word(text[end]):
+                end += 1
+        original.append((start, end))
+    if not original:
+        return text
+    pieces: list[str] = []
+    position = 0
+    for start, end in sorted(original):
+        if end <= position:
+            continue
+        if start > position:
+            pieces.append(text[position:start])
+            pieces.append(PRIVATE_MARK)
+        elif not pieces:
+            pieces.append(PRIVATE_MARK)
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def mask_quotes(text: str, private_texts: Iterable[str]) -> str:
+    """``text`` with every passage quoted from one of ``private_texts`` masked, whatever its case and spacing
+    and wherever in the private text it starts, widened to whole words (for texts written to be read, such as
+    an episode summary)."""
+    index = QuoteIndex()
+    for number, private in enumerate(private_texts):
+        index.add(str(number), fold(private))
+    if not index:
+        return text
+    folded, positions = fold_with_positions(text)
+    return _replace(text, positions, folded, index.spans(folded), whole_words=True)
+
+
 class PrivateContentRedactor:
-    """Callable redactor over the set of private memory contents (thread-safe, rebuilt on change)."""
+    """Callable redactor over the set of private memory contents (thread-safe; updated per memory)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._contents: dict[str, str] = {}
         self._by_key: dict[str, list[str]] = {}
         self._pattern: re.Pattern[str] | None = None
+        self._quotes = QuoteIndex()
 
     def load(self, items: Iterable[tuple[str, str]]) -> None:
         with self._lock:
             self._contents = dict(items)
+            self._quotes = QuoteIndex()
+            for memory_id, content in self._contents.items():
+                self._quotes.add(memory_id, fold(content))
             self._rebuild()
 
     def add(self, memory_id: str, content: str) -> None:
         with self._lock:
             self._contents[memory_id] = content
+            self._quotes.add(memory_id, fold(content))
             self._rebuild()
 
     def remove(self, memory_id: str) -> None:
         with self._lock:
             if self._contents.pop(memory_id, None) is not None:
+                self._quotes.remove(memory_id)
                 self._rebuild()
 
     def _rebuild(self) -> None:
@@ -92,90 +257,16 @@ class PrivateContentRedactor:
         self._pattern = re.compile("|".join(re.escape(key) for key in keys))
 
     def __call__(self, text: str) -> str:
-        pattern, by_key = self._pattern, self._by_key
-        if pattern is None:
-            return text
-        pieces: list[str] = []
-        position = 0
-        for match in pattern.finditer(text):
-            start = match.start()
-            if start < position:
-                continue
-            length = max(_masked_length(text, start, form) for form in by_key[match.group(0)])
-            if length == 0:
-                continue
-            pieces.append(text[position:start])
-            pieces.append(PRIVATE_MARK)
-            position = start + length
-        pieces.append(text[position:])
-        return "".join(pieces)
-
-
-QUOTE_MIN = 20
-"""A passage of at least this many characters shared with a private text counts as quoting it."""
-QUOTE_MIN_WIDE = 8
-"""The same for passages in scripts without spaces between words (Japanese, Chinese), denser per character."""
-
-
-def _fold(text: str) -> str:
-    """Lower case, character for character (so positions stay the same), whitespace runs made single."""
-    single = " ".join(text.split())
-    return "".join(c.lower() if len(c.lower()) == 1 else c for c in single)
-
-
-def _wide(char: str) -> bool:
-    return ord(char) >= 0x2E80  # CJK and kana
-
-
-def _in_word(char: str) -> bool:
-    """Part of a space-separated word (a quote is widened to whole words; CJK has no words to widen to)."""
-    return char.isalnum() and not _wide(char)
-
-
-def _shared_spans(folded: str, private: str) -> list[tuple[int, int]]:
-    """Every passage of ``folded`` that also occurs in ``private``, in any order: windows of QUOTE_MIN
-    characters, or of QUOTE_MIN_WIDE characters of a wide script, found in the private text."""
-    spans: list[tuple[int, int]] = []
-    for size, wide_only in ((QUOTE_MIN, False), (QUOTE_MIN_WIDE, True)):
-        windows = {private[i : i + size] for i in range(len(private) - size + 1)}
-        for i in range(len(folded) - size + 1):
-            window = folded[i : i + size]
-            if window in windows and (not wide_only or all(_wide(c) for c in window)):
-                spans.append((i, i + size))
-    return spans
-
-
-def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span without surrounding spaces, widened to the words it cuts into."""
-    while text[start].isspace():
-        start += 1
-    while text[end - 1].isspace():
-        end -= 1
-    while start > 0 and _in_word(text[start - 1]) and _in_word(text[start]):
-        start -= 1
-    while end < len(text) and _in_word(text[end - 1]) and _in_word(text[end]):
-        end += 1
-    return start, end
-
-
-def mask_quotes(text: str, private_texts: Iterable[str]) -> str:
-    """``text`` (whitespace already single) with every passage quoted from one of ``private_texts`` masked,
-    whatever its case and wherever in the private text it starts, widened to whole words."""
-    folded = _fold(text)
-    spans = [span for private in private_texts for span in _shared_spans(folded, _fold(private))]
-    if not spans:
-        return text
-    pieces: list[str] = []
-    position = 0
-    for span in sorted(spans):
-        start, end = _whole_words(text, *span)
-        if end <= position:
-            continue
-        if start > position:
-            pieces.append(text[position:start])
-            pieces.append(PRIVATE_MARK)
-        elif not pieces:
-            pieces.append(PRIVATE_MARK)
-        position = end
-    pieces.append(text[position:])
-    return "".join(pieces)
+        with self._lock:
+            pattern, by_key, quotes = self._pattern, self._by_key, self._quotes
+            if pattern is None:
+                return text
+            folded, positions = fold_with_positions(text)
+            spans: list[Span] = []
+            for match in pattern.finditer(folded):
+                start = match.start()
+                length = max(_masked_length(folded, start, form) for form in by_key[match.group(0)])
+                if length:
+                    spans.append((start, start + length))
+            spans.extend(quotes.spans(folded))
+        return _replace(text, positions, folded, spans, whole_words=False)

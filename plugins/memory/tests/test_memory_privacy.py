@@ -22,7 +22,7 @@ from ego_core.logs import configure_logging
 from ego_core.responses import truncate
 from ego_core.testing import mcp_client, tool_text
 from ego_memory.plugin import MemoryPlugin
-from ego_memory.privacy import KEY, PrivateContentRedactor, mask_quotes
+from ego_memory.privacy import KEY, QUOTE_MIN, PrivateContentRedactor, mask_quotes
 
 if TYPE_CHECKING:
     from conftest import EgoChild, MemoryHosts
@@ -136,6 +136,60 @@ def test_removed_memories_are_no_longer_masked() -> None:
     assert redactor("x a private sentence y") == "x a private sentence y"
     redactor.add("mem_000000000002", "short")  # below the minimum length: masking it would eat ordinary words
     assert redactor("short") == "short"
+
+
+SECRET_LOVE = "I still love her even though she left me last winter"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tonight I wrote:  I  still love her even though she left me last winter. Then I slept.",  # double spaces
+        "Tonight I wrote: I\u00a0still love her even though she left me last winter.",  # a non-breaking space
+        "Diary, page 3:\nI still love her even though\nshe left me last winter.",  # re-wrapped
+        "Lowercase: i still love her EVEN THOUGH she left me last winter.",  # another case
+        "Partial: even though she left me last winter, I went out.",  # a quote from the middle
+        "Partial: ... she left me last winter ...",  # a shorter one, still over 20 characters
+    ],
+)
+def test_a_re_spaced_re_cased_or_partial_quote_is_masked(text: str) -> None:
+    redactor = PrivateContentRedactor()
+    redactor.add("mem_000000000001", SECRET_LOVE)
+    masked = redactor(text)
+    assert PRIVATE_MARK in masked
+    folded = " ".join(masked.lower().split())
+    for passage in ("still love her", "even though she", "she left me last winter"):
+        assert passage not in folded, masked
+
+
+def test_public_text_is_masked_only_where_it_follows_the_private_text() -> None:
+    redactor = PrivateContentRedactor()
+    redactor.add("mem_000000000001", SECRET_LOVE)
+    assert redactor("The harbour was quiet. She left me a note about the winter market.") == (
+        "The harbour was quiet. She left me a note about the winter market."
+    )
+    assert redactor("We talked; she left me last winter's coat.") == f"We talked; {PRIVATE_MARK}'s coat."
+
+
+quote_words = st.text(alphabet=st.characters(whitelist_categories=("Ll", "Lu", "Nd")), min_size=1, max_size=9)
+private_sentences = st.lists(quote_words, min_size=6, max_size=16).map(" ".join)
+spacing = st.lists(st.sampled_from([" ", "  ", "\n", "\t", "\u00a0", " \n "]), min_size=1, max_size=16)
+
+
+@settings(max_examples=200, deadline=None)
+@given(private=private_sentences, start=st.integers(0, 300), size=st.integers(QUOTE_MIN, 90), gaps=spacing)
+def test_a_quote_survives_no_spacing_or_casing(private: str, start: int, size: int, gaps: list[str]) -> None:
+    assume(len(private) >= QUOTE_MIN)
+    start = start % (len(private) - QUOTE_MIN + 1)
+    quote = private[start : start + size].strip()
+    assume(len(quote) >= QUOTE_MIN and quote.upper().lower() == quote.lower())
+    words = quote.split(" ")
+    respaced = words[0] + "".join(gaps[i % len(gaps)] + word for i, word in enumerate(words[1:]))
+    shown = respaced.upper() if start % 2 else respaced
+    redactor = PrivateContentRedactor()
+    redactor.add("mem_000000000001", private)
+    masked = redactor(f"Public words before. {shown} Public words after.")
+    assert " ".join(quote.lower().split()) not in " ".join(masked.lower().split())
 
 
 # ---------------------------------------------------------------------------------------------------
