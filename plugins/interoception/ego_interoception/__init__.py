@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ego_interoception.body import (
+    CPU_MIN_INTERVAL,
     LOAD_BANDS,
     LOAD_HIGH_AT,
     LOAD_MODERATE_AT,
@@ -27,6 +28,7 @@ from ego_interoception.plugin import WAKE_UP_ORDER, InteroceptionPlugin
 
 __all__ = [
     "CONFIG_ENV",
+    "CPU_MIN_INTERVAL",
     "LOAD_BANDS",
     "LOAD_HIGH_AT",
     "LOAD_MODERATE_AT",

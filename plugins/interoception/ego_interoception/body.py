@@ -19,6 +19,9 @@ from typing import Any, Final
 import attrs
 import psutil
 
+LOGGER_NAME: Final = "ego.plugin.interoception"
+"""Where unavailable readings are reported when no logger is passed in (the plugin passes its own)."""
+
 # --------------------------------------------------------------------------------------------------
 # Time phase
 
@@ -117,37 +120,86 @@ Sampler = Callable[[], Readings]
 """Anything that returns :class:`Readings`; the default is :class:`PsutilSampler`. Tests inject their own."""
 
 
+CPU_MIN_INTERVAL: Final = 0.5
+"""Seconds (monotonic clock) a CPU measuring interval must span before its busy share is trusted.
+
+The kernel counts CPU time in clock ticks (usually 10 ms), so an interval of a few ticks reads as 0 % or
+100 % almost at random. A shorter interval repeats the last good value, or - before there is one - uses the
+1-minute load average per CPU.
+"""
+
+
 class CpuMeter:
-    """System-wide CPU busy percentage since the previous reading, from ``psutil.cpu_times()``.
+    """System-wide CPU busy percentage since the previous good reading, from ``psutil.cpu_times()``.
 
     Like ``psutil.cpu_percent(interval=None)`` it never waits, but it keeps its own previous sample instead of
-    psutil's per-thread one, so calls from any worker thread measure the same interval. When no time has
-    passed since the previous reading it repeats the last value; before there is one it estimates from the
-    1-minute load average per CPU.
+    psutil's per-thread one, so calls from any worker thread measure the same interval. An interval shorter
+    than ``min_interval`` seconds of the ``monotonic`` clock is not trusted: the meter then repeats its last
+    good value and keeps measuring from the older sample, so the interval grows until it is long enough.
+    Before there is any good value it estimates from the 1-minute load average per CPU (``None`` if that is
+    unavailable too). Counters or a clock that go backwards restart the interval.
+
+    Constructing a meter never fails: if the counters cannot be read yet, the first :meth:`percent` primes it.
+    :meth:`percent` raises when the CPU counters cannot be read or make no sense.
     """
 
-    def __init__(self, cpu_times: Callable[[], Any] | None = None, loadavg: Callable[[], float] | None = None) -> None:
+    def __init__(
+        self,
+        cpu_times: Callable[[], Any] | None = None,
+        loadavg: Callable[[], float] | None = None,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+        min_interval: float = CPU_MIN_INTERVAL,
+    ) -> None:
+        if not (math.isfinite(min_interval) and min_interval >= 0):
+            raise ValueError("min_interval must be a number of seconds >= 0")
         self._cpu_times = cpu_times or psutil.cpu_times
         self._loadavg = loadavg or _load_average_percent
+        self._monotonic = monotonic
+        self._min_interval = float(min_interval)
         self._lock = threading.Lock()
-        self._previous = _busy_and_total(self._cpu_times())
+        self._previous: tuple[float, tuple[float, float]] | None = None
         self._last: float | None = None
+        try:
+            self._previous = self._sample()
+        except Exception:  # reported by the first percent() call instead
+            self._previous = None
 
-    def percent(self) -> float:
+    def _sample(self) -> tuple[float, tuple[float, float]]:
+        return float(self._monotonic()), _busy_and_total(self._cpu_times())
+
+    def percent(self) -> float | None:
         with self._lock:
-            current = _busy_and_total(self._cpu_times())
-            previous, self._previous = self._previous, current
-            busy = current[0] - previous[0]
-            total = current[1] - previous[1]
-            if total > 0:
-                self._last = min(100.0, max(0.0, 100.0 * busy / total))
-            elif self._last is None:
-                return min(100.0, max(0.0, self._loadavg()))
+            now, (busy_now, total_now) = current = self._sample()
+            if self._previous is None:
+                self._previous = current
+                return self._fallback()
+            since, (busy_then, total_then) = self._previous
+            elapsed, busy, total = now - since, busy_now - busy_then, total_now - total_then
+            if elapsed < 0 or busy < 0 or total < 0:
+                # The clock or the counters went backwards (hotplugged CPU, wrapped counter): start over.
+                self._previous = current
+                return self._fallback()
+            if elapsed < self._min_interval or total <= 0:
+                return self._fallback()
+            self._previous = current
+            self._last = min(100.0, max(0.0, 100.0 * busy / total))
             return self._last
+
+    def _fallback(self) -> float | None:
+        if self._last is not None:
+            return self._last
+        try:
+            estimate = float(self._loadavg())
+        except Exception:  # only an estimate; the next good interval replaces it
+            return None
+        return min(100.0, max(0.0, estimate)) if math.isfinite(estimate) else None
 
 
 def _busy_and_total(times: Any) -> tuple[float, float]:
-    fields: dict[str, float] = dict(times._asdict())
+    fields: dict[str, float] = {name: float(value) for name, value in times._asdict().items()}
+    if not all(math.isfinite(value) and value >= 0 for value in fields.values()):
+        raise ValueError(f"CPU times must be finite numbers >= 0, got {fields!r}")
     # On Linux guest time is already counted in user/nice (the same correction psutil.cpu_percent makes).
     total = sum(fields.values()) - fields.get("guest", 0.0) - fields.get("guest_nice", 0.0)
     idle = fields.get("idle", 0.0) + fields.get("iowait", 0.0)
@@ -155,37 +207,64 @@ def _busy_and_total(times: Any) -> tuple[float, float]:
 
 
 def _load_average_percent() -> float:
-    one_minute: float = psutil.getloadavg()[0]
+    one_minute = float(psutil.getloadavg()[0])
     return 100.0 * one_minute / (os.cpu_count() or 1)
 
 
 class PsutilSampler:
     """The default sampler: CPU from :class:`CpuMeter`, memory from ``psutil.virtual_memory().percent``,
-    system uptime from ``psutil.boot_time()``. A reading psutil cannot provide is ``None``, never an error.
+    system uptime from ``psutil.boot_time()``.
+
+    A reading that cannot be taken - psutil raises anything, or returns something that is not a finite
+    number - is ``None``, never an error; neither constructing nor calling the sampler raises. A reading
+    that becomes unavailable is logged once at WARNING (``body sense readings unavailable: ...``, one line
+    for all readings that failed together), and again only after it has recovered and failed anew.
     """
 
-    def __init__(self, cpu: CpuMeter | None = None, wall: Callable[[], float] = time.time) -> None:
-        self._cpu = cpu
+    def __init__(
+        self,
+        cpu: CpuMeter | None = None,
+        wall: Callable[[], float] = time.time,
+        *,
+        log: logging.Logger | None = None,
+    ) -> None:
+        self._cpu = cpu if cpu is not None else CpuMeter()
         self._wall = wall
-        if self._cpu is None:
-            try:
-                self._cpu = CpuMeter()
-            except (psutil.Error, OSError):
-                self._cpu = None
+        self._log = log or logging.getLogger(LOGGER_NAME)
+        self._lock = threading.Lock()
+        self._failing: set[str] = set()
 
     def __call__(self) -> Readings:
-        return Readings(
-            cpu_percent=_guarded(self._cpu.percent) if self._cpu is not None else None,
-            memory_percent=_guarded(lambda: float(psutil.virtual_memory().percent)),
-            system_uptime_hours=_guarded(lambda: (self._wall() - float(psutil.boot_time())) / 3600.0),
+        failures: dict[str, str] = {}
+        cpu = self._read("cpu_percent", self._cpu.percent, failures)
+        memory = self._read("memory_percent", lambda: psutil.virtual_memory().percent, failures)
+        uptime = self._read(
+            "system_uptime_hours", lambda: (self._wall() - float(psutil.boot_time())) / 3600.0, failures
         )
+        self._report(failures)
+        return Readings(cpu_percent=cpu, memory_percent=memory, system_uptime_hours=uptime)
 
+    @staticmethod
+    def _read(name: str, read: Callable[[], float | None], failures: dict[str, str]) -> float | None:
+        try:
+            value = read()
+            if value is None:
+                return None
+            number = float(value)
+            if not math.isfinite(number):
+                raise ValueError(f"{name} is not a finite number: {value!r}")
+        except Exception as exc:  # any failure of a reading makes it unknown
+            failures[name] = type(exc).__name__
+            return None
+        return number
 
-def _guarded(read: Callable[[], float]) -> float | None:
-    try:
-        return read()
-    except (psutil.Error, OSError, ValueError):
-        return None
+    def _report(self, failures: dict[str, str]) -> None:
+        with self._lock:
+            new = {name: error for name, error in failures.items() if name not in self._failing}
+            self._failing = set(failures)
+        if new:
+            details = ", ".join(f"{name} ({error})" for name, error in new.items())
+            self._log.warning("body sense readings unavailable: %s", details)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -243,7 +322,7 @@ class BodySenseService:
         self._tz = tz
         self._sampler: Sampler = sampler if sampler is not None else PsutilSampler()
         self._cache_seconds = float(cache_seconds)
-        self._log = log or logging.getLogger("ego.plugin.interoception")
+        self._log = log or logging.getLogger(LOGGER_NAME)
         self._lock = threading.Lock()
         self._cached: tuple[datetime, Readings] | None = None
         self._failing = False
@@ -277,7 +356,9 @@ class BodySenseService:
     def _sample(self) -> Readings:
         try:
             readings = self._sampler()
-        except Exception as exc:
+            if not isinstance(readings, Readings):
+                raise TypeError(f"the sampler must return Readings, got {type(readings).__name__}")
+        except Exception as exc:  # the body sense never fails its caller
             if not self._failing:
                 self._log.warning("body sense readings unavailable: %s", type(exc).__name__)
             self._failing = True

@@ -31,7 +31,7 @@ class InteroceptionPlugin:
         service = BodySenseService(
             now=ctx.now,
             tz=ctx.settings.tz,
-            sampler=self._sampler if self._sampler is not None else PsutilSampler(),
+            sampler=self._sampler if self._sampler is not None else PsutilSampler(log=ctx.log),
             cache_seconds=config.cache_seconds,
             log=ctx.log,
         )

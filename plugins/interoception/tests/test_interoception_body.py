@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import logging
+import math
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
+import psutil
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -329,27 +333,156 @@ def scripted(times: list[CpuTimes]) -> Callable[[], CpuTimes]:
     return lambda: next(it)
 
 
+class FakeMonotonic:
+    """A monotonic clock the test moves by hand (the CPU meter's interval clock)."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.value = start
+
+    def __call__(self) -> float:
+        return self.value
+
+    def advance(self, seconds: float) -> None:
+        self.value += seconds
+
+
+def no_load_average() -> float:
+    pytest.fail("the load average is only a fallback")
+
+
 def test_cpu_meter_measures_busy_share_since_the_previous_reading() -> None:
+    clock = FakeMonotonic()
     meter = CpuMeter(
         cpu_times=scripted(
             [
                 CpuTimes(100, 0, 50, 850, 0, 0, 0),  # primed at construction
                 CpuTimes(130, 0, 60, 900, 10, 0, 0),  # +40 busy, +10 iowait, +50 idle -> 40 %
-                CpuTimes(130, 0, 60, 900, 10, 0, 0),  # no time passed: repeat the last value
+                CpuTimes(130, 0, 60, 900, 10, 0, 0),  # no CPU time passed: repeat the last value
                 CpuTimes(230, 0, 60, 900, 10, 50, 0),  # guest is part of user: +100 total, all busy
             ]
         ),
-        loadavg=lambda: pytest.fail("the load average is only a fallback"),
+        loadavg=no_load_average,
+        monotonic=clock,
     )
+    clock.advance(10)
     assert meter.percent() == pytest.approx(40.0)
+    clock.advance(10)
     assert meter.percent() == pytest.approx(40.0)
+    clock.advance(10)
     assert meter.percent() == pytest.approx(100.0)
 
 
 def test_cpu_meter_falls_back_to_load_average_before_any_interval() -> None:
     same = CpuTimes(1, 0, 1, 10, 0, 0, 0)
-    meter = CpuMeter(cpu_times=scripted([same, same]), loadavg=lambda: 150.0)
+    clock = FakeMonotonic()
+    meter = CpuMeter(cpu_times=scripted([same, same]), loadavg=lambda: 150.0, monotonic=clock)
+    clock.advance(10)
     assert meter.percent() == 100.0
+
+
+def test_first_reading_right_after_startup_is_the_load_average_not_one_clock_tick() -> None:
+    # The first wake_up comes ~10 ms after startup: one clock tick, on one CPU, which happened to be busy.
+    clock = FakeMonotonic()
+    meter = CpuMeter(
+        cpu_times=scripted([CpuTimes(100, 0, 50, 850, 0, 0, 0), CpuTimes(100.01, 0, 50, 850, 0, 0, 0)]),
+        loadavg=lambda: 4.0,
+        monotonic=clock,
+    )
+    clock.advance(0.01)
+    assert meter.percent() == 4.0  # not 100 %
+
+
+def test_short_intervals_repeat_the_last_good_value_and_keep_measuring_from_the_older_sample() -> None:
+    clock = FakeMonotonic()
+    meter = CpuMeter(
+        cpu_times=scripted(
+            [
+                CpuTimes(0, 0, 0, 0, 0, 0, 0),
+                CpuTimes(10, 0, 0, 90, 0, 0, 0),  # 1 s later: 10 %
+                CpuTimes(10.01, 0, 0, 90, 0, 0, 0),  # 10 ms later: one busy tick, not trusted
+                CpuTimes(10.01, 0, 0, 90.01, 0, 0, 0),  # 20 ms later: one idle tick, not trusted
+                CpuTimes(60, 0, 0, 140, 0, 0, 0),  # 1 s after the good reading: +50 busy of +100 -> 50 %
+            ]
+        ),
+        loadavg=no_load_average,
+        monotonic=clock,
+        min_interval=0.5,
+    )
+    clock.advance(1)
+    assert meter.percent() == pytest.approx(10.0)
+    clock.advance(0.01)
+    assert meter.percent() == pytest.approx(10.0)
+    clock.advance(0.01)
+    assert meter.percent() == pytest.approx(10.0)
+    clock.advance(0.98)
+    assert meter.percent() == pytest.approx(50.0)
+
+
+def test_readings_are_stable_when_the_service_reads_on_every_call() -> None:
+    # cache_seconds=0 with calls milliseconds apart: every short interval repeats the last good value.
+    clock = FakeMonotonic()
+    ticks = [CpuTimes(0, 0, 0, 0, 0, 0, 0), CpuTimes(5, 0, 0, 95, 0, 0, 0)]
+    ticks += [CpuTimes(5 + 0.01 * (i % 2), 0, 0, 95 + 0.01 * (i // 2), 0, 0, 0) for i in range(1, 20)]
+    meter = CpuMeter(cpu_times=scripted(ticks), loadavg=no_load_average, monotonic=clock)
+    clock.advance(1)
+    readings = []
+    for _ in range(20):
+        readings.append(meter.percent())
+        clock.advance(0.01)
+    assert readings == [pytest.approx(5.0)] * 20
+
+
+def test_cpu_counters_going_backwards_restart_the_interval() -> None:
+    clock = FakeMonotonic()
+    meter = CpuMeter(
+        cpu_times=scripted(
+            [
+                CpuTimes(100, 0, 0, 100, 0, 0, 0),
+                CpuTimes(150, 0, 0, 150, 0, 0, 0),  # 50 %
+                CpuTimes(10, 0, 0, 10, 0, 0, 0),  # a CPU went away: counters dropped
+                CpuTimes(19, 0, 0, 11, 0, 0, 0),  # measured from the restart: 90 %
+            ]
+        ),
+        loadavg=no_load_average,
+        monotonic=clock,
+    )
+    clock.advance(1)
+    assert meter.percent() == pytest.approx(50.0)
+    clock.advance(1)
+    assert meter.percent() == pytest.approx(50.0)
+    clock.advance(1)
+    assert meter.percent() == pytest.approx(90.0)
+
+
+def test_cpu_meter_without_a_load_average_is_none_until_a_good_interval() -> None:
+    def no_loadavg() -> float:
+        raise OSError("getloadavg unsupported")
+
+    clock = FakeMonotonic()
+    meter = CpuMeter(
+        cpu_times=scripted([CpuTimes(0, 0, 0, 0, 0, 0, 0), CpuTimes(0, 0, 0, 0.01, 0, 0, 0)]),
+        loadavg=no_loadavg,
+        monotonic=clock,
+    )
+    assert meter.percent() is None
+    meter = CpuMeter(cpu_times=scripted([CpuTimes(0, 0, 0, 0, 0, 0, 0)] * 2), loadavg=lambda: math.nan)
+    assert meter.percent() is None
+
+
+def test_cpu_meter_construction_never_fails_on_bad_counters() -> None:
+    def malformed() -> CpuTimes:
+        raise ValueError("could not convert string to float: b'garbage'")
+
+    meter = CpuMeter(cpu_times=malformed, loadavg=no_load_average)
+    with pytest.raises(ValueError, match="garbage"):
+        meter.percent()
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -1.0])
+def test_cpu_meter_refuses_nonsense_counters(bad: float) -> None:
+    meter = CpuMeter(cpu_times=lambda: CpuTimes(1, 0, 1, bad, 0, 0, 0), loadavg=no_load_average)
+    with pytest.raises(ValueError, match="CPU times"):
+        meter.percent()
 
 
 def test_psutil_sampler_reads_this_machine() -> None:
@@ -361,14 +494,104 @@ def test_psutil_sampler_reads_this_machine() -> None:
     assert readings.system_uptime_hours > 0.0
 
 
-def test_psutil_sampler_reports_unavailable_readings_as_none() -> None:
-    class BrokenMeter(CpuMeter):
-        def __init__(self) -> None:
-            pass
+class BrokenMeter(CpuMeter):
+    def __init__(self, error: Exception) -> None:
+        self.error = error
 
-        def percent(self) -> float:
-            raise OSError("cpu counters unavailable")
+    def percent(self) -> float:
+        raise self.error
 
-    readings = PsutilSampler(cpu=BrokenMeter())()
+
+def test_psutil_sampler_reports_unavailable_readings_as_none(caplog: pytest.LogCaptureFixture) -> None:
+    sampler = PsutilSampler(cpu=BrokenMeter(OSError("cpu counters unavailable")))
+    with caplog.at_level(logging.WARNING, logger="ego.plugin.interoception"):
+        readings = sampler()
+        sampler()
     assert readings.cpu_percent is None
     assert readings.memory_percent is not None
+    assert [r.getMessage() for r in caplog.records] == ["body sense readings unavailable: cpu_percent (OSError)"]
+
+
+@pytest.mark.parametrize("error", [ValueError("bad /proc/stat"), RuntimeError("?"), ZeroDivisionError()])
+def test_any_failure_of_a_reading_makes_only_that_reading_unknown(error: Exception) -> None:
+    readings = PsutilSampler(cpu=BrokenMeter(error))()
+    assert readings.cpu_percent is None
+    assert readings.memory_percent is not None
+
+
+def test_non_finite_psutil_values_are_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Memory(NamedTuple):
+        percent: float
+
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: Memory(math.nan))
+    monkeypatch.setattr(psutil, "boot_time", lambda: "yesterday")
+    readings = PsutilSampler()()
+    assert (readings.memory_percent, readings.system_uptime_hours) == (None, None)
+
+
+def test_a_reading_that_recovers_and_fails_again_is_logged_again(caplog: pytest.LogCaptureFixture) -> None:
+    class FlakyMeter(CpuMeter):
+        def __init__(self) -> None:
+            self.results: list[float | Exception] = [OSError("a"), OSError("b"), 20.0, ValueError("c")]
+
+        def percent(self) -> float:
+            result = self.results.pop(0)
+            if isinstance(result, Exception):
+                raise result
+            return result
+
+    sampler = PsutilSampler(cpu=FlakyMeter())
+    with caplog.at_level(logging.WARNING, logger="ego.plugin.interoception"):
+        values = [sampler().cpu_percent for _ in range(4)]
+    assert values == [None, None, 20.0, None]
+    assert [r.getMessage() for r in caplog.records] == [
+        "body sense readings unavailable: cpu_percent (OSError)",
+        "body sense readings unavailable: cpu_percent (ValueError)",
+    ]
+
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="psutil reads /proc on Linux only")
+
+
+@linux_only
+def test_malformed_proc_stat_gives_unknown_not_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "stat").write_text("cpu  garbage 1 2 3\nbtime soon\n", encoding="utf-8")
+    monkeypatch.setattr(psutil, "PROCFS_PATH", str(tmp_path))
+    with caplog.at_level(logging.WARNING, logger="ego.plugin.interoception"):
+        sampler = PsutilSampler()  # used to raise ValueError from CpuMeter.__init__
+        readings = sampler()
+        sampler()
+    assert readings == Readings()
+    assert [r.getMessage() for r in caplog.records] == [
+        "body sense readings unavailable: cpu_percent (ValueError), memory_percent (FileNotFoundError), "
+        "system_uptime_hours (ValueError)"
+    ]
+
+
+@linux_only
+def test_missing_proc_logs_that_readings_are_unavailable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(psutil, "PROCFS_PATH", str(tmp_path / "missing"))
+    with caplog.at_level(logging.WARNING, logger="ego.plugin.interoception"):
+        service = BodySenseService(now=Clock(START).now, tz=TOKYO, sampler=PsutilSampler(), cache_seconds=0)
+        state = service.body_state()
+        service.body_state()
+    assert (state["system_load"], state["memory_pressure"]) == (UNKNOWN, UNKNOWN)
+    assert [r.getMessage() for r in caplog.records] == [
+        "body sense readings unavailable: cpu_percent (FileNotFoundError), "
+        "memory_percent (FileNotFoundError), system_uptime_hours (FileNotFoundError)"
+    ]
+
+
+def test_sampler_returning_something_else_gives_unknown(caplog: pytest.LogCaptureFixture) -> None:
+    def wrong() -> Readings:
+        return {"cpu_percent": 10.0}  # type: ignore[return-value]
+
+    service = BodySenseService(now=Clock(START).now, tz=TOKYO, sampler=wrong, cache_seconds=0)
+    with caplog.at_level(logging.WARNING, logger="ego.plugin.interoception"):
+        state = service.body_state()
+    assert (state["system_load"], state["memory_pressure"]) == (UNKNOWN, UNKNOWN)
+    assert [r.getMessage() for r in caplog.records] == ["body sense readings unavailable: TypeError"]

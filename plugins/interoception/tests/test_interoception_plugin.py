@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import importlib.metadata
+import logging
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import attrs
+import psutil
 import pytest
 
 from ego_core.config import ConfigError, Settings, load_settings
@@ -185,3 +188,19 @@ def test_discovered_through_the_installed_entry_point(make_host: HostFactory) ->
     assert host.installed["interoception"].distribution == "ego-interoception"
     host.start()
     assert isinstance(host.services.get(BODY_SENSE), BodySense)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="psutil reads /proc on Linux only")
+def test_plugin_starts_and_wakes_with_a_malformed_proc(
+    make_host: HostFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "stat").write_text("cpu  garbage\n", encoding="utf-8")
+    monkeypatch.setattr(psutil, "PROCFS_PATH", str(tmp_path))
+    host = make_host({"interoception": InteroceptionPlugin}, clock=Clock(EVENING_IN_TOKYO))
+    with caplog.at_level(logging.WARNING):
+        host.start()
+        body = host.services.get(BODY_SENSE, BodySenseService)
+        assert body is not None
+        summary = body.summary()
+    assert "load unknown, memory unknown" in summary
+    assert any("body sense readings unavailable" in r.getMessage() for r in caplog.records)
