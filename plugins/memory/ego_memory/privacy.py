@@ -219,35 +219,38 @@ class PrivateContentRedactor:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._contents: dict[str, str] = {}
+        self._forms: dict[str, set[str]] = {}
         self._by_key: dict[str, list[str]] = {}
         self._pattern: re.Pattern[str] | None = None
         self._quotes = QuoteIndex()
 
     def load(self, items: Iterable[tuple[str, str]]) -> None:
         with self._lock:
-            self._contents = dict(items)
+            self._forms = {}
             self._quotes = QuoteIndex()
-            for memory_id, content in self._contents.items():
-                self._quotes.add(memory_id, fold(content))
+            for memory_id, content in items:
+                self._index(memory_id, content)
             self._rebuild()
 
     def add(self, memory_id: str, content: str) -> None:
         with self._lock:
-            self._contents[memory_id] = content
-            self._quotes.add(memory_id, fold(content))
+            self._index(memory_id, content)
             self._rebuild()
 
     def remove(self, memory_id: str) -> None:
         with self._lock:
-            if self._contents.pop(memory_id, None) is not None:
+            if self._forms.pop(memory_id, None) is not None:
                 self._quotes.remove(memory_id)
                 self._rebuild()
 
+    def _index(self, memory_id: str, content: str) -> None:
+        self._forms[memory_id] = forms(content)
+        self._quotes.add(memory_id, fold(content))
+
     def _rebuild(self) -> None:
         by_key: dict[str, list[str]] = {}
-        for content in self._contents.values():
-            for form in forms(content):
+        for found in self._forms.values():
+            for form in found:
                 by_key.setdefault(form[:KEY], []).append(form)
         self._by_key = by_key
         if not by_key:
