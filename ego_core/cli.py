@@ -41,6 +41,7 @@ def _global_parser(add_help: bool) -> argparse.ArgumentParser:
         prog="ego",
         description="ego: memory, desires and a sense of self for LLM agents, served over MCP.",
         add_help=add_help,
+        allow_abbrev=False,  # `--data` must not silently mean `--data-dir` (a plugin command may have `--data`)
     )
     parser.add_argument("--version", action="version", version=f"ego {__version__}")
     parser.add_argument("--config", type=Path, help="config file (default: $EGO_CONFIG or <data dir>/ego.toml)")
@@ -61,34 +62,38 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
     parser = _global_parser(add_help=True)
     sub = parser.add_subparsers(dest="command", metavar="command")
 
-    serve = sub.add_parser("serve", help="serve the MCP tools (stdio by default)")
+    serve = sub.add_parser("serve", allow_abbrev=False, help="serve the MCP tools (stdio by default)")
     _selection_options(serve)
     serve.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     serve.add_argument("--host", default=None, help="HTTP bind address (default 127.0.0.1; [server] host)")
     serve.add_argument("--port", type=int, default=None, help="HTTP port (default 8765; [server] port)")
     serve.add_argument("--path", default=None, help="HTTP path of the MCP endpoint (default /mcp)")
 
-    plugins = sub.add_parser("plugins", help="installed, enabled and failed plugins, with reasons")
+    plugins = sub.add_parser("plugins", allow_abbrev=False, help="installed, enabled and failed plugins, with reasons")
     _selection_options(plugins)
     plugins.add_argument("--json", action="store_true", help="machine-readable output")
 
-    doctor = sub.add_parser("doctor", help="check config, data dir, plugins, embedding model and stores")
+    doctor = sub.add_parser(
+        "doctor", allow_abbrev=False, help="check config, data dir, plugins, embedding model and stores"
+    )
     _selection_options(doctor)
 
-    export = sub.add_parser("export", help="write every plugin's state (memories, ...) to a JSON Lines file")
+    export = sub.add_parser(
+        "export", allow_abbrev=False, help="write every plugin's state (memories, ...) to a JSON Lines file"
+    )
     _selection_options(export)
     export.add_argument("file", type=Path, help="the file to write (replaced atomically)")
     export.add_argument(
         "--include-private", action="store_true", help="include private memories (a full backup, not redacted)"
     )
 
-    import_ = sub.add_parser("import", help="read an export into this data directory (idempotent)")
+    import_ = sub.add_parser("import", allow_abbrev=False, help="read an export into this data directory (idempotent)")
     _selection_options(import_)
     import_.add_argument("file", type=Path, help="a file written by `ego export`")
 
-    token = sub.add_parser("token", help="manage HTTP bearer tokens")
+    token = sub.add_parser("token", allow_abbrev=False, help="manage HTTP bearer tokens")
     token_sub = token.add_subparsers(dest="token_command", metavar="action", required=True)
-    new = token_sub.add_parser("new", help="create a token for an agent and print its config line")
+    new = token_sub.add_parser("new", allow_abbrev=False, help="create a token for an agent and print its config line")
     new.add_argument("agent", help="agent id, e.g. claude")
 
     groups: dict[str, Any] = {}
@@ -97,12 +102,12 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
             target = sub
         else:
             if command.group not in groups:
-                group_parser = sub.add_parser(command.group, help=f"{command.group} commands")
+                group_parser = sub.add_parser(command.group, allow_abbrev=False, help=f"{command.group} commands")
                 groups[command.group] = group_parser.add_subparsers(
                     dest=f"{command.group}_command", metavar="action", required=True
                 )
             target = groups[command.group]
-        command_parser = target.add_parser(command.name, help=f"{command.help} [{plugin_id}]")
+        command_parser = target.add_parser(command.name, allow_abbrev=False, help=f"{command.help} [{plugin_id}]")
         _selection_options(command_parser)
         command.configure(command_parser)
         command_parser.set_defaults(_plugin_command=command)
@@ -253,6 +258,12 @@ def _serve(host: PluginHost, settings: Settings, args: argparse.Namespace, wire:
         if any(v is not None for v in (args.host, args.port, args.path)):
             raise UsageError("--host, --port and --path only apply with --http")
         assert wire is not None, "main() hands serve over stdio the protocol's stdout"
+        if sys.stdin.isatty():
+            print(
+                "ego: serving MCP on stdio: waiting for an MCP client on stdin (an agent's client starts "
+                "`ego serve` itself); Ctrl-C stops",
+                file=sys.stderr,
+            )
         serve_stdio(host, wire)
         return 0
     bind = args.host or settings.server.host

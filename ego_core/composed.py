@@ -73,6 +73,13 @@ class CorePlugin:
         header = f"Awake: {now:%a %d %b %Y, %H:%M} ({ctx.settings.timezone})."
         if not texts:
             texts = ["Nothing carried over yet: no memories, desires or self-model are kept in this setup."]
+        broken = {f.plugin for f in ctx.host.failures if f.stage in ("load", "startup")}
+        failed = sorted(plugin for plugin in broken if not ctx.host.is_active(plugin))
+        if failed:
+            texts.append(
+                f"Not working right now: {', '.join(failed)} (failed to load or start; whoever runs ego can see "
+                "why with `ego doctor`)."
+            )
         return Response(data="\n".join([header, *texts]), scaffold=(*WAKE_UP_SCAFFOLD, *scaffold))
 
     def introspect(self, _args: Mapping[str, Any]) -> Response:

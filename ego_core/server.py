@@ -386,6 +386,8 @@ def serve_http(host: PluginHost, *, bind_host: str, port: int, path: str, tokens
     app = http_app(host, bind_host=bind_host, port=port, path=path, tokens=tokens)
     config = uvicorn.Config(app, host=bind_host, port=port, log_config=None, access_log=False, lifespan="on")
     _log.info("serving MCP over HTTP at http://%s:%d%s", bind_host, port, path)
+    shown_host = f"[{bind_host}]" if ":" in bind_host else bind_host
+    print(f"ego: serving MCP over HTTP at http://{shown_host}:{port}{path}; Ctrl-C stops", file=sys.stderr)
     host.start()  # before listening: a configuration error ends the process with its message
     try:
         uvicorn.Server(config).run()

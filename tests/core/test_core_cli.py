@@ -217,6 +217,34 @@ def test_plugin_commands_run_with_a_started_host(run_cli: Run, fake_dist: FakeDi
     assert "wave [t_cmd]" in helped.out
 
 
+DATA_OPTION_PLUGIN = """
+from ego_core import Command, hookimpl
+
+def run(args, host):
+    print(f"data={args.data} data_dir={host.settings.data_dir}")
+    return 0
+
+@hookimpl
+def register_commands(register):
+    register(Command(name="load", help="load", configure=lambda p: p.add_argument("--data"), run=run, group="t"))
+"""
+
+
+def test_options_are_never_abbreviated(
+    run_cli: Run, fake_dist: FakeDistFactory, clean_env: Path, tmp_path: Path
+) -> None:
+    """`--data` (a plugin command's own option, as `ego bench locomo --data`) is never taken for `--data-dir`."""
+    fake_dist("egotest-data", "egotest_data", DATA_OPTION_PLUGIN, ep_name="t_data")
+    dataset = tmp_path / "dataset"
+    result = run_cli("t", "load", "--data", str(dataset), "--plugins", "t_data")
+    assert (result.code, result.out) == (0, f"data={dataset} data_dir={clean_env}\n")
+    assert not dataset.exists()
+    refused = run_cli("doctor", "--data", str(dataset), *NO_REAL)
+    assert refused.code == 2
+    assert "unrecognized arguments: --data" in refused.err
+    assert not dataset.exists()
+
+
 def test_plugins_lists_installed_enabled_and_failed(run_cli: Run, fake_dist: FakeDistFactory) -> None:
     fake_dist("egotest-hello", "egotest_hello", TOOL_PLUGIN, ep_name="t_hello")
     fake_dist("egotest-broken", "egotest_broken", "raise ImportError('no chromadb')\n", ep_name="t_broken")

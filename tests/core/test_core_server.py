@@ -289,6 +289,28 @@ async def test_wake_up_composes_sections_in_order_and_isolates_failures(make_hos
     assert {(f.plugin, f.hook) for f in host.failures} == {("broken", "on_wake_up"), ("broken", "on_introspect")}
 
 
+class FailingStart:
+    @hookimpl
+    def on_startup(self) -> None:
+        raise OSError("the model could not be downloaded")
+
+    @hookimpl
+    def on_wake_up(self) -> Section:
+        return Section(key="failing", text="never shown")
+
+
+async def test_wake_up_tells_the_agent_which_plugins_failed_to_start(make_host: HostFactory, mode: str) -> None:
+    host = make_host({"early": Contributor("early", 10, "Last memory: a walk."), "failing": FailingStart()})
+    async with mcp_client(host, mode=mode) as client:
+        text = tool_text(await client.call_tool("wake_up", {}))
+    data = text.partition("\n\n---\n")[0]
+    assert data.splitlines()[1:] == [
+        "Last memory: a walk.",
+        "Not working right now: failing (failed to load or start; whoever runs ego can see why with `ego doctor`).",
+    ]
+    assert "could not be downloaded" not in text  # the reason is for the operator, not the agent
+
+
 async def test_wake_up_shows_local_time(make_host: HostFactory, ego_settings: Settings, mode: str) -> None:
     settings = attrs.evolve(ego_settings, timezone="Asia/Tokyo")
     host = make_host(settings=settings, clock=Clock(datetime(2025, 1, 31, 23, 30, tzinfo=UTC)))

@@ -17,6 +17,7 @@ import pytest
 
 from ego_core import hookimpl
 from ego_core.embedding import EmbedderFactory, EmbedderSettings, EmbeddingError
+from ego_core.secrets import mask_secrets
 from ego_core.testing import mcp_client, tool_text
 from ego_memory.config import MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS
@@ -154,8 +155,9 @@ def test_a_missing_key_points_at_the_default_variable_and_api_key_env(monkeypatc
         BUILTIN_EMBEDDERS["openai"](EmbedderSettings())
     message = str(missing.value)
     assert "set the environment variable OPENAI_API_KEY" in message
-    assert '[plugins.memory] api_key_env = "' in message
+    assert "the api_key_env option of [plugins.memory]" in message
     assert not NONEXISTENT_SETTING.search(message), message
+    assert mask_secrets(message) == message  # the hint stays readable through the secret masking
     assert (missing.value.kind, missing.value.key_env) == ("auth", ("OPENAI_API_KEY",))
 
 

@@ -65,8 +65,8 @@ def resolve_api_key(settings: EmbedderSettings, env_vars: Sequence[str], provide
         )
     else:
         message = (
-            f"No API key for the {provider} embedder: set the environment variable {defaults}, or put the name "
-            f'of the variable holding the key in the config: [plugins.memory] api_key_env = "MY_KEY_VARIABLE".'
+            f"No API key for the {provider} embedder: set the environment variable {defaults}, or name the "
+            "variable holding the key with the api_key_env option of [plugins.memory] (for example MY_KEY_VARIABLE)."
         )
     raise ProviderError(
         message, provider=provider, kind="auth", reason="no API key", key_env=key_env_names(settings, env_vars)

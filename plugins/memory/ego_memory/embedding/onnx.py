@@ -62,8 +62,13 @@ def resolve_model_dir(model_dir: Path | None) -> Path:
         explicit = model_dir.expanduser()
         missing = _missing_files(explicit)
         if missing:
+            shown = (
+                explicit
+                if explicit.is_absolute()
+                else f"{explicit} (relative: {explicit.absolute()}; use an absolute path)"
+            )
             raise ModelDirError(
-                f"ONNX model directory {explicit} is missing {', '.join(missing)} "
+                f"ONNX model directory {shown} is missing {', '.join(missing)} "
                 f"(set by {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY})."
             )
         return explicit
