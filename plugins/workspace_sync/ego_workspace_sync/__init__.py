@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ego_workspace_sync.config import CONFIG_ENV, WorkspaceSyncConfig
-from ego_workspace_sync.files import LOCK_NAME, WorkspaceLock, atomic_write
-from ego_workspace_sync.plugin import SYNC_FAILED_NOTE, WorkspaceSyncPlugin
+from ego_workspace_sync.files import LOCK_NAME, FileChangedError, WorkspaceLock, atomic_write, rewrite
+from ego_workspace_sync.journal import JOURNAL_NAME, Pending, PendingJournal
+from ego_workspace_sync.plugin import FORGET_PENDING_NOTE, SYNC_FAILED_NOTE, WorkspaceSyncPlugin
 from ego_workspace_sync.render import (
     CURATED_CATEGORIES,
     CURATED_IMPORTANCE,
@@ -22,8 +23,13 @@ __all__ = [
     "CONFIG_ENV",
     "CURATED_CATEGORIES",
     "CURATED_IMPORTANCE",
+    "FORGET_PENDING_NOTE",
+    "JOURNAL_NAME",
     "LOCK_NAME",
     "SYNC_FAILED_NOTE",
+    "FileChangedError",
+    "Pending",
+    "PendingJournal",
     "PrivateMemoryError",
     "RenderError",
     "WorkspaceLock",
@@ -37,4 +43,5 @@ __all__ = [
     "is_curated",
     "marker",
     "neutralise",
+    "rewrite",
 ]

@@ -7,18 +7,29 @@ It only reacts to the memory plugin's notifications (``on_remember``, ``on_forge
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import ClassVar
 
+from ego_core.config import ConfigError
 from ego_core.hookspecs import hookimpl
 from ego_core.host import PluginContext
 from ego_core.services import MEMORY_STORE, MemoryService
 from ego_core.types import Check, Memory
 from ego_workspace_sync.config import CONFIG_ENV, WorkspaceSyncConfig
+from ego_workspace_sync.journal import JOURNAL_NAME
 from ego_workspace_sync.render import INTROSPECTION
-from ego_workspace_sync.writer import Fallback, WorkspaceWriteError, WorkspaceWriter
+from ego_workspace_sync.writer import Fallback, Lookup, WorkspaceWriteError, WorkspaceWriter
 
 SYNC_FAILED_NOTE = "The workspace files could not be updated (see the log); the memory itself is saved."
+FORGET_PENDING_NOTE = (
+    "The workspace files could not be updated yet ({reason}); the lines will be removed at the next write or restart."
+)
+FORGET_UNSAVED_NOTE = (
+    "The workspace files could not be updated yet ({reason}); the lines will be removed at the next write by this "
+    "server (the pending removal could not be saved: {problem})."
+)
 DISABLED_DETAIL = "disabled: set [plugins.workspace_sync] workspace_dir or EGO_WORKSPACE_DIR to mirror memories"
+CONFIG_KEY = "plugins.workspace_sync.workspace_dir (or EGO_WORKSPACE_DIR)"
 
 
 class WorkspaceSyncPlugin:
@@ -38,7 +49,9 @@ class WorkspaceSyncPlugin:
             ctx.log.info("workspace sync is disabled (no workspace_dir / EGO_WORKSPACE_DIR)")
             self.writer = None
             return
-        self.writer = WorkspaceWriter(config.workspace_dir, tz=ctx.settings.tz, redact=ctx.redact, log=ctx.log)
+        check_workspace_dir(config.workspace_dir)
+        self.writer = _writer(ctx, config.workspace_dir)
+        self.writer.recover()  # stale temporary files, and work left pending by an earlier run
         ctx.log.info("workspace sync writes to %s", config.workspace_dir)
 
     @hookimpl
@@ -58,38 +71,99 @@ class WorkspaceSyncPlugin:
         return None
 
     @hookimpl
-    def on_forget(self, memory: Memory, ctx: PluginContext) -> None:
+    def on_forget(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:
         writer = self.writer
         if writer is None:
-            return
+            return None
         try:
             # Also for a private memory: it was never written, and removing nothing costs nothing.
-            writer.forget(memory.id, fallback=_monologue_fallback(ctx))
+            writer.forget(memory.id)
         except WorkspaceWriteError as exc:
             ctx.log.error("workspace cleanup of %s failed: %s", memory.id, exc)
+            if memory.is_private:
+                return None  # it has no lines to remove (the cleanup of leftovers is retried all the same)
+            if exc.kept:
+                return [FORGET_PENDING_NOTE.format(reason=exc.reason)]
+            problem = writer.journal.save_problem or "see the log"
+            return [FORGET_UNSAVED_NOTE.format(reason=exc.reason, problem=problem)]
+        return None
 
     @hookimpl
     def doctor_checks(self, ctx: PluginContext) -> Sequence[Check]:
+        """Reports the workspace and the pending work in the journal; creates nothing."""
         config: WorkspaceSyncConfig = ctx.config
         if config.workspace_dir is None:
             return [Check("workspace", True, DISABLED_DETAIL)]
-        writer = self.writer or WorkspaceWriter(config.workspace_dir, tz=ctx.settings.tz, redact=ctx.redact)
+        writer = self.writer or _writer(ctx, config.workspace_dir)
+        root = writer.root
         problem = writer.probe()
-        checks = [
-            Check(
-                "workspace",
-                problem is None,
-                f"{writer.root} (writable)" if problem is None else f"{writer.root}: not writable ({problem})",
+        if problem is not None:
+            detail = f"{root}: not writable ({problem})"
+        elif not root.is_dir():
+            detail = f"{root} does not exist yet (created at the first write)"
+        elif not writer.memory_dir.is_dir():
+            detail = f"{root} (writable; memory/ does not exist yet, created at the first write)"
+        else:
+            detail = f"{root} (writable)"
+        checks = [Check("workspace", problem is None, detail)]
+        journal_problem = writer.journal.problem()
+        if journal_problem is not None:
+            checks.append(Check("pending journal", False, journal_problem))
+        pending = writer.journal.read()
+        if pending.removals:
+            ids = ", ".join(pending.removals[:5]) + (", …" if len(pending.removals) > 5 else "")
+            detail = (
+                f"{len(pending.removals)} forgotten memory(ies) may still be in workspace files ({ids}); "
+                "retried at the next write or restart"
             )
-        ]
-        removals, syncs = writer.pending_removals, writer.pending_syncs
-        if removals:
-            detail = f"{len(removals)} forgotten memory(ies) still in workspace files; retried on the next write"
             checks.append(Check("pending removals", False, detail))
-        if syncs:
-            detail = f"{len(syncs)} memory(ies) not yet written to workspace files; retried on the next write"
+        if pending.writes:
+            detail = (
+                f"{len(pending.writes)} memory(ies) not yet written to workspace files; "
+                "retried at the next write or restart"
+            )
             checks.append(Check("pending writes", False, detail))
         return checks
+
+
+def check_workspace_dir(root: Path) -> None:
+    """A workspace directory that can never be created (it, or a directory above it, is a file) is a
+    configuration error; one that is only not writable right now is not (writes fail and are retried)."""
+    path = root
+    while True:
+        try:
+            if path.is_dir():
+                return
+            if path.exists() or path.is_symlink():
+                what = "is a file, not a directory" if path.is_file() else "is not a directory"
+                if path == root:
+                    raise ConfigError(f"{CONFIG_KEY}: {root} {what}")
+                raise ConfigError(f"{CONFIG_KEY}: {root} cannot be created: {path} {what}")
+        except OSError:
+            return  # cannot look (permissions): the first write will tell
+        if path == path.parent:
+            return
+        path = path.parent
+
+
+def _writer(ctx: PluginContext, root: Path) -> WorkspaceWriter:
+    return WorkspaceWriter(
+        root,
+        tz=ctx.settings.tz,
+        redact=ctx.redact,
+        log=ctx.log,
+        journal=ctx.data_dir / JOURNAL_NAME,
+        fallback=_monologue_fallback(ctx),
+        lookup=_lookup(ctx),
+    )
+
+
+def _lookup(ctx: PluginContext) -> Lookup:
+    def find(memory_ids: Sequence[str]) -> Sequence[Memory]:
+        service = ctx.services.get(MEMORY_STORE, MemoryService)
+        return [] if service is None else service.get(list(memory_ids))
+
+    return find
 
 
 def _monologue_fallback(ctx: PluginContext) -> Fallback:

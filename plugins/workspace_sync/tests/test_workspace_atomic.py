@@ -302,3 +302,191 @@ def test_a_rewritten_file_keeps_its_permissions(tmp_path: Path) -> None:
     assert daily.stat().st_mode & 0o777 == 0o600
     writer.forget("mem_aaaaaaaaaaaa")
     assert daily.stat().st_mode & 0o777 == 0o600
+
+
+@pytest.mark.parametrize("umask", [0o077, 0o002])
+def test_new_files_honour_the_umask(tmp_path: Path, umask: int) -> None:
+    root = tmp_path / "ws"
+    previous = os.umask(umask)
+    try:
+        writer = WorkspaceWriter(root, tz=TOKYO, redact=lambda text: text)
+        writer.sync(sample_memory("mem_aaaaaaaaaaaa", "Looking inward", category="introspection"))
+    finally:
+        os.umask(previous)
+    for path in (root / "memory" / "2025-03-14.md", root / "MEMORY.md", root / "memory" / "inner-monologue-latest.md"):
+        assert path.stat().st_mode & 0o777 == 0o666 & ~umask, path
+
+
+def test_symbolic_links_stay_links(tmp_path: Path) -> None:
+    root, elsewhere = tmp_path / "ws", tmp_path / "notes"
+    (root / "memory").mkdir(parents=True)
+    elsewhere.mkdir()
+    curated_target, daily_target = elsewhere / "curated.md", elsewhere / "today.md"
+    curated_target.write_text("# MEMORY\nmine\n", encoding="utf-8")
+    curated_target.chmod(0o600)
+    daily_target.write_text("# 2025-03-14\n\nmy own note\n", encoding="utf-8")
+    (root / "MEMORY.md").symlink_to(curated_target)
+    (root / "memory" / "2025-03-14.md").symlink_to(daily_target)
+    monologue_target = elsewhere / "monologue.md"
+    (root / "memory" / "inner-monologue-latest.md").symlink_to(monologue_target)  # dangling until written
+
+    writer = WorkspaceWriter(root, tz=TOKYO, redact=lambda text: text)
+    writer.sync(sample_memory("mem_aaaaaaaaaaaa", "Through the links", category="introspection"))
+    writer.sync(sample_memory("mem_bbbbbbbbbbbb", "A second one", importance=5))
+    for link, target in (
+        (root / "MEMORY.md", curated_target),
+        (root / "memory" / "2025-03-14.md", daily_target),
+        (root / "memory" / "inner-monologue-latest.md", monologue_target),
+    ):
+        assert link.is_symlink(), link
+        assert link.resolve() == target
+    assert curated_target.read_text(encoding="utf-8").startswith("# MEMORY\nmine\n- 2025-03-14 14:05 [introspection]")
+    assert curated_target.stat().st_mode & 0o777 == 0o600
+    assert lines_of(daily_target)[2] == "my own note"
+    assert "Through the links" in monologue_target.read_text(encoding="utf-8")
+
+    writer.forget("mem_bbbbbbbbbbbb")
+    assert (root / "MEMORY.md").is_symlink()
+    assert "A second one" not in curated_target.read_text(encoding="utf-8")
+    assert "A second one" not in daily_target.read_text(encoding="utf-8")
+    assert temporaries(root) == []
+    assert temporaries(elsewhere) == []
+
+
+HUMAN = b"- a line OpenClaw appended itself\n"
+
+
+def test_an_append_while_the_temporary_file_is_synced_is_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another program appends while ego's copy is being fsynced (the widest part of the old race): ego sees the
+    file changed before its replace and starts over from the new content."""
+    root = tmp_path / "ws"
+    writer = WorkspaceWriter(root, tz=TOKYO, redact=lambda text: text)
+    writer.append_curated(sample_memory("mem_aaaaaaaaaaaa", "First"))
+    curated = root / "MEMORY.md"
+    original = os.fsync
+    appended: list[int] = []
+
+    def fsync(fd: int) -> None:
+        if not appended:  # the first fsync is the temporary copy's
+            handle = os.open(curated, os.O_WRONLY | os.O_APPEND)
+            appended.append(os.write(handle, HUMAN))
+            os.close(handle)
+        original(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    assert writer.append_curated(sample_memory("mem_bbbbbbbbbbbb", "Second"))
+    data = curated.read_bytes()
+    assert appended
+    assert HUMAN in data
+    assert ids_of(curated) == ["mem_aaaaaaaaaaaa", "mem_bbbbbbbbbbbb"]
+    assert temporaries(root) == []
+
+
+def test_a_file_another_program_replaced_meanwhile_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor saves MEMORY.md (its own write-and-rename) while ego's copy is being fsynced: ego sees another
+    file at the path before its replace and starts over from the editor's version."""
+    root = tmp_path / "ws"
+    writer = WorkspaceWriter(root, tz=TOKYO, redact=lambda text: text)
+    writer.append_curated(sample_memory("mem_aaaaaaaaaaaa", "First"))
+    curated = root / "MEMORY.md"
+    edited = curated.read_bytes().replace(b"Curated memories, mirrored by ego.", b"Edited by hand.")
+    original_fsync, original_replace = os.fsync, os.replace
+    saved: list[bool] = []
+
+    def fsync(fd: int) -> None:
+        if not saved:
+            saved.append(True)
+            (root / "editor-save").write_bytes(edited)
+            original_replace(root / "editor-save", curated)
+        original_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    writer.append_curated(sample_memory("mem_bbbbbbbbbbbb", "Second"))
+    data = curated.read_bytes()
+    assert saved
+    assert b"Edited by hand." in data
+    assert b"mirrored by ego" not in data
+    assert ids_of(curated) == ["mem_aaaaaaaaaaaa", "mem_bbbbbbbbbbbb"]
+
+
+def test_an_append_to_the_old_file_just_after_the_replace_is_carried_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program that opened the file before ego's replace and writes just after it writes into the replaced
+    file: ego copies those bytes into the new one."""
+    root = tmp_path / "ws"
+    writer = WorkspaceWriter(root, tz=TOKYO, redact=lambda text: text)
+    writer.append_curated(sample_memory("mem_aaaaaaaaaaaa", "First"))
+    curated = root / "MEMORY.md"
+    original = os.replace
+    late: list[int] = []
+
+    def replace(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
+        if late or Path(dst) != curated:
+            original(src, dst, *args, **kwargs)
+            return
+        handle = os.open(curated, os.O_WRONLY | os.O_APPEND)  # the other program has the old file open
+        original(src, dst, *args, **kwargs)
+        late.append(os.write(handle, HUMAN))
+        os.close(handle)
+
+    monkeypatch.setattr(os, "replace", replace)
+    writer.append_curated(sample_memory("mem_bbbbbbbbbbbb", "Second"))
+    assert late
+    assert curated.read_bytes().endswith(HUMAN)
+    assert ids_of(curated) == ["mem_aaaaaaaaaaaa", "mem_bbbbbbbbbbbb"]
+
+
+APPENDER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+
+    path, go, count = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
+    while not go.exists():
+        time.sleep(0.001)
+    for n in range(count):
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"human note {n}\\n")
+        time.sleep(0.003)
+    """
+)
+
+
+def test_another_program_appending_concurrently_loses_nothing(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    curated, go = root / "MEMORY.md", tmp_path / "go"
+    curated.write_text("# MEMORY\n", encoding="utf-8")
+    human = subprocess.Popen([sys.executable, "-c", APPENDER, str(curated), str(go), "300"])
+    writer = WorkspaceWriter(root, tz=TOKYO, redact=lambda text: text)
+    expected = []
+    go.write_text("go", encoding="utf-8")
+    failures = 0
+    try:
+        for n in range(150):
+            memory_id = f"mem_e{n:011x}"
+            expected.append(memory_id)
+            try:
+                writer.append_curated(sample_memory(memory_id, f"ego line {n}"))
+            except WorkspaceWriteError:
+                failures += 1  # the file kept changing: kept pending, written with a later line
+    finally:
+        assert human.wait(timeout=120) == 0
+    writer.append_curated(sample_memory("mem_f00000000000", "after the other program stopped"))
+    expected.append("mem_f00000000000")
+
+    lines = lines_of(curated)
+    assert sorted(line for line in lines if line.startswith("human note")) == sorted(
+        f"human note {n}" for n in range(300)
+    )
+    assert sorted(ids_of(curated)) == sorted(expected)
+    assert not writer.pending_syncs
+    assert failures < 10
+    assert temporaries(root) == []
+
+
+def ids_of(path: Path) -> list[str]:
+    return [line.rsplit("[id:", 1)[1][:-1] for line in lines_of(path) if line.startswith("- 2025")]

@@ -233,23 +233,58 @@ def test_home_is_expanded_in_the_config(monkeypatch: pytest.MonkeyPatch, tmp_pat
 def test_doctor_reports_a_writable_workspace(sync_host: SyncHostFactory, workspace: Path) -> None:
     host = sync_host(workspace)
     host.start()
+    remember(host, "Something to write")
     checks = {plugin: list(result) for plugin, result in host.hooks.notify("doctor_checks")}
     [check] = checks["workspace_sync"]
     assert check.ok
-    assert str(workspace) in check.detail
-    assert "writable" in check.detail
-    assert sorted(p.name for p in workspace.rglob("*")) == ["memory"]
+    assert check.detail == f"{workspace} (writable)"
+    assert sorted(p.name for p in workspace.rglob("*")) == [".ego-workspace.lock", "2025-03-14.md", "memory"]
 
 
-def test_doctor_reports_an_unwritable_workspace(sync_host: SyncHostFactory, tmp_path: Path) -> None:
-    blocker = tmp_path / "a-file"
-    blocker.write_text("not a directory", encoding="utf-8")
-    host = sync_host(blocker / "workspace")
+def test_doctor_creates_nothing(sync_host: SyncHostFactory, workspace: Path) -> None:
+    """A mistyped workspace path must not be created by ``ego doctor`` (which starts the plugins)."""
+    host = sync_host(workspace)
+    host.start()
+    checks = {plugin: list(result) for plugin, result in host.hooks.notify("doctor_checks")}
+    [check] = checks["workspace_sync"]
+    assert check.ok
+    assert check.detail == f"{workspace} does not exist yet (created at the first write)"
+    assert not workspace.exists()
+    assert not workspace.parent.exists()
+
+    workspace.mkdir(parents=True)
+    [check] = {plugin: list(result) for plugin, result in host.hooks.notify("doctor_checks")}["workspace_sync"]
+    assert check.ok
+    assert "memory/ does not exist yet" in check.detail
+    assert list(workspace.iterdir()) == []  # the probe file is gone, and no memory/ was made
+
+
+def test_doctor_reports_an_unwritable_workspace(sync_host: SyncHostFactory, workspace: Path) -> None:
+    workspace.mkdir(parents=True)
+    (workspace / "memory").write_text("not a directory", encoding="utf-8")
+    host = sync_host(workspace)
     host.start()
     checks = {plugin: list(result) for plugin, result in host.hooks.notify("doctor_checks")}
     [check] = checks["workspace_sync"]
     assert not check.ok
     assert "not writable" in check.detail
+    assert "memory is not a directory" in check.detail
+
+
+@pytest.mark.parametrize("where", ["itself", "above"])
+def test_a_workspace_dir_that_is_a_file_is_a_config_error(
+    sync_host: SyncHostFactory, tmp_path: Path, where: str
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    workspace = blocker if where == "itself" else blocker / "workspace"
+    host = sync_host(workspace)
+    with pytest.raises(ConfigError) as raised:
+        host.start()
+    message = str(raised.value)
+    assert message.startswith("plugins.workspace_sync.workspace_dir (or EGO_WORKSPACE_DIR): ")
+    assert f"{blocker} is a file, not a directory" in message
+    assert blocker.read_text(encoding="utf-8") == "not a directory"
 
 
 def test_plugin_requires_memory(make_host: HostFactory, workspace: Path) -> None:
@@ -267,11 +302,11 @@ def test_entry_point_is_installed() -> None:
 
 
 def test_a_failed_sync_is_logged_without_content(
-    sync_host: SyncHostFactory, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    sync_host: SyncHostFactory, workspace: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    blocker = tmp_path / "a-file"
-    blocker.write_text("not a directory", encoding="utf-8")
-    host = sync_host(blocker / "workspace")
+    workspace.mkdir(parents=True)
+    (workspace / ".ego-workspace.lock").mkdir()  # the lock cannot be opened: every write fails
+    host = sync_host(workspace)
     host.start()
     with caplog.at_level(logging.WARNING, logger="ego.plugin.workspace_sync"):
         data = call(host, "remember", content="Words that should stay out of the log")
