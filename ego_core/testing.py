@@ -162,6 +162,22 @@ def tool_text(result: Any) -> str:
     return "".join(getattr(block, "text", "") for block in result.content)
 
 
+async def call_ok(client: Any, tool: str, args: Mapping[str, Any] | None = None) -> str:
+    """Call ``tool`` and return its text, failing the test (with that text) if it is an ``isError`` result."""
+    result = await client.call_tool(tool, dict(args or {}))
+    text = tool_text(result)
+    assert not result.is_error, f"{tool}: {text}"
+    return text
+
+
+async def call_error(client: Any, tool: str, args: Mapping[str, Any] | None = None) -> str:
+    """Call ``tool`` and return its text, failing the test unless it is an ``isError`` result."""
+    result = await client.call_tool(tool, dict(args or {}))
+    text = tool_text(result)
+    assert result.is_error, f"{tool} was expected to fail: {text}"
+    return text
+
+
 @pytest.fixture
 def mcp_client_factory() -> Callable[..., Any]:
     return mcp_client

@@ -10,13 +10,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from ego_core.config import Settings
 from ego_core.host import PluginHost
-from ego_core.testing import mcp_client, tool_text
+from ego_core.testing import call_ok, mcp_client
 
 pytestmark = pytest.mark.anyio
 
@@ -36,28 +35,22 @@ def contents(*roots: Path) -> dict[str, str]:
     return found
 
 
-async def call(client: Any, tool: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, tool_text(result)
-    return tool_text(result)
-
-
 async def test_a_refused_save_changes_no_file(
     combo_host: Callable[..., PluginHost], workspace: Path, ego_settings: Settings
 ) -> None:
     data_dir = ego_settings.data_dir
     host = combo_host()
     async with mcp_client(host) as client:
-        await call(client, "remember", {"content": HERONS, "importance": 4})
-        await call(client, "remember", {"content": SECRET, "private": True, "emotion": "sad"})
-        await call(client, "recall", {"context": "herons by the river"})
+        await call_ok(client, "remember", {"content": HERONS, "importance": 4})
+        await call_ok(client, "remember", {"content": SECRET, "private": True, "emotion": "sad"})
+        await call_ok(client, "recall", {"context": "herons by the river"})
         assert "herons" in "".join(p.read_text(encoding="utf-8") for p in workspace.rglob("*.md"))
         before = contents(workspace, data_dir)
 
         refused = [
-            await call(client, "remember", {"content": HERONS}),
-            await call(client, "remember", {"content": NEAR_HERONS, "emotion": "happy", "importance": 5}),
-            await call(client, "remember", {"content": SECRET}),
+            await call_ok(client, "remember", {"content": HERONS}),
+            await call_ok(client, "remember", {"content": NEAR_HERONS, "emotion": "happy", "importance": 5}),
+            await call_ok(client, "remember", {"content": SECRET}),
         ]
 
         assert all(text.startswith(NOT_SAVED) for text in refused), refused

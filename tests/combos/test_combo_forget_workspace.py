@@ -8,13 +8,12 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from combo_support import MODEL_DIR
 
 from ego_core.host import Clock
-from ego_core.testing import HostFactory, mcp_client, tool_text
+from ego_core.testing import HostFactory, call_ok, mcp_client
 from ego_memory.plugin import MemoryPlugin
 from ego_workspace_sync import WorkspaceSyncPlugin
 
@@ -34,12 +33,6 @@ def workspace_text(root: Path) -> str:
     return "\n".join(p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.md")))
 
 
-async def call(client: Any, tool: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(tool, args)
-    assert not result.is_error, tool_text(result)
-    return tool_text(result)
-
-
 async def test_forget_removes_the_memorys_workspace_lines(make_host: HostFactory, tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     clock = Clock(BASE - timedelta(hours=3))
@@ -51,9 +44,9 @@ async def test_forget_removes_the_memorys_workspace_lines(make_host: HostFactory
     )
     host.start()  # kept started after the client disconnects, to inspect the store
     async with mcp_client(host) as client:
-        earlier = await call(client, "remember", {"content": EARLIER_THOUGHT, "category": "introspection"})
+        earlier = await call_ok(client, "remember", {"content": EARLIER_THOUGHT, "category": "introspection"})
         clock.set(BASE)
-        saved = await call(
+        saved = await call_ok(
             client, "remember", {"content": TARGET, "category": "introspection", "importance": 5, "emotion": "moved"}
         )
         target = re.search(r"Saved \(id: (mem_[0-9a-f]{12})\)", saved)
@@ -62,9 +55,9 @@ async def test_forget_removes_the_memorys_workspace_lines(make_host: HostFactory
         ids = []
         for hours, content in enumerate(OTHERS, start=1):
             clock.set(BASE + timedelta(hours=2 * hours))
-            ids.append(re.findall(r"mem_[0-9a-f]{12}", await call(client, "remember", {"content": content}))[0])
-        await call(client, "link_memories", {"source_id": target_id, "target_id": ids[1], "link_type": "caused_by"})
-        await call(client, "link_memories", {"source_id": ids[2], "target_id": target_id})
+            ids.append(re.findall(r"mem_[0-9a-f]{12}", await call_ok(client, "remember", {"content": content}))[0])
+        await call_ok(client, "link_memories", {"source_id": target_id, "target_id": ids[1], "link_type": "caused_by"})
+        await call_ok(client, "link_memories", {"source_id": ids[2], "target_id": target_id})
         assert plugin.memories is not None
         links = plugin.memories.store.get([target_id])[0].links
         assert len({link.target_id for link in links}) == 3
@@ -77,7 +70,9 @@ async def test_forget_removes_the_memorys_workspace_lines(make_host: HostFactory
         assert "apologising for asking questions" in monologue.read_text(encoding="utf-8")
 
         clock.set(BASE + timedelta(days=1))
-        assert (await call(client, "forget", {"memory_id": target_id})).startswith(f"Forgot (id: {target_id}, 1d ago)")
+        assert (await call_ok(client, "forget", {"memory_id": target_id})).startswith(
+            f"Forgot (id: {target_id}, 1d ago)"
+        )
 
     after = workspace_text(workspace)
     assert target_id not in after

@@ -8,13 +8,13 @@ process may do at that moment).
 from __future__ import annotations
 
 import random
-import re
 import threading
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import pytest
+from memory_support import saved_id
 
 from ego_core import ToolError
 from ego_core.host import Clock
@@ -35,12 +35,6 @@ TOPICS = (
     "A quiet chess game in the park ended in a draw",
 )
 LINK_TYPES = ("similar", "caused_by", "leads_to", "related")
-
-
-def saved_id(text: str) -> str:
-    found = re.search(r"Saved \(id: (mem_[0-9a-f]{12})\)", text)
-    assert found, text
-    return found.group(1)
 
 
 def assert_consistent(store: MemoryStore, alive: set[str]) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import select
 import signal
 import subprocess
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
+from memory_support import saved_id
 
 from ego_core.types import EmotionalTrace, Memory, MemoryLink
 from ego_memory.embedding import OnnxEmbedder
@@ -142,12 +142,6 @@ def servers(ego_child: EgoChild) -> Iterator[Callable[[], ServerProcess]]:
         for pipe in (server.proc.stdin, server.proc.stdout):
             if pipe is not None and not pipe.closed:
                 pipe.close()
-
-
-def saved_id(text: str) -> str:
-    found = re.search(r"Saved \(id: (mem_[0-9a-f]{12})\)", text)
-    assert found, text
-    return found.group(1)
 
 
 def doctor(child: EgoChild) -> str:

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
+from memory_support import saved_id
 
 from ego_core import hookimpl
 from ego_core.host import Clock
 from ego_core.responses import truncate
-from ego_core.testing import mcp_client, tool_text
+from ego_core.testing import call_error, call_ok, mcp_client
 from ego_core.types import Memory
 from ego_memory.plugin import MemoryPlugin
 
@@ -56,26 +57,6 @@ class ForgetProbe:
         self.forgotten.append(memory)
 
 
-def saved_id(text: str) -> str:
-    found = re.search(r"Saved \(id: (mem_[0-9a-f]{12})\)", text)
-    assert found, text
-    return found.group(1)
-
-
-async def call(client: Any, tool: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(tool, args)
-    text = tool_text(result)
-    assert not result.is_error, text
-    return text
-
-
-async def call_error(client: Any, tool: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(tool, args)
-    text = tool_text(result)
-    assert result.is_error, text
-    return text
-
-
 def links_naming(plugin: MemoryPlugin, memory_id: str) -> list[tuple[str, str, str]]:
     assert plugin.memories is not None
     rows = plugin.memories.store.db.execute(
@@ -92,7 +73,7 @@ async def test_forget_of_a_memory_with_three_links_leaves_no_trace_anywhere(memo
     store = plugin.memories.store
     async with mcp_client(host) as client:
         target = saved_id(
-            await call(
+            await call_ok(
                 client,
                 "remember",
                 {"content": TARGET, "emotion": "nostalgic", "importance": 4, "category": "introspection"},
@@ -103,20 +84,20 @@ async def test_forget_of_a_memory_with_three_links_leaves_no_trace_anywhere(memo
             [("similar", SIMILAR), ("ci", CI), ("bread", BREAD), ("volcano", VOLCANO)], start=1
         ):
             clock.set(BASE + timedelta(hours=2 * hours))  # 2 h apart: no sequence links between them
-            text = await call(client, "remember", {"content": content, "force": True})
+            text = await call_ok(client, "remember", {"content": content, "force": True})
             ids[name] = saved_id(text)
             if name == "similar":
                 assert "Linked to 1 existing memories." in text  # the similarity link to the target
-        assert "Linked" in await call(
+        assert "Linked" in await call_ok(
             client, "link_memories", {"source_id": target, "target_id": ids["ci"], "link_type": "caused_by"}
         )
-        assert "Linked" in await call(client, "link_memories", {"source_id": ids["bread"], "target_id": target})
+        assert "Linked" in await call_ok(client, "link_memories", {"source_id": ids["bread"], "target_id": target})
 
         linked = {(t, k) for s, t, k in links_naming(plugin, target) if s == target}
         assert linked == {(ids["similar"], "similar"), (ids["ci"], "caused_by"), (ids["bread"], "related")}
         assert {(s, k) for s, t, k in links_naming(plugin, target) if t == target} == linked
 
-        episode_text = await call(
+        episode_text = await call_ok(
             client,
             "create_episode",
             {"memory_ids": [ids["volcano"], target, ids["similar"]], "summary": "A winter of learning signals"},
@@ -127,15 +108,15 @@ async def test_forget_of_a_memory_with_three_links_leaves_no_trace_anywhere(memo
 
         # before: every place that will have to forget it shows it
         snippet = TARGET[:60]
-        assert snippet in await call(client, "get_episode", {"episode_id": episode_id})
-        assert snippet in await call(client, "introspect", {})
-        wake = await call(client, "wake_up", {})
+        assert snippet in await call_ok(client, "get_episode", {"episode_id": episode_id})
+        assert snippet in await call_ok(client, "introspect", {})
+        wake = await call_ok(client, "wake_up", {})
         assert "Last introspection" in wake
         assert snippet in wake
-        assert target in await call(client, "search_memories", {"context": TARGET, "n_results": 10})
+        assert target in await call_ok(client, "search_memories", {"context": TARGET, "n_results": 10})
 
         clock.set(BASE + timedelta(days=3, hours=1))
-        forgot = await call(client, "forget", {"memory_id": target})
+        forgot = await call_ok(client, "forget", {"memory_id": target})
         assert forgot == (
             f"Forgot (id: {target}, 3d ago): {truncate(TARGET, 120)}\n"
             f"Emotion: nostalgic | Importance: 4{SEPARATOR}{FORGET_SCAFFOLD}"
@@ -157,14 +138,14 @@ async def test_forget_of_a_memory_with_three_links_leaves_no_trace_anywhere(memo
 
         # recall and search_memories do not return it, even for its exact text
         for tool in ("recall", "search_memories"):
-            found = await call(client, tool, {"context": TARGET, "n_results": 10})
+            found = await call_ok(client, tool, {"context": TARGET, "n_results": 10})
             assert target not in found
             assert "harbour lights" not in found
             assert "Morse code by lantern" not in found
-        assert ids["similar"] in await call(client, "search_memories", {"context": TARGET, "n_results": 10})
+        assert ids["similar"] in await call_ok(client, "search_memories", {"context": TARGET, "n_results": 10})
 
         # its episode says a member no longer exists and does not show it
-        episode_after = await call(client, "get_episode", {"episode_id": episode_id})
+        episode_after = await call_ok(client, "get_episode", {"episode_id": episode_id})
         assert "Note: 1 memory(ies) no longer exist." in episode_after
         assert target not in episode_after
         assert snippet not in episode_after
@@ -173,17 +154,17 @@ async def test_forget_of_a_memory_with_three_links_leaves_no_trace_anywhere(memo
 
         # introspect and wake_up do not show it
         for tool in ("introspect", "wake_up"):
-            shown = await call(client, tool, {})
+            shown = await call_ok(client, tool, {})
             assert target not in shown
             assert snippet not in shown
             assert "harbour lights" not in shown
-        assert "Last introspection" not in await call(client, "wake_up", {})
+        assert "Last introspection" not in await call_ok(client, "wake_up", {})
 
         # it is gone: a second forget is the not-found error
         again = await call_error(client, "forget", {"memory_id": target})
         assert again == f"Memory not found: {target}{SEPARATOR}{NOT_FOUND_SCAFFOLD}"
         # forgetting its neighbours later works and keeps the store consistent
-        assert "Forgot (id: " in await call(client, "forget", {"memory_id": ids["similar"]})
+        assert "Forgot (id: " in await call_ok(client, "forget", {"memory_id": ids["similar"]})
     assert store.integrity_problems() == []
 
 
@@ -191,9 +172,9 @@ async def test_forget_response_for_a_short_memory_and_its_defaults(memory_hosts:
     clock = Clock(BASE)
     host, _plugin = memory_hosts(clock=clock)
     async with mcp_client(host) as client:
-        memory_id = saved_id(await call(client, "remember", {"content": BREAD}))
+        memory_id = saved_id(await call_ok(client, "remember", {"content": BREAD}))
         clock.set(BASE + timedelta(hours=5, minutes=10))
-        text = await call(client, "forget", {"memory_id": memory_id})
+        text = await call_ok(client, "forget", {"memory_id": memory_id})
     assert text == (
         f"Forgot (id: {memory_id}, 5h ago): {BREAD}\nEmotion: neutral | Importance: 3{SEPARATOR}{FORGET_SCAFFOLD}"
     )
@@ -210,8 +191,8 @@ class DeferredCleanup:
 async def test_lines_returned_by_on_forget_are_added_to_the_response(memory_hosts: MemoryHosts) -> None:
     host, _plugin = memory_hosts(plugins={"deferred": DeferredCleanup()})
     async with mcp_client(host) as client:
-        memory_id = saved_id(await call(client, "remember", {"content": BREAD}))
-        text = await call(client, "forget", {"memory_id": memory_id})
+        memory_id = saved_id(await call_ok(client, "remember", {"content": BREAD}))
+        text = await call_ok(client, "forget", {"memory_id": memory_id})
     head, _, scaffold = text.partition(SEPARATOR)
     assert head.splitlines()[-1] == (
         f"Its mirror line could not be removed yet ({memory_id}); it will be at the next write."
@@ -223,7 +204,7 @@ async def test_forget_of_an_unknown_id_is_an_error_that_never_echoes_other_text(
     host, plugin = memory_hosts()
     assert plugin.memories is not None
     async with mcp_client(host) as client:
-        kept = saved_id(await call(client, "remember", {"content": VOLCANO}))
+        kept = saved_id(await call_ok(client, "remember", {"content": VOLCANO}))
 
         unknown = await call_error(client, "forget", {"memory_id": "mem_0123456789ab"})
         assert unknown == f"Memory not found: mem_0123456789ab{SEPARATOR}{NOT_FOUND_SCAFFOLD}"
@@ -239,6 +220,6 @@ async def test_forget_of_an_unknown_id_is_an_error_that_never_echoes_other_text(
         assert batch.is_error
         assert plugin.memories.store.get([kept]) != []
         # a padded id is still the id
-        assert f"Forgot (id: {kept}, " in await call(client, "forget", {"memory_id": f"  {kept} "})
+        assert f"Forgot (id: {kept}, " in await call_ok(client, "forget", {"memory_id": f"  {kept} "})
     assert plugin.memories.store.count() == 0
     assert plugin.memories.store.integrity_problems() == []

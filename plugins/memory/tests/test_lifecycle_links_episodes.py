@@ -7,10 +7,11 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from memory_support import saved_id
 
 from ego_core import PRIVATE_MARK, ToolError
 from ego_core.host import Clock
-from ego_core.testing import mcp_client, tool_text
+from ego_core.testing import call_error, call_ok, mcp_client
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.privacy import mask_quotes
 
@@ -33,26 +34,6 @@ CONTENTS = (
 SECRET = "I still flinch at deep water since the capsized ferry in 2019"
 
 
-def saved_id(text: str) -> str:
-    found = re.search(r"Saved \(id: (mem_[0-9a-f]{12})\)", text)
-    assert found, text
-    return found.group(1)
-
-
-async def call(client: Any, tool: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(tool, args)
-    text = tool_text(result)
-    assert not result.is_error, text
-    return text
-
-
-async def call_error(client: Any, tool: str, args: dict[str, Any]) -> str:
-    result = await client.call_tool(tool, args)
-    text = tool_text(result)
-    assert result.is_error, text
-    return text
-
-
 def link_rows(plugin: MemoryPlugin) -> set[tuple[str, str, str, float, str]]:
     assert plugin.memories is not None
     rows = plugin.memories.store.db.execute("SELECT source, target, link_type, confidence, note FROM links")
@@ -64,7 +45,7 @@ async def remember_spaced(client: Any, clock: Clock, contents: tuple[str, ...], 
     ids = []
     for offset, content in enumerate(contents):
         clock.set(BASE + timedelta(hours=2 * offset))
-        ids.append(saved_id(await call(client, "remember", {"content": content, "force": True, **extra})))
+        ids.append(saved_id(await call_ok(client, "remember", {"content": content, "force": True, **extra})))
     return ids
 
 
@@ -79,7 +60,7 @@ async def test_link_memories_is_bidirectional_and_repeating_it_is_a_no_op(memory
         a, b, c, _d = await remember_spaced(client, clock, CONTENTS)
         assert link_rows(plugin) == set()
 
-        text = await call(client, "link_memories", {"source_id": a, "target_id": b})
+        text = await call_ok(client, "link_memories", {"source_id": a, "target_id": b})
         assert text == f"Linked {a} <-> {b} (related).{SEPARATOR}{LINK_SCAFFOLD}"
         rows = link_rows(plugin)
         assert {(s, t, k) for s, t, k, _, _ in rows} == {(a, b, "related"), (b, a, "related")}
@@ -87,15 +68,15 @@ async def test_link_memories_is_bidirectional_and_repeating_it_is_a_no_op(memory
 
         # repeating, in either direction, changes nothing and says so (not an error)
         for source, target in ((a, b), (b, a)):
-            again = await call(client, "link_memories", {"source_id": source, "target_id": target})
+            again = await call_ok(client, "link_memories", {"source_id": source, "target_id": target})
             assert again == f"Already linked: {source} <-> {target} (related). Nothing changed."
         assert link_rows(plugin) == rows
 
         # another type between the same pair is another link; the memories see it from both sides
-        assert "Linked" in await call(
+        assert "Linked" in await call_ok(
             client, "link_memories", {"source_id": b, "target_id": a, "link_type": "caused_by"}
         )
-        assert "Linked" in await call(
+        assert "Linked" in await call_ok(
             client, "link_memories", {"source_id": c, "target_id": a, "link_type": "leads_to"}
         )
         assert plugin.memories is not None
@@ -133,7 +114,7 @@ async def test_link_memories_rejects_self_links_unknown_ids_and_unknown_types(me
         assert "link_type" in bad_type
 
         # a forgotten memory cannot be linked any more
-        await call(client, "forget", {"memory_id": b})
+        await call_ok(client, "forget", {"memory_id": b})
         gone = await call_error(client, "link_memories", {"source_id": a, "target_id": b})
         assert gone == f"Memory not found: {b}{SEPARATOR}{NOT_FOUND_SCAFFOLD}"
     assert link_rows(plugin) == set()
@@ -158,11 +139,13 @@ async def test_an_episode_orders_its_memories_by_time_and_takes_the_highest_impo
         for offset, (content, importance) in enumerate(zip(CONTENTS[:3], (2, 5, 3), strict=True)):
             clock.set(BASE + timedelta(hours=2 * offset))
             ids.append(
-                saved_id(await call(client, "remember", {"content": content, "importance": importance, "force": True}))
+                saved_id(
+                    await call_ok(client, "remember", {"content": content, "importance": importance, "force": True})
+                )
             )
         first, second, third = ids
         clock.set(BASE + timedelta(hours=7))
-        created = await call(
+        created = await call_ok(
             client,
             "create_episode",
             {"memory_ids": [third, first, second, first], "summary": "  A   Sunday of small repairs \n"},
@@ -176,7 +159,7 @@ async def test_an_episode_orders_its_memories_by_time_and_takes_the_highest_impo
         assert found, created
         episode_id = found.group(1)
 
-        shown = await call(client, "get_episode", {"episode_id": episode_id})
+        shown = await call_ok(client, "get_episode", {"episode_id": episode_id})
         assert shown == (
             f"Episode {episode_id} (importance 5): A Sunday of small repairs\n"
             "From 2026-05-10 08:00 to 2026-05-10 12:00.\n"
@@ -192,9 +175,9 @@ async def test_an_episode_orders_its_memories_by_time_and_takes_the_highest_impo
         assert stored.importance == 5
 
         # members that no longer exist are filtered out and counted
-        await call(client, "forget", {"memory_id": second})
-        await call(client, "forget", {"memory_id": first})
-        after = await call(client, "get_episode", {"episode_id": episode_id})
+        await call_ok(client, "forget", {"memory_id": second})
+        await call_ok(client, "forget", {"memory_id": first})
+        after = await call_ok(client, "get_episode", {"episode_id": episode_id})
         assert f"1. [3h ago] {CONTENTS[2]} (id: {third}, private: false)" in after
         assert first not in after
         assert second not in after
@@ -206,11 +189,11 @@ async def test_a_private_memory_never_enters_an_episode_summary(memory_hosts: Me
     clock = Clock(BASE)
     host, plugin = memory_hosts(clock=clock)
     async with mcp_client(host) as client:
-        public = saved_id(await call(client, "remember", {"content": CONTENTS[2]}))
+        public = saved_id(await call_ok(client, "remember", {"content": CONTENTS[2]}))
         clock.set(BASE + timedelta(hours=2))
-        secret = saved_id(await call(client, "remember", {"content": SECRET, "private": True, "emotion": "anxious"}))
+        secret = saved_id(await call_ok(client, "remember", {"content": SECRET, "private": True, "emotion": "anxious"}))
         clock.set(BASE + timedelta(hours=3))
-        created = await call(
+        created = await call_ok(
             client,
             "create_episode",
             {"memory_ids": [public, secret], "summary": f"Volcanoes, and then: {SECRET}. A strange evening."},
@@ -219,7 +202,7 @@ async def test_a_private_memory_never_enters_an_episode_summary(memory_hosts: Me
         assert SECRET not in created
         episode_id = re.search(r"Episode (ep_[0-9a-f]{12}) created", created)
         assert episode_id
-        shown = await call(client, "get_episode", {"episode_id": episode_id.group(1)})
+        shown = await call_ok(client, "get_episode", {"episode_id": episode_id.group(1)})
         first_line = shown.splitlines()[0]
         assert SECRET not in first_line
         assert "capsized ferry" not in first_line
@@ -227,7 +210,7 @@ async def test_a_private_memory_never_enters_an_episode_summary(memory_hosts: Me
         assert f"(id: {secret}, private: true)" in shown
 
         # a summary without private text is kept as written, with no note
-        plain = await call(client, "create_episode", {"memory_ids": [public], "summary": "Volcanoes on a Sunday."})
+        plain = await call_ok(client, "create_episode", {"memory_ids": [public], "summary": "Volcanoes on a Sunday."})
         assert "left out" not in plain
 
     assert plugin.memories is not None
@@ -249,9 +232,9 @@ async def test_a_private_memory_never_enters_an_episode_summary(memory_hosts: Me
 async def test_a_quote_from_anywhere_in_a_private_member_is_masked(memory_hosts: MemoryHosts, summary: str) -> None:
     host, plugin = memory_hosts()
     async with mcp_client(host) as client:
-        public = saved_id(await call(client, "remember", {"content": CONTENTS[2]}))
-        secret = saved_id(await call(client, "remember", {"content": SECRET, "private": True}))
-        created = await call(client, "create_episode", {"memory_ids": [public, secret], "summary": summary})
+        public = saved_id(await call_ok(client, "remember", {"content": CONTENTS[2]}))
+        secret = saved_id(await call_ok(client, "remember", {"content": SECRET, "private": True}))
+        created = await call_ok(client, "create_episode", {"memory_ids": [public, secret], "summary": summary})
     assert "Words quoted from private memories were left out of the summary" in created
     assert plugin.memories is not None
     [episode] = plugin.memories.store.episodes()
@@ -274,7 +257,7 @@ def test_quotes_are_masked_as_whole_words_and_unrelated_text_is_kept() -> None:
 async def test_episode_errors_unknown_ids_and_empty_summaries(memory_hosts: MemoryHosts) -> None:
     host, plugin = memory_hosts()
     async with mcp_client(host) as client:
-        kept = saved_id(await call(client, "remember", {"content": CONTENTS[0]}))
+        kept = saved_id(await call_ok(client, "remember", {"content": CONTENTS[0]}))
 
         unknown = await call_error(client, "get_episode", {"episode_id": "ep_0123456789ab"})
         assert unknown == (
