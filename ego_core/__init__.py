@@ -1,4 +1,8 @@
-"""ego core: hook specifications, plugin host, redaction, configuration, MCP server and CLI."""
+"""ego core: the public surface for plugin authors.
+
+Everything a plugin needs is importable from ``ego_core`` itself (and its test fixtures from
+``ego_core.testing``); every other ``ego_core.*`` module is private and may change without notice.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +13,33 @@ try:
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0.0.0+unknown"
 
+from ego_core.config import ConfigError, Settings
+from ego_core.embedding import Embedder, EmbedderFactory, EmbedderSettings, EmbeddingError, Vectors
 from ego_core.errors import InvalidArgumentError, ToolError
 from ego_core.hookspecs import hookimpl, hookspec
+from ego_core.host import Clock, PluginContext, PluginHost, Services, build_host
+from ego_core.plugin import Plugin, PluginBase
 from ego_core.redaction import PRIVATE_MARK
+from ego_core.responses import compose_sections, relative_age, truncate
+from ego_core.services import (
+    BODY_SENSE,
+    DESIRE_LEVELS,
+    MEMORY_STORE,
+    OPEN_QUESTIONS,
+    BodySense,
+    DesireLevels,
+    MemoryService,
+    OpenQuestion,
+    OpenQuestions,
+    QuestionState,
+)
 from ego_core.types import (
+    LINK_TYPES,
     Check,
     Command,
     ConsolidationRun,
     EmotionalTrace,
+    LinkType,
     Memory,
     MemoryLink,
     RecallHit,
@@ -26,21 +49,46 @@ from ego_core.types import (
     RememberDraft,
     Response,
     ScaffoldContext,
+    ScaffoldItem,
     ScaffoldLine,
     Section,
     Tool,
+    ToolHandler,
     ToolOutcome,
+    ToolResult,
 )
 
 __all__ = [
+    "BODY_SENSE",
+    "DESIRE_LEVELS",
+    "LINK_TYPES",
+    "MEMORY_STORE",
+    "OPEN_QUESTIONS",
     "PRIVATE_MARK",
+    "BodySense",
     "Check",
+    "Clock",
     "Command",
+    "ConfigError",
     "ConsolidationRun",
+    "DesireLevels",
+    "Embedder",
+    "EmbedderFactory",
+    "EmbedderSettings",
+    "EmbeddingError",
     "EmotionalTrace",
     "InvalidArgumentError",
+    "LinkType",
     "Memory",
     "MemoryLink",
+    "MemoryService",
+    "OpenQuestion",
+    "OpenQuestions",
+    "Plugin",
+    "PluginBase",
+    "PluginContext",
+    "PluginHost",
+    "QuestionState",
     "RecallHit",
     "RecallNote",
     "RecallQuery",
@@ -48,12 +96,22 @@ __all__ = [
     "RememberDraft",
     "Response",
     "ScaffoldContext",
+    "ScaffoldItem",
     "ScaffoldLine",
     "Section",
+    "Services",
+    "Settings",
     "Tool",
     "ToolError",
+    "ToolHandler",
     "ToolOutcome",
+    "ToolResult",
+    "Vectors",
     "__version__",
+    "build_host",
+    "compose_sections",
     "hookimpl",
     "hookspec",
+    "relative_age",
+    "truncate",
 ]

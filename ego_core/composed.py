@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from ego_core.hookspecs import hookimpl
 from ego_core.host import PluginContext
-from ego_core.types import Response, ScaffoldItem, ScaffoldLine, Section, Tool
+from ego_core.responses import compose_sections
+from ego_core.types import Response, ScaffoldItem, ScaffoldLine, Tool
 
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -15,22 +16,6 @@ WAKE_UP_SCAFFOLD: tuple[ScaffoldItem, ...] = (
     ScaffoldLine("Start with introspect to organize your thoughts.", needs={"introspect"}),
 )
 INTROSPECT_SCAFFOLD: tuple[ScaffoldItem, ...] = ("Reflect on these in your own words. How do you feel right now?",)
-
-
-def compose_sections(results: Sequence[tuple[str, Any]]) -> tuple[list[str], list[ScaffoldItem]]:
-    """Order sections by (order, key); a plugin may return a Section, a str, or a list of them."""
-    sections: list[Section] = []
-    for plugin, result in results:
-        items = result if isinstance(result, list | tuple) else [result]
-        for item in items:
-            if isinstance(item, Section):
-                sections.append(item)
-            elif isinstance(item, str) and item.strip():
-                sections.append(Section(key=plugin, text=item))
-    sections.sort(key=lambda s: (s.order, s.key))
-    texts = [s.text.rstrip() for s in sections if s.text.strip()]
-    scaffold = [line for s in sections for line in s.scaffold]
-    return texts, scaffold
 
 
 class CorePlugin:

@@ -26,6 +26,7 @@ from ego_core import hookspecs
 from ego_core.config import ConfigError, Settings, structure_plugin_config
 from ego_core.embedding import Embedder, EmbedderFactory, EmbedderSettings, EmbeddingError
 from ego_core.logs import install_pipeline, log_event
+from ego_core.plugin import PluginDeclarationError, PluginMetadata
 from ego_core.redaction import RedactionPipeline, secret_redactor
 from ego_core.types import Command, Redactor, Tool
 
@@ -221,7 +222,7 @@ class PluginHost:
         self._tools: dict[str, tuple[str, Tool]] = {}
         self._withdrawn: set[str] = set()
         self._embedders: dict[str, tuple[str, EmbedderFactory]] = {}
-        self._requires: dict[str, tuple[str, ...]] = {}
+        self._metadata: dict[str, PluginMetadata] = {}
         self._started = 0
         self._start_lock = threading.Lock()
         self.redaction = RedactionPipeline([secret_redactor()])
@@ -238,9 +239,14 @@ class PluginHost:
             except Exception as exc:
                 self._fail(plugin_id, "load", f"constructing {cls.__name__} raised {_exc(exc)}")
                 return False
-        requires = getattr(obj, "requires", ()) or ()
-        if isinstance(requires, Iterable) and not isinstance(requires, str):
-            self._requires[plugin_id] = tuple(str(dep) for dep in requires)
+        try:
+            metadata = PluginMetadata.of(obj)
+        except PluginDeclarationError as exc:
+            if essential:
+                raise
+            self._fail(plugin_id, "register", str(exc))
+            return False
+        self._metadata[plugin_id] = metadata
         try:
             self.pm.register(obj, name=plugin_id)
         except (pluggy.PluginValidationError, ValueError) as exc:
@@ -257,7 +263,7 @@ class PluginHost:
             self._fail(plugin_id, "validate", problem)  # each problem names its hook
             return False
         try:
-            config = self._plugin_config(plugin_id, obj)
+            config = self._plugin_config(plugin_id, metadata)
         except ConfigError:
             self.pm.unregister(obj)
             raise
@@ -285,13 +291,11 @@ class PluginHost:
                     )
         return problems
 
-    def _plugin_config(self, plugin_id: str, obj: object) -> Any:
+    def _plugin_config(self, plugin_id: str, metadata: PluginMetadata) -> Any:
         table = self.settings.plugin_tables.get(plugin_id, {})
-        config_class = getattr(obj, "config_class", None)
-        if config_class is None:
+        if metadata.config_class is None:
             return dict(table)
-        env_keys = cast("Mapping[str, str]", getattr(obj, "config_env", {}) or {})
-        return structure_plugin_config(plugin_id, config_class, table, env_keys)
+        return structure_plugin_config(plugin_id, metadata.config_class, table, metadata.config_env)
 
     def discover(
         self,
@@ -345,8 +349,7 @@ class PluginHost:
             changed = False
             for plugin_id in self.plugin_ids():
                 obj = self.pm.get_plugin(plugin_id)
-                requires = tuple(getattr(obj, "requires", ()) or ())
-                missing = [dep for dep in requires if self.pm.get_plugin(dep) is None]
+                missing = [dep for dep in self._metadata[plugin_id].requires if self.pm.get_plugin(dep) is None]
                 if not missing:
                     continue
                 need = ", ".join(missing)
@@ -592,8 +595,7 @@ class PluginHost:
                 self._start_one(plugin_id)
 
     def _start_one(self, plugin_id: str) -> None:
-        obj = self.pm.get_plugin(plugin_id)
-        missing = [d for d in getattr(obj, "requires", ()) or () if d in self._withdrawn]
+        missing = [d for d in self._metadata[plugin_id].requires if d in self._withdrawn]
         if missing:
             self._withdraw(plugin_id, "startup", f"required plugin(s) {', '.join(missing)} failed to start")
             return
@@ -633,7 +635,7 @@ class PluginHost:
             if name in visiting:
                 raise SelectionError(f"plugin dependency cycle through {name!r}")
             visiting.add(name)
-            for dep in getattr(self.pm.get_plugin(name), "requires", ()) or ():
+            for dep in self._metadata[name].requires:
                 visit(dep)
             visiting.discard(name)
             order.append(name)
@@ -725,7 +727,8 @@ class PluginHost:
             info = self.installed.get(plugin_id) or self._distribution_of(plugin_id)
             obj = self.pm.get_plugin(plugin_id)
             hooks = tuple(sorted(c.name for c in self.pm.get_hookcallers(obj) or [])) if obj is not None else ()
-            requires = self._requires.get(plugin_id, ())
+            metadata = self._metadata.get(plugin_id)
+            requires = metadata.requires if metadata is not None else ()
             if plugin_id in failed and not self.is_active(plugin_id):
                 state: Literal["enabled", "disabled", "failed"] = "failed"
             elif self.is_active(plugin_id):

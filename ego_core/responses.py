@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
-from ego_core.types import ScaffoldItem, ScaffoldLine
+from ego_core.types import ScaffoldItem, ScaffoldLine, Section
 
 SEPARATOR = "\n\n---\n"
 
@@ -56,3 +57,19 @@ def relative_age(moment: datetime, now: datetime) -> str:
     if days < 365:
         return f"{days // 30}mo ago"
     return f"{days // 365}y ago"
+
+
+def compose_sections(results: Sequence[tuple[str, Any]]) -> tuple[list[str], list[ScaffoldItem]]:
+    """Order sections by (order, key); a plugin may return a Section, a str, or a list of them."""
+    sections: list[Section] = []
+    for plugin, result in results:
+        items = result if isinstance(result, list | tuple) else [result]
+        for item in items:
+            if isinstance(item, Section):
+                sections.append(item)
+            elif isinstance(item, str) and item.strip():
+                sections.append(Section(key=plugin, text=item))
+    sections.sort(key=lambda s: (s.order, s.key))
+    texts = [s.text.rstrip() for s in sections if s.text.strip()]
+    scaffold = [line for s in sections for line in s.scaffold]
+    return texts, scaffold

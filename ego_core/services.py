@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import attrs
 
 from ego_core.embedding import Vectors
 from ego_core.types import Memory
@@ -66,4 +68,45 @@ class MemoryService(Protocol):
 
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, Vectors]:
         """Stored vectors by id (1-D arrays) for the ids that exist."""
+        ...
+
+
+DESIRE_LEVELS = "desires.levels"
+
+
+@runtime_checkable
+class DesireLevels(Protocol):
+    """The desires plugin's current levels, for plugins that react to them (the self-model's resurfacing)."""
+
+    def levels(self) -> Mapping[str, float]:
+        """Every desire's level now, in [0, 1], by name (``curiosity``, ``cognitive_coherence``, ...)."""
+        ...
+
+
+QuestionState = Literal["active", "fading", "dormant"]
+
+
+@attrs.frozen
+class OpenQuestion:
+    """An unresolved question of the self-model, as other plugins see it (never its private context)."""
+
+    id: str
+    text: str
+    importance: int
+    salience: float
+    """(importance / 5) · 2^(−age_days / (14 · importance)), in [0, 1]."""
+    state: QuestionState
+    """active (salience > 0.3), fading (0.1 < salience ≤ 0.3) or dormant (≤ 0.1)."""
+    created: datetime
+
+
+OPEN_QUESTIONS = "self_model.questions"
+
+
+@runtime_checkable
+class OpenQuestions(Protocol):
+    """The self-model's unresolved questions (the desires plugin's nagging feeling reads the fading ones)."""
+
+    def unresolved(self) -> Sequence[OpenQuestion]:
+        """Every unresolved question with its salience now, most salient first."""
         ...

@@ -5,7 +5,14 @@
 - ``fake_dist``: install a throwaway distribution with an ``ego`` entry point on ``sys.path``, so real
   entry-point discovery runs without pip.
 - ``mcp_client(host)``: an async context manager giving an in-memory MCP ``Client`` for the host's server.
-- ``tool_text(result)``: the text of a tool result.
+- ``tool_text(result)``: the text of a tool result; ``call_ok`` / ``call_error`` call a tool and check it.
+
+It also re-exports what plugin tests need from the core's internals, so a plugin's tests import only from
+``ego_core`` and ``ego_core.testing``: ``SEPARATOR`` (between a response's data and its scaffold),
+``load_settings`` and ``structure_plugin_config`` (configuration as ``ego`` reads it), ``configure_logging``
+(ego's log handlers, to inspect what reaches the log files), ``export_file`` / ``import_file`` /
+``PortableError`` (``ego export`` / ``ego import`` in-process), ``ToolRunner`` (tool calls without an MCP
+session, for fuzzing), ``mask_secrets`` and ``WITHHELD`` (the core's redaction).
 """
 
 from __future__ import annotations
@@ -22,11 +29,33 @@ from typing import Any, Protocol
 import attrs
 import pytest
 
-from ego_core.config import Settings
+from ego_core.config import Settings, load_settings, structure_plugin_config
 from ego_core.host import Clock, PluginHost, build_host
-from ego_core.logs import active_pipeline, install_pipeline, reset_logging
+from ego_core.logs import active_pipeline, configure_logging, install_pipeline, reset_logging
+from ego_core.portable import PortableError, export_file, import_file
+from ego_core.redaction import WITHHELD
+from ego_core.responses import SEPARATOR
+from ego_core.secrets import mask_secrets
+from ego_core.server import ToolRunner
 
-__all__ = ["FakeDist", "HostFactory", "mcp_client", "tool_text"]
+__all__ = [
+    "SEPARATOR",
+    "WITHHELD",
+    "FakeDist",
+    "HostFactory",
+    "PortableError",
+    "ToolRunner",
+    "call_error",
+    "call_ok",
+    "configure_logging",
+    "export_file",
+    "import_file",
+    "load_settings",
+    "mask_secrets",
+    "mcp_client",
+    "structure_plugin_config",
+    "tool_text",
+]
 
 
 @pytest.fixture

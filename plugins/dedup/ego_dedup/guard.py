@@ -10,9 +10,7 @@ from datetime import datetime
 
 import attrs
 
-from ego_core.responses import relative_age, truncate
-from ego_core.services import MemoryService
-from ego_core.types import Memory, Response, ScaffoldItem
+from ego_core import Memory, MemoryService, Response, ScaffoldItem, relative_age, truncate
 
 NOT_SAVED = "Not saved — very similar memory already exists."
 EXISTING_SNIPPET = 120

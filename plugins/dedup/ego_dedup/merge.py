@@ -14,9 +14,7 @@ from datetime import datetime
 import attrs
 import numpy as np
 
-from ego_core.responses import truncate
-from ego_core.services import MemoryService
-from ego_core.types import ConsolidationRun, Memory, ScaffoldItem, ScaffoldLine, Section
+from ego_core import ConsolidationRun, Memory, MemoryService, ScaffoldItem, ScaffoldLine, Section, truncate
 
 SECTION_KEY = "dedup"
 SECTION_ORDER = 50

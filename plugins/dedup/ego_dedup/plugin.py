@@ -5,10 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from ego_core.hookspecs import hookimpl
-from ego_core.host import PluginContext
-from ego_core.services import MEMORY_STORE, MemoryService
-from ego_core.types import ConsolidationRun, RememberDraft, Response, Section
+from ego_core import (
+    MEMORY_STORE,
+    ConsolidationRun,
+    MemoryService,
+    PluginContext,
+    RememberDraft,
+    Response,
+    Section,
+    hookimpl,
+)
 from ego_dedup.config import CONFIG_ENV, DedupConfig
 from ego_dedup.guard import duplicate_response, find_duplicate
 from ego_dedup.merge import find_pairs, merge_section, window_memories

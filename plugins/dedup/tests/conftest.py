@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from dedup_support import MODEL_DIR, NOON, memory_config
 
-from ego_core.host import Clock, PluginHost
+from ego_core import Clock, PluginHost
 from ego_core.testing import HostFactory
 from ego_dedup import DedupPlugin
 from ego_memory.plugin import MemoryPlugin

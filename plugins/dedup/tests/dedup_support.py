@@ -11,8 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ego_core.host import PluginHost
-from ego_core.services import MEMORY_STORE, MemoryService
+from ego_core import MEMORY_STORE, MemoryService, PluginHost
 from ego_core.testing import tool_text
 
 MODEL_DIR = Path(__file__).resolve().parents[3].parent / "shared/models/all-MiniLM-L6-v2/onnx"

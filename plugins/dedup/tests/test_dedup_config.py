@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from dedup_support import MODEL_DIR
 
-from ego_core.config import ConfigError, load_settings
-from ego_core.host import PluginHost
-from ego_core.testing import HostFactory
+from ego_core import ConfigError, PluginHost
+from ego_core.testing import HostFactory, load_settings
 from ego_dedup import DedupConfig, DedupPlugin
 from ego_memory.plugin import MemoryPlugin
 

@@ -14,9 +14,8 @@ from datetime import datetime, timedelta
 import pytest
 from dedup_support import JA_FIRST, JA_SECOND, PARAPHRASES, UNRELATED, remember, saved_id, similarity, store_of
 
-from ego_core.host import Clock, PluginHost
+from ego_core import Clock, ConsolidationRun, PluginHost, Section
 from ego_core.testing import mcp_client
-from ego_core.types import ConsolidationRun, Section
 from ego_dedup import SECTION_KEY, SECTION_ORDER
 
 pytestmark = pytest.mark.anyio

@@ -8,9 +8,8 @@ from collections.abc import Callable
 import pytest
 from dedup_support import PARAPHRASES, UNRELATED, mentioned_tools, remember, saved_id
 
-from ego_core.host import PluginHost
-from ego_core.responses import SEPARATOR
-from ego_core.testing import mcp_client, tool_text
+from ego_core import PluginHost
+from ego_core.testing import SEPARATOR, mcp_client, tool_text
 
 pytestmark = pytest.mark.anyio
 

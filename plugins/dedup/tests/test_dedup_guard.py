@@ -20,7 +20,7 @@ from dedup_support import (
     store_of,
 )
 
-from ego_core.host import Clock, PluginHost
+from ego_core import Clock, PluginHost
 from ego_core.testing import mcp_client
 from ego_dedup import NOT_SAVED
 

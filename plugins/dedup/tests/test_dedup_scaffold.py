@@ -8,10 +8,8 @@ from typing import Any
 import pytest
 from dedup_support import NEAR_DUPLICATE, PARAPHRASES, UNRELATED, memory_config, mentioned_tools, remember, saved_id
 
-from ego_core import ScaffoldLine, Tool, hookimpl
-from ego_core.host import Clock, PluginHost
-from ego_core.responses import SEPARATOR
-from ego_core.testing import HostFactory, mcp_client, tool_text
+from ego_core import Clock, PluginHost, ScaffoldLine, Tool, hookimpl
+from ego_core.testing import SEPARATOR, HostFactory, mcp_client, tool_text
 from ego_dedup import GUARD_SCAFFOLD, NOT_SAVED, DedupPlugin
 from ego_dedup.merge import REVIEW_WITH_RECALL, REVIEW_WITH_RECALL_AND_FORGET, review_scaffold
 from ego_memory.plugin import MemoryPlugin

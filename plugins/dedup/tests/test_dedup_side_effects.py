@@ -17,12 +17,8 @@ from typing import Any
 import pytest
 from dedup_support import NEAR_DUPLICATE, PARAPHRASES, UNRELATED, memory_config, remember, saved_id, store_of
 
-from ego_core import PRIVATE_MARK, ToolOutcome, hookimpl
-from ego_core.config import Settings
-from ego_core.host import Clock, PluginHost
-from ego_core.logs import configure_logging
-from ego_core.testing import HostFactory, mcp_client
-from ego_core.types import Memory
+from ego_core import PRIVATE_MARK, Clock, Memory, PluginHost, Settings, ToolOutcome, hookimpl
+from ego_core.testing import HostFactory, configure_logging, mcp_client
 from ego_dedup import NOT_SAVED, DedupPlugin
 from ego_memory.plugin import MemoryPlugin
 

@@ -5,10 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from ego_core.hookspecs import hookimpl
-from ego_core.host import PluginContext
-from ego_core.services import BODY_SENSE
-from ego_core.types import Section
+from ego_core import BODY_SENSE, PluginContext, Section, hookimpl
 from ego_interoception.body import BodySenseService, PsutilSampler, Sampler
 from ego_interoception.config import CONFIG_ENV, InteroceptionConfig
 

@@ -18,8 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ego_core.host import Clock
-from ego_core.services import BodySense
+from ego_core import BodySense, Clock
 from ego_interoception import (
     PHASES,
     UNKNOWN,

@@ -12,12 +12,8 @@ import attrs
 import psutil
 import pytest
 
-from ego_core.config import ConfigError, Settings, load_settings
-from ego_core.hookspecs import hookimpl
-from ego_core.host import Clock
-from ego_core.services import BODY_SENSE, BodySense
-from ego_core.testing import HostFactory, mcp_client, tool_text
-from ego_core.types import Section
+from ego_core import BODY_SENSE, BodySense, Clock, ConfigError, Section, Settings, hookimpl
+from ego_core.testing import HostFactory, load_settings, mcp_client, tool_text
 from ego_interoception import BodySenseService, InteroceptionConfig, InteroceptionPlugin, Readings
 
 # 19:30 in Tokyo.

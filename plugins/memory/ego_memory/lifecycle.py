@@ -9,10 +9,20 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, cast
 
-from ego_core import ConsolidationRun, Response, ScaffoldLine, ToolError
-from ego_core.composed import compose_sections
-from ego_core.responses import relative_age, truncate
-from ego_core.types import LINK_TYPES, LinkType, Memory, MemoryLink, ScaffoldItem
+from ego_core import (
+    LINK_TYPES,
+    ConsolidationRun,
+    LinkType,
+    Memory,
+    MemoryLink,
+    Response,
+    ScaffoldItem,
+    ScaffoldLine,
+    ToolError,
+    compose_sections,
+    relative_age,
+    truncate,
+)
 from ego_memory.memories import Memories, extra_lines
 from ego_memory.privacy import mask_quotes
 from ego_memory.store import Episode, StoreError, to_millis

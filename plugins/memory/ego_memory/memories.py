@@ -10,12 +10,25 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from ego_core import PRIVATE_MARK, InvalidArgumentError, RecallHit, RecallNote, RecallQuery, Response
-from ego_core.embedding import Embedder, Vectors
-from ego_core.host import PluginContext
-from ego_core.responses import relative_age, truncate
-from ego_core.services import BODY_SENSE, BodySense
-from ego_core.types import EmotionalTrace, Memory, MemoryLink, RememberDraft
+from ego_core import (
+    BODY_SENSE,
+    PRIVATE_MARK,
+    BodySense,
+    Embedder,
+    EmotionalTrace,
+    InvalidArgumentError,
+    Memory,
+    MemoryLink,
+    PluginContext,
+    RecallHit,
+    RecallNote,
+    RecallQuery,
+    RememberDraft,
+    Response,
+    Vectors,
+    relative_age,
+    truncate,
+)
 from ego_memory.config import MemoryConfig
 from ego_memory.emotions import CATEGORIES, EMOTIONS, VIVID_INTENSITY
 from ego_memory.model import (

@@ -21,7 +21,7 @@ import cattrs
 from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.gen import make_dict_structure_fn
 
-from ego_core.types import EmotionalTrace, Memory, MemoryLink
+from ego_core import EmotionalTrace, Memory, MemoryLink
 from ego_memory.emotions import CATEGORIES, DEFAULT_CATEGORY, DEFAULT_EMOTION, EMOTIONS, clamp
 
 T = TypeVar("T")

@@ -10,13 +10,26 @@ from typing import Any
 
 import attrs
 
-from ego_core import Check, Command, Redactor, ScaffoldLine, Section, ToolError, hookimpl
-from ego_core.config import ConfigError
-from ego_core.embedding import EmbedderFactory, EmbedderSettings, EmbeddingError
-from ego_core.host import PluginContext
-from ego_core.responses import relative_age, truncate
-from ego_core.services import MEMORY_STORE
-from ego_core.types import ScaffoldItem, Tool, ToolHandler
+from ego_core import (
+    MEMORY_STORE,
+    Check,
+    Command,
+    ConfigError,
+    EmbedderFactory,
+    EmbedderSettings,
+    EmbeddingError,
+    PluginContext,
+    Redactor,
+    ScaffoldItem,
+    ScaffoldLine,
+    Section,
+    Tool,
+    ToolError,
+    ToolHandler,
+    hookimpl,
+    relative_age,
+    truncate,
+)
 from ego_memory import portable
 from ego_memory.config import CONFIG_ENV, MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS, CachedEmbedder

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from ego_core.types import Memory
+from ego_core import Memory
 from ego_memory.memories import Memories
 from ego_memory.model import RecordError, converter, memory_to_dict, normal_importance, read_memory_record, read_strict
 from ego_memory.store import Episode

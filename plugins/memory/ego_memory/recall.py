@@ -19,7 +19,7 @@ from datetime import datetime
 import attrs
 import numpy as np
 
-from ego_core.embedding import Vectors
+from ego_core import Vectors
 from ego_memory.config import RecallConfig
 from ego_memory.emotions import EMOTIONS
 from ego_memory.store import Filters, MemoryStore

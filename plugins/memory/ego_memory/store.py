@@ -37,8 +37,7 @@ from urllib.parse import urlparse
 import attrs
 import numpy as np
 
-from ego_core.embedding import Vectors
-from ego_core.types import EmotionalTrace, LinkType, Memory, MemoryLink
+from ego_core import EmotionalTrace, LinkType, Memory, MemoryLink, Vectors
 from ego_memory.locking import FileLock
 
 _log = logging.getLogger("ego.plugin.memory.store")

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 from mcp import StdioServerParameters
 
-from ego_core.config import Settings
-from ego_core.host import Clock, PluginHost, build_host
+from ego_core import Clock, PluginHost, Settings, build_host
 from ego_memory.embedding import OnnxEmbedder
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.store import MemoryStore
@@ -35,7 +34,7 @@ def model_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def onnx_embedder(model_dir: Path) -> OnnxEmbedder:
-    from ego_core.embedding import EmbedderSettings
+    from ego_core import EmbedderSettings
 
     return OnnxEmbedder(EmbedderSettings(model_dir=model_dir))
 

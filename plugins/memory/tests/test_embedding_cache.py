@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ego_core.embedding import Embedder, Vectors
+from ego_core import Embedder, Vectors
 from ego_memory.embedding import CachedEmbedder
 
 

@@ -11,7 +11,7 @@ import httpx
 import numpy as np
 import pytest
 
-from ego_core.embedding import Embedder, EmbedderSettings, EmbeddingError
+from ego_core import Embedder, EmbedderSettings, EmbeddingError
 from ego_memory.embedding import BUILTIN_EMBEDDERS
 from ego_memory.embedding.gemini import GeminiEmbedder
 from ego_memory.embedding.http import RETRY_AFTER_CAP_S, backoff_delay, parse_retry_after

@@ -16,7 +16,7 @@ import onnxruntime as ort
 import pytest
 from tokenizers import Tokenizer
 
-from ego_core.embedding import Embedder, EmbedderSettings, EmbeddingError
+from ego_core import Embedder, EmbedderSettings, EmbeddingError
 from ego_memory.embedding import BUILTIN_EMBEDDERS, OnnxEmbedder, default_onnx_model_dir
 from ego_memory.embedding import onnx as onnx_module
 

@@ -15,10 +15,8 @@ import httpx
 import numpy as np
 import pytest
 
-from ego_core import hookimpl
-from ego_core.embedding import EmbedderFactory, EmbedderSettings, EmbeddingError
-from ego_core.secrets import mask_secrets
-from ego_core.testing import mcp_client, tool_text
+from ego_core import EmbedderFactory, EmbedderSettings, EmbeddingError, hookimpl
+from ego_core.testing import mask_secrets, mcp_client, tool_text
 from ego_memory.config import MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS
 from ego_memory.embedding.errors import ProviderError

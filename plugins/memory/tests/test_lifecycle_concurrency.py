@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 from memory_support import saved_id
 
-from ego_core import ToolError
-from ego_core.host import Clock
-from ego_core.types import Memory
+from ego_core import Clock, Memory, ToolError
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.memories import Memories
 from ego_memory.store import MemoryStore

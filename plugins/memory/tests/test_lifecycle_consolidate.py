@@ -9,9 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pytest
 
-from ego_core import ConsolidationRun, Section, hookimpl
-from ego_core.host import Clock
-from ego_core.types import EmotionalTrace, Memory
+from ego_core import Clock, ConsolidationRun, EmotionalTrace, Memory, Section, hookimpl
 from ego_memory.memories import Memories, new_memory_id
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.store import MemoryStore

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from memory_support import saved_id
 
-from ego_core.types import EmotionalTrace, Memory, MemoryLink
+from ego_core import EmotionalTrace, Memory, MemoryLink
 from ego_memory.embedding import OnnxEmbedder
 from ego_memory.memories import new_memory_id
 from ego_memory.store import MemoryStore, chroma_metadata

@@ -13,11 +13,8 @@ from typing import TYPE_CHECKING
 import pytest
 from memory_support import saved_id
 
-from ego_core import hookimpl
-from ego_core.host import Clock
-from ego_core.responses import truncate
+from ego_core import Clock, Memory, hookimpl, truncate
 from ego_core.testing import call_error, call_ok, mcp_client
-from ego_core.types import Memory
 from ego_memory.plugin import MemoryPlugin
 
 if TYPE_CHECKING:

@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from memory_support import saved_id
 
-from ego_core import PRIVATE_MARK, ToolError
-from ego_core.host import Clock
+from ego_core import PRIVATE_MARK, Clock, ToolError
 from ego_core.testing import call_error, call_ok, mcp_client
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.privacy import mask_quotes

@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ego_core import PRIVATE_MARK, RecallQuery
-from ego_core.host import Clock
-from ego_core.portable import PortableError, export_file, import_file
+from ego_core import PRIVATE_MARK, Clock, RecallQuery
+from ego_core.testing import PortableError, export_file, import_file
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.store import Filters
 

@@ -17,10 +17,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from ego_core import ToolError, hookimpl
-from ego_core.config import Settings
-from ego_core.embedding import EmbedderFactory
-from ego_core.host import Clock
+from ego_core import Clock, EmbedderFactory, Settings, ToolError, hookimpl
 from ego_core.testing import HostFactory
 from ego_memory.embedding import OnnxEmbedder
 from ego_memory.lifecycle import Lifecycle

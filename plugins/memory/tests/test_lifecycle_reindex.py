@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING
 import pytest
 from mcp import Client
 
-from ego_core.embedding import Vectors
+from ego_core import EmotionalTrace, Memory, Vectors
 from ego_core.testing import tool_text
-from ego_core.types import EmotionalTrace, Memory
 from ego_memory.embedding import OnnxEmbedder
 from ego_memory.memories import new_memory_id
 from ego_memory.store import MemoryStore, ModelMismatchError, chroma_metadata, collection_name

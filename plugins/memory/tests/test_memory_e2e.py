@@ -172,7 +172,7 @@ def register_embedders(register):
 
 @pytest.mark.anyio
 async def test_serve_refuses_a_store_built_with_another_model(ego_child: EgoChild, onnx_embedder: OnnxEmbedder) -> None:
-    from ego_core.types import Memory
+    from ego_core import Memory
 
     store = MemoryStore(ego_child.data_dir / "memory", onnx_embedder.model_id)
     store.open(onnx_embedder.embed)
@@ -211,7 +211,7 @@ async def test_serve_refuses_a_store_built_with_another_model(ego_child: EgoChil
 
 
 def test_memory_stats_command_counts_the_memories(ego_child: EgoChild, onnx_embedder: OnnxEmbedder) -> None:
-    from ego_core.types import Memory
+    from ego_core import Memory
 
     store = MemoryStore(ego_child.data_dir / "memory", onnx_embedder.model_id)
     store.open(onnx_embedder.embed)

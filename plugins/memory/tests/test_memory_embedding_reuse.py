@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ego_core.services import MEMORY_STORE, MemoryService
+from ego_core import MEMORY_STORE, MemoryService
 from ego_memory.embedding import CachedEmbedder
 from ego_memory.memories import Memories
 

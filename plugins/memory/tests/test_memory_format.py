@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ego_core.host import Clock
+from ego_core import Clock
 from ego_core.testing import mcp_client, tool_text
 from ego_memory.emotions import CATEGORIES, EMOTIONS
 from ego_memory.memories import PRIVATE_SAVED_NOTE, RECALL_SCAFFOLD, REMEMBER_SCAFFOLD

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ego_core import RecallQuery
-from ego_core.portable import PortableError, export_file, import_file
+from ego_core.testing import PortableError, export_file, import_file
 from ego_memory.config import MemoryConfig
 from ego_memory.emotions import CATEGORIES, EMOTIONS
 from ego_memory.memories import Memories

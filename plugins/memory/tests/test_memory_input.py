@@ -10,8 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ego_core.server import ToolRunner
-from ego_core.testing import mcp_client, tool_text
+from ego_core.testing import ToolRunner, mcp_client, tool_text
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts

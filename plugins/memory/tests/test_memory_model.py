@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ego_core.types import LINK_TYPES, EmotionalTrace, Memory, MemoryLink
+from ego_core import LINK_TYPES, EmotionalTrace, Memory, MemoryLink
 from ego_memory.emotions import CATEGORIES, EMOTIONS
 from ego_memory.model import memory_from_dict, memory_to_dict
 

@@ -15,12 +15,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 
-from ego_core import PRIVATE_MARK
-from ego_core.config import Settings
-from ego_core.host import Clock, build_host
-from ego_core.logs import configure_logging
-from ego_core.responses import truncate
-from ego_core.testing import mcp_client, tool_text
+from ego_core import PRIVATE_MARK, Clock, Settings, build_host, truncate
+from ego_core.testing import configure_logging, mcp_client, tool_text
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.privacy import KEY, QUOTE_MIN, PrivateContentRedactor, mask_quotes
 

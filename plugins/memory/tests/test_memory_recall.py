@@ -12,10 +12,8 @@ import attrs
 import numpy as np
 import pytest
 
-from ego_core import RecallNote, hookimpl
-from ego_core.host import Clock
+from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, RecallHit, RecallNote, RecallQuery, hookimpl
 from ego_core.testing import mcp_client, tool_text
-from ego_core.types import EmotionalTrace, Memory, MemoryLink, RecallHit, RecallQuery
 from ego_memory.config import RecallConfig
 from ego_memory.embedding import OnnxEmbedder
 from ego_memory.recall import RecallEngine, hopfield_complete

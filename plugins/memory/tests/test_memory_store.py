@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ego_core.types import EmotionalTrace, Memory, MemoryLink
+from ego_core import EmotionalTrace, Memory, MemoryLink
 from ego_memory.embedding import OnnxEmbedder
 from ego_memory.store import Filters, MemoryStore, ModelMismatchError, chroma_metadata
 from ego_memory.text import trigram_query, words_query

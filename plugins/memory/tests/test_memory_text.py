@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ego_core.types import Memory
+from ego_core import Memory
 from ego_memory.config import RecallConfig
 from ego_memory.embedding import OnnxEmbedder
 from ego_memory.recall import RecallEngine

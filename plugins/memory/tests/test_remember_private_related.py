@@ -7,8 +7,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from ego_core.host import Clock
-from ego_core.responses import truncate
+from ego_core import Clock, truncate
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts

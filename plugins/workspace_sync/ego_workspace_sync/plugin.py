@@ -10,11 +10,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from ego_core.config import ConfigError
-from ego_core.hookspecs import hookimpl
-from ego_core.host import PluginContext
-from ego_core.services import MEMORY_STORE, MemoryService
-from ego_core.types import Check, Memory
+from ego_core import MEMORY_STORE, Check, ConfigError, Memory, MemoryService, PluginContext, hookimpl
 from ego_workspace_sync.config import CONFIG_ENV, WorkspaceSyncConfig
 from ego_workspace_sync.journal import JOURNAL_NAME
 from ego_workspace_sync.render import INTROSPECTION

@@ -22,7 +22,7 @@ from datetime import date, tzinfo
 
 import attrs
 
-from ego_core.types import Memory
+from ego_core import Memory
 
 Redact = Callable[[str], str]
 

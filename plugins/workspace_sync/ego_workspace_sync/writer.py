@@ -33,7 +33,7 @@ from typing import Literal
 
 import attrs
 
-from ego_core.types import Memory
+from ego_core import Memory
 from ego_workspace_sync.files import (
     LOCK_NAME,
     WorkspaceLock,

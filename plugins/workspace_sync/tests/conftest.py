@@ -10,8 +10,7 @@ import attrs
 import pytest
 from workspace_helpers import MODEL_DIR, MOMENT, SyncHostFactory
 
-from ego_core.config import Settings
-from ego_core.host import Clock, PluginHost
+from ego_core import Clock, PluginHost, Settings
 from ego_core.testing import HostFactory
 from ego_memory.plugin import MemoryPlugin
 from ego_workspace_sync import WorkspaceSyncPlugin

@@ -19,8 +19,7 @@ import attrs
 import pytest
 from workspace_helpers import MODEL_DIR, MOMENT, SyncHostFactory, call, lines_of, remember, sample_memory
 
-from ego_core.config import Settings
-from ego_core.host import Clock, PluginHost
+from ego_core import Clock, PluginHost, Settings
 from ego_core.testing import HostFactory
 from ego_memory.plugin import MemoryPlugin
 from ego_workspace_sync import SYNC_FAILED_NOTE, WorkspaceSyncPlugin, WorkspaceWriteError, WorkspaceWriter
@@ -261,7 +260,7 @@ WORKER = textwrap.dedent(
     import sys, time, zoneinfo
     from datetime import UTC, datetime
     from pathlib import Path
-    from ego_core.types import Memory
+    from ego_core import Memory
     from ego_workspace_sync import WorkspaceWriter
 
     root, prefix, go = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])

@@ -17,8 +17,7 @@ from workspace_helpers import (
     sample_memory,
 )
 
-from ego_core import ToolError
-from ego_core.host import Clock, PluginHost
+from ego_core import Clock, PluginHost, ToolError
 from ego_core.testing import mcp_client, tool_text
 from ego_workspace_sync import (
     RenderError,

@@ -18,7 +18,7 @@ from workspace_helpers import (
     sample_memory,
 )
 
-from ego_core.host import PluginHost
+from ego_core import PluginHost
 from ego_workspace_sync import PrivateMemoryError, WorkspaceWriteError, WorkspaceWriter, entry_line
 from ego_workspace_sync.render import monologue_text
 
@@ -183,7 +183,7 @@ def test_no_private_content_in_any_workspace_file(
 
 def test_a_failing_redactor_means_nothing_is_written(tmp_path: Path) -> None:
     """The pipeline fails closed (the whole text becomes WITHHELD); the writer then writes nothing at all."""
-    from ego_core.redaction import WITHHELD
+    from ego_core.testing import WITHHELD
 
     root = tmp_path / "ws"
     writer = WorkspaceWriter(root, tz=TOKYO, redact=lambda _text: WITHHELD)

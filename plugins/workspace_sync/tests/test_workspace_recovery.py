@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 from workspace_helpers import SAVED, SyncHostFactory, call, forget, lines_of, remember, sample_memory
 
-from ego_core.config import Settings
-from ego_core.host import PluginHost
+from ego_core import PluginHost, Settings
 from ego_core.testing import mcp_client, tool_text
 from ego_workspace_sync import FORGET_PENDING_NOTE, JOURNAL_NAME, WorkspaceWriter
 

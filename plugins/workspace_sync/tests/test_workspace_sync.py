@@ -19,9 +19,7 @@ from workspace_helpers import (
     remember,
 )
 
-from ego_core import RememberDraft, Response, hookimpl
-from ego_core.config import ConfigError, Settings
-from ego_core.host import Clock
+from ego_core import Clock, ConfigError, RememberDraft, Response, Settings, hookimpl
 from ego_core.testing import HostFactory, mcp_client, tool_text
 from ego_workspace_sync import CONFIG_ENV, WorkspaceSyncConfig, WorkspaceSyncPlugin
 
@@ -221,7 +219,7 @@ def test_a_relative_workspace_dir_is_a_config_error(make_host: HostFactory) -> N
 
 
 def test_home_is_expanded_in_the_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from ego_core.config import structure_plugin_config
+    from ego_core.testing import structure_plugin_config
 
     monkeypatch.setenv("HOME", str(tmp_path))
     config = structure_plugin_config(

@@ -9,8 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from ego_core.host import Clock, PluginHost
-from ego_core.types import EmotionalTrace, Memory
+from ego_core import Clock, EmotionalTrace, Memory, PluginHost
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO_ROOT.parent / "shared/models/all-MiniLM-L6-v2/onnx")

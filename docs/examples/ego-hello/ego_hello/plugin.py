@@ -20,9 +20,12 @@ from typing import Any, ClassVar
 import attrs
 
 from ego_core import (
+    BODY_SENSE,
     PRIVATE_MARK,
+    BodySense,
     Check,
     InvalidArgumentError,
+    PluginContext,
     Redactor,
     Response,
     ScaffoldLine,
@@ -30,10 +33,9 @@ from ego_core import (
     Tool,
     ToolError,
     hookimpl,
+    relative_age,
+    truncate,
 )
-from ego_core.host import PluginContext
-from ego_core.responses import relative_age, truncate
-from ego_core.services import BODY_SENSE, BodySense
 from ego_hello.notes import NoteBook, NoteStoreError, body, fold, is_private
 
 NOTES_SERVICE = "hello.notes"

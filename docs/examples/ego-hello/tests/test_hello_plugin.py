@@ -13,10 +13,7 @@ from typing import Any
 
 import pytest
 
-from ego_core import PRIVATE_MARK, hookimpl
-from ego_core.config import ConfigError
-from ego_core.host import Clock, PluginContext
-from ego_core.services import BODY_SENSE
+from ego_core import BODY_SENSE, PRIVATE_MARK, Clock, ConfigError, PluginContext, hookimpl
 from ego_core.testing import HostFactory, mcp_client, tool_text
 from ego_hello import NOTES_SERVICE, HelloPlugin, NoteBook, NoteReader
 

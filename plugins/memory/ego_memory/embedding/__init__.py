@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ego_core.embedding import Embedder, EmbedderFactory, EmbedderSettings
+from ego_core import Embedder, EmbedderFactory, EmbedderSettings
 
 from .cache import CachedEmbedder
 from .onnx import OnnxEmbedder, default_onnx_model_dir

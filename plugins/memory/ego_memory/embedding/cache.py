@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ego_core.embedding import Embedder, Vectors
+from ego_core import Embedder, Vectors
 
 Vector = npt.NDArray[np.float32]
 

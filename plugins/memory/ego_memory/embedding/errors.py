@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from ego_core.embedding import EmbeddingError
+from ego_core import EmbeddingError
 
 API_KEY_ENV_SETTING = "api_key_env"
 """``EmbedderSettings.extra`` key: the variable named by ``[plugins.memory] api_key_env``, for messages."""

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import httpx
 import numpy as np
 
-from ego_core.embedding import EmbedderSettings, EmbeddingError, Vectors
+from ego_core import EmbedderSettings, EmbeddingError, Vectors
 
 from .errors import API_KEY_ENV_SETTING, ProviderError, ProviderErrorKind
 

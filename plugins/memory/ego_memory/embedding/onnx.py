@@ -18,7 +18,7 @@ import numpy as np
 import onnxruntime as ort  # type: ignore[import-untyped, unused-ignore]
 from tokenizers import Tokenizer
 
-from ego_core.embedding import EmbedderSettings, EmbeddingError, Vectors
+from ego_core import EmbedderSettings, EmbeddingError, Vectors
 
 STANDARD_MODEL_NAME = "all-MiniLM-L6-v2"
 DEFAULT_MAX_SEQ_LENGTH = 256

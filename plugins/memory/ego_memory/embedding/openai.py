@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import httpx
 
-from ego_core.embedding import EmbedderSettings, EmbeddingError
+from ego_core import EmbedderSettings, EmbeddingError
 
 from .http import HttpEmbedder, SleepFn, resolve_api_key
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ego_core.embedding import EmbedderSettings, EmbeddingError, Vectors
+from ego_core import EmbedderSettings, EmbeddingError, Vectors
 
 DEFAULT_ST_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 INSTALL_HINT = "pip install 'ego-memory[sentence-transformers]'"

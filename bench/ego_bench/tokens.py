@@ -1,8 +1,8 @@
-"""Token cost of ego in an agent's context (SPEC §7): the tools/list definitions and typical responses.
+"""Token cost of ego in an agent's context: the tools/list definitions and typical responses.
 
-    python bench/tokens.py [--output FILE]
+    ego bench tokens [--output FILE]
 
-Serves every installed plugin in-process (temporary data dir, real embedding model from
+Serves every enabled plugin in-process (temporary data dir, real embedding model from
 EGO_EMBEDDING_MODEL_DIR or the chromadb cache), lists the tools over an in-memory MCP client, and plays a short
 session (remember ×3, a near-duplicate, recall, search_memories, wake_up, introspect, consolidate, forget).
 Sizes are the serialized JSON of tools/list as sent on the wire and the text of each response, in characters
@@ -12,21 +12,17 @@ tokenizers; no tokenizer is downloaded).
 
 from __future__ import annotations
 
-import argparse
 import json
-import platform
 import re
-import sys
 import tempfile
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
 
-from ego_core import __version__
-from ego_core.config import Settings
-from ego_core.host import build_host
+from ego_bench.common import report_header
+from ego_core import Settings, build_host
 from ego_core.testing import mcp_client, tool_text
 
 
@@ -63,9 +59,9 @@ SESSION: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-async def measure(work: Path) -> dict[str, Any]:
+async def measure(work: Path, command: str, embedder: str, plugins: Sequence[str] | None) -> dict[str, Any]:
     settings = Settings(data_dir=work, timezone="UTC")
-    host = build_host(settings)
+    host = build_host(settings, enabled=plugins)
     async with mcp_client(host) as client:
         listed = await client.list_tools()
         tools = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
@@ -84,11 +80,7 @@ async def measure(work: Path) -> dict[str, Any]:
             text = tool_text(await client.call_tool("forget", {"memory_id": memory_ids[0]}))
             responses[f"{len(SESSION):02d} forget"] = {"chars": len(text), "tokens": estimate(len(text))}
     return {
-        "system": "ego",
-        "version": __version__,
-        "command": " ".join(["python", *sys.argv]),
-        "date": datetime.now(UTC).strftime("%Y-%m-%d"),
-        "machine": {"platform": platform.platform(), "python": platform.python_version()},
+        **report_header(command, embedder),
         "plugins": [s.id for s in host.statuses() if s.state == "enabled"],
         "token_estimate": "characters / 4",
         "tools_list": {"tools": len(tools), "chars": len(wire), "tokens": estimate(len(wire))},
@@ -97,20 +89,9 @@ async def measure(work: Path) -> dict[str, Any]:
     }
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--output", type=Path, default=None, help="write the JSON report here (default: stdout)")
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="ego-tokens-") as tmp:
-        report = anyio.run(measure, Path(tmp))
-    text = json.dumps(report, indent=2, ensure_ascii=False)
-    if args.output:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(text + "\n", encoding="utf-8")
-    else:
-        print(text)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+def run_tokens(
+    *, command: str, embedder: str, work_dir: Path | None, plugins: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """The report for the enabled plugins (``plugins``: exactly these; default: the usual selection)."""
+    with tempfile.TemporaryDirectory(prefix="ego-tokens-", dir=work_dir) as tmp:
+        return anyio.run(measure, Path(tmp), command, embedder, plugins)

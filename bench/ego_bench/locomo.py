@@ -19,10 +19,8 @@ from typing import Any
 
 import attrs
 
-from ego_core import RecallQuery, RememberDraft
-from ego_core.config import Settings
-from ego_core.host import Clock
-from ego_memory.bench.common import copy_store, memory_host, percentiles, report_header
+from ego_bench.common import copy_store, memory_host, percentiles, report_header
+from ego_core import Clock, RecallQuery, RememberDraft, Settings
 from ego_memory.memories import Memories
 from ego_memory.progress import progress
 from ego_memory.store import Filters

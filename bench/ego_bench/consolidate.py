@@ -1,6 +1,6 @@
 """The consolidate benchmark: its duration on a large store, against the number of recent memories.
 
-Corpus: ``size`` synthetic diary sentences (see :mod:`ego_memory.bench.scale`), bulk-loaded; the last 1,440
+Corpus: ``size`` synthetic diary sentences (see :mod:`ego_bench.scale`), bulk-loaded; the last 1,440
 are one minute apart, so moving the clock selects how many fall in consolidate's 24-hour window. Each run
 starts from a fresh copy of the loaded store and times one ``consolidate`` call (the tool's handler), in two
 variants: ``quiet`` (the store as loaded: every window memory already chained, none recalled, so there is
@@ -20,10 +20,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ego_core.config import Settings
-from ego_core.host import Clock
-from ego_memory.bench.common import copy_store, memory_host, report_header
-from ego_memory.bench.scale import bulk_load
+from ego_bench.common import copy_store, memory_host, report_header
+from ego_bench.scale import bulk_load
+from ego_core import Clock, Settings
 from ego_memory.lifecycle import CONSOLIDATION_WINDOW, MAX_REPLAY, PRUNE_BELOW, Lifecycle
 from ego_memory.memories import Memories
 

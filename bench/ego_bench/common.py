@@ -14,9 +14,7 @@ from typing import Any, TypeVar
 import attrs
 import numpy as np
 
-from ego_core import __version__
-from ego_core.config import Settings
-from ego_core.host import Clock, PluginHost, build_host
+from ego_core import Clock, PluginHost, Settings, __version__, build_host
 from ego_memory.memories import Memories
 from ego_memory.plugin import MemoryPlugin
 

@@ -18,10 +18,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ego_core.config import Settings
-from ego_core.host import Clock
-from ego_core.types import EmotionalTrace, Memory, MemoryLink
-from ego_memory.bench.common import memory_host, percentiles, report_header
+from ego_bench.common import memory_host, percentiles, report_header
+from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, Settings
 from ego_memory.emotions import EMOTIONS
 from ego_memory.memories import Memories, new_memory_id
 from ego_memory.progress import progress
@@ -209,7 +207,7 @@ def run_scale(
                 loaded = memories.count()
     return {
         **report_header(command, model),
-        "corpus": "synthetic diary sentences (ego_memory.bench.scale.synthetic_sentences, seed 7), bulk-loaded",
+        "corpus": "synthetic diary sentences (ego_bench.scale.synthetic_sentences, seed 7), bulk-loaded",
         "operations_per_size": operations,
         "sizes": results,
     }

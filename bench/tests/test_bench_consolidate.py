@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ego_core.config import Settings
-from ego_memory.bench.consolidate import run_consolidate
+from ego_bench.consolidate import run_consolidate
+from ego_core import Settings
 
 SUMMARY = re.compile(
     r"Replayed (\d+) events, strengthened (\d+) co-activated link\(s\), created (\d+) link\(s\), pruned (\d+) weak"

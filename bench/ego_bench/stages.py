@@ -26,11 +26,9 @@ from typing import Any
 
 import attrs
 
-from ego_core import RecallQuery, RememberDraft
-from ego_core.config import Settings
-from ego_core.host import Clock
-from ego_memory.bench.common import copy_store, memory_host, report_header
-from ego_memory.bench.scale import synthetic_sentences
+from ego_bench.common import copy_store, memory_host, report_header
+from ego_bench.scale import synthetic_sentences
+from ego_core import Clock, RecallQuery, RememberDraft, Settings
 from ego_memory.memories import Memories
 from ego_memory.store import Filters
 

@@ -1,0 +1,1 @@
+"""ego's benchmarks, served as ``ego bench ...`` commands by the ``bench`` plugin."""

@@ -1,0 +1,169 @@
+"""The benchmarks as ``ego bench locomo|scale|consolidate|stages|tokens`` commands (JSON reports)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ego_core import Command, PluginHost, hookimpl
+
+BenchRun = Callable[[argparse.Namespace, PluginHost, dict[str, Any], str], dict[str, Any]]
+
+
+def _write(report: dict[str, Any], output: Path | None) -> None:
+    text = json.dumps(report, indent=2, ensure_ascii=False)
+    if output is None:
+        print(text)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    tmp = output.with_suffix(output.suffix + ".tmp")
+    tmp.write_text(text + "\n", encoding="utf-8")
+    tmp.replace(output)
+    print(f"wrote {output}", file=sys.stderr)
+
+
+def _int_list(value: str, option: str) -> list[int]:
+    try:
+        return [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise ValueError(f"{option} expects comma-separated integers") from None
+
+
+def bench_command(name: str, help: str, options: Callable[[argparse.ArgumentParser], None], run: BenchRun) -> Command:
+    """An ``ego bench <name>`` command: builds its own temporary stores (never the data dir), prints JSON.
+
+    ``run(args, host, memory_table, command_line)`` returns the report; a ValueError is a usage error (exit 2).
+    """
+
+    def configure(parser: argparse.ArgumentParser) -> None:
+        options(parser)
+        parser.add_argument("--output", type=Path, default=None, help="write the JSON report here (default: stdout)")
+        parser.add_argument("--work-dir", type=Path, default=None, help="where temporary stores go (default: temp)")
+        parser.add_argument("--quiet", action="store_true", help="no progress bars")
+
+    def execute(args: argparse.Namespace, host: PluginHost) -> int:
+        table = dict(host.settings.plugin_tables.get("memory", {}))
+        try:
+            report = run(args, host, table, " ".join(["ego", *sys.argv[1:]]))
+        except ValueError as exc:
+            print(f"ego: error: {exc}", file=sys.stderr)
+            return 2
+        _write(report, args.output)
+        return 0
+
+    return Command(name=name, group="bench", help=help, configure=configure, run=execute, starts_host=False)
+
+
+# ----------------------------------------------------------------------------------------------------
+# ego bench ...
+
+
+def _locomo_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, required=True, help="folder of LoCoMo *.json conversations")
+    parser.add_argument("--ablate", action="store_true", help="also run with each recall stage switched off")
+
+
+def _locomo(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_bench.locomo import run_locomo
+
+    if not args.data.is_dir():
+        raise ValueError(f"--data {args.data} is not a directory of LoCoMo *.json files")
+    return run_locomo(
+        args.data,
+        host.settings,
+        table,
+        command=command,
+        ablate=args.ablate,
+        work_dir=args.work_dir,
+        show=not args.quiet,
+    )
+
+
+def _scale_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated increasing store sizes")
+    parser.add_argument("--operations", type=int, default=200, help="timed remembers and recalls per size")
+
+
+def _scale(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_bench.scale import run_scale
+
+    if args.operations < 1:
+        raise ValueError("--operations must be at least 1")
+    sizes = _int_list(args.sizes, "--sizes")
+    return run_scale(
+        sizes,
+        host.settings,
+        table,
+        command=command,
+        operations=args.operations,
+        work_dir=args.work_dir,
+        show=not args.quiet,
+    )
+
+
+def _consolidate_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--size", type=int, default=20000, help="memories in the store (at least 1440)")
+    parser.add_argument("--recent", default="100,200,400,800,1440", help="memories in the last 24 h, comma-separated")
+
+
+def _consolidate(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_bench.consolidate import run_consolidate
+
+    recents = _int_list(args.recent, "--recent")
+    return run_consolidate(
+        args.size, recents, host.settings, table, command=command, work_dir=args.work_dir, show=not args.quiet
+    )
+
+
+def _stages(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_bench.stages import run_stages
+
+    return run_stages(host.settings, table, command=command, work_dir=args.work_dir)
+
+
+def _tokens(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_bench.tokens import run_tokens
+
+    return run_tokens(command=command, embedder=str(table.get("embedder", "onnx")), work_dir=args.work_dir)
+
+
+def bench_commands() -> list[Command]:
+    return [
+        bench_command(
+            "locomo", "LoCoMo retrieval benchmark (quality and latency), JSON report", _locomo_options, _locomo
+        ),
+        bench_command(
+            "scale", "remember/recall latency and store size at growing sizes, JSON report", _scale_options, _scale
+        ),
+        bench_command(
+            "consolidate",
+            "consolidate duration on a large store against the number of recent memories",
+            _consolidate_options,
+            _consolidate,
+        ),
+        bench_command(
+            "stages",
+            "knowledge-update and salience scenarios: what time decay and the boosts change",
+            lambda _parser: None,
+            _stages,
+        ),
+        bench_command(
+            "tokens",
+            "the size of tools/list and of typical responses, in characters and estimated tokens",
+            lambda _parser: None,
+            _tokens,
+        ),
+    ]
+
+
+class BenchPlugin:
+    """Registers the benchmarks; they build their own temporary stores and never touch the data dir."""
+
+    @hookimpl
+    def register_commands(self, register: Callable[[Command], None]) -> None:
+        for command in bench_commands():
+            register(command)

@@ -1,1 +1,0 @@
-"""Benchmarks of the memory plugin: LoCoMo retrieval quality and scale (``ego bench ...``)."""
