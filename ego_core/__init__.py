@@ -6,18 +6,13 @@ Everything a plugin needs is importable from ``ego_core`` itself (and its test f
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("ego-core")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+unknown"
-
 from ego_core.config import ConfigError, Settings
+from ego_core.context import Clock, PluginContext, Services
 from ego_core.embedding import Embedder, EmbedderFactory, EmbedderSettings, EmbeddingError, Vectors
-from ego_core.errors import InvalidArgumentError, ToolError
+from ego_core.errors import InvalidArgumentError, ToolError, UsageError
+from ego_core.factory import build_host
 from ego_core.hookspecs import hookimpl, hookspec
-from ego_core.host import Clock, PluginContext, PluginHost, Services, build_host
+from ego_core.host import PluginHost
 from ego_core.plugin import Plugin, PluginBase
 from ego_core.redaction import PRIVATE_MARK
 from ego_core.responses import compose_sections, relative_age, truncate
@@ -57,6 +52,7 @@ from ego_core.types import (
     ToolOutcome,
     ToolResult,
 )
+from ego_core.version import __version__
 
 __all__ = [
     "BODY_SENSE",
@@ -106,6 +102,7 @@ __all__ = [
     "ToolHandler",
     "ToolOutcome",
     "ToolResult",
+    "UsageError",
     "Vectors",
     "__version__",
     "build_host",

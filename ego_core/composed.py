@@ -1,14 +1,16 @@
-"""The core plugin: ``wake_up`` and ``introspect``, composed from other plugins' sections (SPEC §4, §6.7)."""
+"""The core plugin: ``wake_up`` and ``introspect``, composed from other plugins' sections, and the core's CLI
+commands."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from ego_core.context import PluginContext
+from ego_core.core_commands import core_commands
 from ego_core.hookspecs import hookimpl
-from ego_core.host import PluginContext
 from ego_core.responses import compose_sections
-from ego_core.types import Response, ScaffoldItem, ScaffoldLine, Tool
+from ego_core.types import Command, Response, ScaffoldItem, ScaffoldLine, Tool
 
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -46,6 +48,11 @@ class CorePlugin:
             )
         )
 
+    @hookimpl
+    def register_commands(self, register: Callable[[Command], None]) -> None:
+        for command in core_commands():
+            register(command)
+
     def _context(self) -> PluginContext:
         if self._ctx is None:
             raise RuntimeError("the core plugin was not registered with a host")
@@ -53,13 +60,12 @@ class CorePlugin:
 
     def wake_up(self, _args: Mapping[str, Any]) -> Response:
         ctx = self._context()
-        texts, scaffold = compose_sections(ctx.hooks.notify("on_wake_up"))
+        texts, scaffold = compose_sections(ctx.hooks.on_wake_up())
         now = ctx.now().astimezone(ctx.settings.tz)
         header = f"Awake: {now:%a %d %b %Y, %H:%M} ({ctx.settings.timezone})."
         if not texts:
             texts = ["Nothing carried over yet: no memories, desires or self-model are kept in this setup."]
-        broken = {f.plugin for f in ctx.host.failures if f.stage in ("load", "startup")}
-        failed = sorted(plugin for plugin in broken if not ctx.host.is_active(plugin))
+        failed = ctx.unavailable_plugins()
         if failed:
             texts.append(
                 f"Not working right now: {', '.join(failed)} (failed to load or start; whoever runs ego can see "
@@ -69,7 +75,7 @@ class CorePlugin:
 
     def introspect(self, _args: Mapping[str, Any]) -> Response:
         ctx = self._context()
-        texts, scaffold = compose_sections(ctx.hooks.notify("on_introspect"))
+        texts, scaffold = compose_sections(ctx.hooks.on_introspect())
         if not texts:
             texts = ["Nothing to reflect on yet: no memories, desires or questions are being kept."]
         return Response(data="\n\n".join(texts), scaffold=(*INTROSPECT_SCAFFOLD, *scaffold))

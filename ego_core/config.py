@@ -76,6 +76,10 @@ class Settings:
     companion_name: str = "Master"
     log_dir: Path | None = None
     log_level: str = "INFO"
+    log_arguments: bool = False
+    """Debugging aid: write tool arguments' values to the log (redacted); by default only names, types, sizes."""
+    trace_hooks: bool = False
+    """Log one record per hook implementation called (hook, plugin, duration, outcome)."""
     server: ServerConfig = attrs.field(factory=ServerConfig)
     plugins: PluginSelection = attrs.field(factory=PluginSelection)
     plugin_tables: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
@@ -351,6 +355,8 @@ def load_settings(
         ("EGO_COMPANION_NAME", "companion_name"),
         ("EGO_LOG_DIR", "log_dir"),
         ("EGO_LOG_LEVEL", "log_level"),
+        ("EGO_LOG_ARGUMENTS", "log_arguments"),
+        ("EGO_TRACE_HOOKS", "trace_hooks"),
     ):
         if env.get(var):
             env_overrides[key] = env[var]

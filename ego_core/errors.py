@@ -26,3 +26,7 @@ class InvalidArgumentError(ToolError):
     def __init__(self, parameter: str, expected: str, scaffold: Sequence[ScaffoldItem] = ()) -> None:
         super().__init__(f"Invalid argument `{parameter}`: {expected}.", scaffold)
         self.parameter = parameter
+
+
+class UsageError(Exception):
+    """A CLI command was called wrongly: ``ego`` exits with code 2 and this message (raise it from a command)."""

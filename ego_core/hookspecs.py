@@ -3,19 +3,21 @@
 Rules (also in docs/hooks.md):
 
 - Hooks are called with keyword arguments; an implementation may accept any subset of the parameters.
-- Every hook can take ``ctx``: the :class:`~ego_core.host.PluginContext` of the implementing plugin
+- Every hook can take ``ctx``: the :class:`~ego_core.PluginContext` of the implementing plugin
   (its configuration, data directory, services, logger, clock and hook caller).
 - Arguments are frozen attrs values. Return new values; never mutate what you were given.
-- The core calls each implementation in isolation: an implementation that raises in a notification or
-  collector hook is logged and recorded (``ego plugins`` shows it) and the others still run. Redaction is
-  the exception: a redactor that raises fails closed.
+- Each spec declares its calling kind (:class:`HookKind`); the one dispatcher calls every implementation by
+  it. An implementation that raises in a notification, collector or first-result hook is logged and recorded
+  (``ego plugins`` shows it) and the others still run. Redaction is the exception: a redactor that raises
+  fails closed.
 - Do not use ``wrapper=True``/``hookwrapper=True`` implementations; the host refuses them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
 
@@ -38,25 +40,55 @@ from ego_core.types import (
 )
 
 if TYPE_CHECKING:
+    from ego_core.context import PluginContext
     from ego_core.embedding import EmbedderFactory
-    from ego_core.host import PluginContext
 
 PROJECT = "ego"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class HookKind(StrEnum):
+    """How the dispatcher calls a hook's implementations."""
+
+    REGISTRATION = "registration"
+    """Once per plugin at startup, with a ``register`` callback; a raising implementation fails its plugin's
+    registration (recorded), the other plugins register."""
+    LIFECYCLE = "lifecycle"
+    """Per plugin, in dependency order (``on_startup``) or its reverse (``on_shutdown``); the host decides."""
+    NOTIFICATION = "notification"
+    """Every implementation, isolated; non-``None`` results (response lines) are collected."""
+    COLLECTOR = "collector"
+    """Every implementation, isolated; the non-``None`` results are merged by the caller."""
+    FIRST_RESULT = "first_result"
+    """Implementations in order until one answers non-``None``; a raising one is skipped."""
+    PORTABLE = "portable"
+    """Per plugin, not isolated: ``ego export``/``ego import`` must fail loudly, never half-way silently."""
+
+
+def spec(kind: HookKind, *, firstresult: bool = False) -> Callable[[F], F]:
+    """A hook specification of the given calling kind."""
+
+    def mark(function: F) -> F:
+        function.ego_hook_kind = kind  # type: ignore[attr-defined]
+        return hookspec(firstresult=firstresult)(function)
+
+    return mark
+
 
 class RegistrationSpecs:
     """Called once when a host starts, per plugin, with a ``register`` callback."""
 
-    @hookspec
+    @spec(HookKind.REGISTRATION)
     def register_tools(self, register: Callable[[Tool], None], ctx: PluginContext) -> None:
         """Registration: contribute MCP tools by calling ``register(Tool(...))``.
 
         A tool name claimed by two plugins is a startup error naming both.
         """
 
-    @hookspec
+    @spec(HookKind.REGISTRATION)
     def register_redactors(self, register: Callable[[Redactor], None], ctx: PluginContext) -> None:
         """Registration: contribute redaction rules (``register(Redactor(name, fn, order))``).
 
@@ -64,17 +96,17 @@ class RegistrationSpecs:
         ascending ``order``. A rule that raises makes the whole text withheld (fail closed).
         """
 
-    @hookspec
+    @spec(HookKind.REGISTRATION)
     def register_embedders(self, register: Callable[[str, EmbedderFactory], None], ctx: PluginContext) -> None:
         """Registration: contribute embedding providers by name (``register("onnx", factory)``)."""
 
-    @hookspec
+    @spec(HookKind.REGISTRATION)
     def register_commands(self, register: Callable[[Command], None], ctx: PluginContext) -> None:
         """Registration: contribute CLI commands (``ego <group> <name>``)."""
 
 
 class LifecycleSpecs:
-    @hookspec
+    @spec(HookKind.LIFECYCLE)
     def on_startup(self, ctx: PluginContext) -> None:
         """Lifecycle: open resources and provide services (``ctx.services.provide``).
 
@@ -82,17 +114,17 @@ class LifecycleSpecs:
         tools are withdrawn.
         """
 
-    @hookspec
+    @spec(HookKind.LIFECYCLE)
     def on_shutdown(self, ctx: PluginContext) -> None:
         """Lifecycle: close resources. Called in reverse start order."""
 
-    @hookspec
+    @spec(HookKind.COLLECTOR)
     def doctor_checks(self, ctx: PluginContext) -> Sequence[Check] | None:
         """Collector: health checks shown by ``ego doctor`` (store integrity, model, ...)."""
 
 
 class MemorySpecs:
-    @hookspec(firstresult=True)
+    @spec(HookKind.FIRST_RESULT, firstresult=True)
     def before_remember(self, draft: RememberDraft, ctx: PluginContext) -> Response | None:
         """First result: veto a store by returning the response to give instead (the duplicate guard).
 
@@ -100,22 +132,22 @@ class MemorySpecs:
         that raises is skipped.
         """
 
-    @hookspec
+    @spec(HookKind.NOTIFICATION)
     def on_remember(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:
         """Notification after a memory is committed; may return extra response lines (a resurfaced question)."""
 
-    @hookspec
+    @spec(HookKind.COLLECTOR)
     def on_recall_result(
         self, query: RecallQuery, results: Sequence[RecallHit], ctx: PluginContext
     ) -> RecallNote | None:
         """Collector: annotate (extra lines) or re-rank (score boosts) recall results."""
 
-    @hookspec
+    @spec(HookKind.NOTIFICATION)
     def on_forget(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:
         """Notification after a memory was deleted: remove every trace of it that your plugin keeps; may return
         extra response lines (a removal that could not be completed yet)."""
 
-    @hookspec
+    @spec(HookKind.COLLECTOR)
     def on_consolidate(self, run: ConsolidationRun, ctx: PluginContext) -> Section | None:
         """Collector: work and report lines during ``consolidate`` (merge candidates, ...)."""
 
@@ -123,7 +155,7 @@ class MemorySpecs:
 class PortableSpecs:
     """``ego export`` / ``ego import``: each plugin's state as JSON-able records in one JSON Lines file."""
 
-    @hookspec
+    @spec(HookKind.PORTABLE)
     def export_records(self, include_private: bool, ctx: PluginContext) -> Iterable[Mapping[str, Any]] | None:
         """Collector: this plugin's state as records (mappings with a ``"type"`` key), in a stable order.
 
@@ -131,14 +163,14 @@ class PortableSpecs:
         passes every record of such an export through the redaction pipeline.
         """
 
-    @hookspec
+    @spec(HookKind.PORTABLE)
     def check_records(self, records: Sequence[Mapping[str, Any]], ctx: PluginContext) -> Sequence[str] | None:
         """Collector: problems with the records an import would give this plugin (nothing is written).
 
         Return human-readable problems; any problem from any plugin makes the import refuse the whole file.
         """
 
-    @hookspec
+    @spec(HookKind.PORTABLE)
     def import_records(self, records: Sequence[Mapping[str, Any]], ctx: PluginContext) -> int | None:
         """Restore this plugin's records from an export; idempotent. Returns how many were new.
 
@@ -147,19 +179,19 @@ class PortableSpecs:
 
 
 class ComposeSpecs:
-    @hookspec
+    @spec(HookKind.COLLECTOR)
     def on_wake_up(self, ctx: PluginContext) -> Section | None:
         """Collector: a section for the session-start response (``wake_up``)."""
 
-    @hookspec
+    @spec(HookKind.COLLECTOR)
     def on_introspect(self, ctx: PluginContext) -> Section | None:
         """Collector: a section for ``introspect``."""
 
-    @hookspec
+    @spec(HookKind.COLLECTOR)
     def scaffold_for(self, tool: str, context: ScaffoldContext, ctx: PluginContext) -> Sequence[ScaffoldItem] | None:
         """Collector: scaffold lines appended to a tool's response (e.g. the private-memory hint)."""
 
-    @hookspec
+    @spec(HookKind.NOTIFICATION)
     def on_tool_called(self, tool: str, args: Mapping[str, Any], result: ToolOutcome, ctx: PluginContext) -> None:
         """Notification after every tool call (implicit desire satisfaction and similar reactions)."""
 
@@ -167,5 +199,14 @@ class ComposeSpecs:
 ALL_SPECS: tuple[type, ...] = (RegistrationSpecs, LifecycleSpecs, MemorySpecs, PortableSpecs, ComposeSpecs)
 
 
+def _hooks_of(spec_class: type) -> list[str]:
+    return [name for name in vars(spec_class) if not name.startswith("_")]
+
+
 def hook_names() -> list[str]:
-    return [name for spec in ALL_SPECS for name in vars(spec) if not name.startswith("_")]
+    return [name for spec_class in ALL_SPECS for name in _hooks_of(spec_class)]
+
+
+def hook_kinds() -> dict[str, HookKind]:
+    """Every hook's calling kind, by name."""
+    return {name: getattr(spec_class, name).ego_hook_kind for spec_class in ALL_SPECS for name in _hooks_of(spec_class)}

@@ -66,40 +66,75 @@ def _dumps(value: Mapping[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def export_lines(host: PluginHost, include_private: bool) -> Iterator[str]:
-    plugins = host.implementers("export_records")
+def unexportable_plugins(host: PluginHost) -> list[str]:
+    """Why an export would be incomplete: each selected plugin that failed to load or start, with the reason."""
+    reasons = {status.id: status.reason for status in host.statuses()}
+    return [f"{plugin} ({reasons.get(plugin) or 'not running'})" for plugin in host.unavailable_plugins()]
+
+
+@attrs.define
+class ExportSummary:
+    """What an export wrote: records by plugin and type (``meta`` records describe a plugin's state and are
+    not data), and how many records the redaction pipeline changed (a public export masks secrets)."""
+
+    by_type: dict[tuple[str, str], int] = attrs.field(factory=dict)
+    masked: int = 0
+
+    @property
+    def records(self) -> int:
+        return sum(count for (_plugin, kind), count in self.by_type.items() if kind != "meta")
+
+    def describe(self) -> str:
+        parts = [f"{plugin} {kind}: {n}" for (plugin, kind), n in sorted(self.by_type.items()) if kind != "meta"]
+        return ", ".join(parts)
+
+
+def export_lines(host: PluginHost, include_private: bool, summary: ExportSummary | None = None) -> Iterator[str]:
+    broken = unexportable_plugins(host)
+    if broken:
+        raise PortableError(
+            f"not exported: plugin(s) {'; '.join(broken)} failed, so their state would be missing from the export; "
+            "fix them (ego doctor), or leave them out explicitly with --disable"
+        )
+    plugins = host.hooks.implementers("export_records")
     versions = {s.id: s.version for s in host.statuses() if s.id in plugins}
     yield _dumps({"format": FORMAT, "version": VERSION, "include_private": include_private, "plugins": versions})
     counts: dict[str, int] = {}
     for plugin_id in plugins:
-        _implemented, records = host.call_one(plugin_id, "export_records", include_private=include_private)
-        for record in records or ():
+        for record in host.hooks.export_records(plugin_id, include_private=include_private) or ():
             if not isinstance(record, Mapping) or not isinstance(record.get("type"), str):
                 raise PortableError(f"plugin {plugin_id} exported a record without a string 'type'")
             line = dict(record)
             if not include_private:
-                line = host.redaction.value(line)
+                redacted = host.redaction.value(line)
+                if summary is not None and redacted != line:
+                    summary.masked += 1
+                line = redacted
             line["plugin"] = plugin_id
             counts[plugin_id] = counts.get(plugin_id, 0) + 1
+            if summary is not None:
+                key = (plugin_id, str(record["type"]))
+                summary.by_type[key] = summary.by_type.get(key, 0) + 1
             yield _dumps(line)
     yield _dumps({"format": FORMAT, "end": True, "records": counts})
 
 
-def export_file(host: PluginHost, path: Path, *, include_private: bool) -> int:
-    """Write the export atomically (a temp file beside ``path``, then rename). Returns the record count."""
+def export_file(host: PluginHost, path: Path, *, include_private: bool) -> ExportSummary:
+    """Write the export atomically (a temp file beside ``path``, then rename)."""
     path = path.expanduser()
     if path.is_dir():
         raise PortableError(f"{path}: is a directory; name the file to write, e.g. {path / 'ego-export.jsonl'}")
     if not path.parent.is_dir():
         raise PortableError(f"{path}: the directory {path.parent} does not exist")
     progress = Progress(f"export {path.name}")
+    summary = ExportSummary()
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     except OSError as exc:
         raise PortableError(f"{path}: cannot write there ({exc.strerror})") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            for line in export_lines(host, include_private):
+            for line in export_lines(host, include_private, summary):
                 out.write(line + "\n")
                 progress.step()
             out.flush()
@@ -113,7 +148,7 @@ def export_file(host: PluginHost, path: Path, *, include_private: bool) -> int:
         Path(tmp).unlink(missing_ok=True)
         raise
     progress.done()
-    return progress.count - 2  # the header and end lines are not records
+    return summary
 
 
 def read_export(lines: Iterable[str], source: str) -> tuple[dict[str, Any], dict[str, list[dict[str, Any]]]]:
@@ -195,7 +230,7 @@ def import_file(host: PluginHost, path: Path | ExportFile) -> ImportSummary:
     """Import an export (a path, or a file :func:`read_export_file` already read) into the started host."""
     export = path if isinstance(path, ExportFile) else read_export_file(path)
     path, grouped = export.path, export.grouped
-    importers = set(host.implementers("import_records"))
+    importers = set(host.hooks.implementers("import_records"))
     missing = sorted(set(grouped) - importers)
     if missing:
         raise PortableError(
@@ -204,13 +239,14 @@ def import_file(host: PluginHost, path: Path | ExportFile) -> ImportSummary:
         )
     problems: list[str] = []
     for plugin_id, records in sorted(grouped.items()):
-        _implemented, found = host.call_one(plugin_id, "check_records", records=records)
+        found = host.hooks.check_records(plugin_id, records=records)
         problems.extend(f"{plugin_id}: {problem}" for problem in found or ())
     if problems:
         shown = "; ".join(problems[:10]) + (f"; … {len(problems) - 10} more" if len(problems) > 10 else "")
         raise PortableError(f"{path}: nothing was imported: {shown}")
     added: dict[str, int] = {}
     for plugin_id, records in sorted(grouped.items()):
-        _implemented, count = host.call_one(plugin_id, "import_records", records=records)
+        count = host.hooks.import_records(plugin_id, records=records)
         added[plugin_id] = int(count or 0)
-    return ImportSummary(added=added, records={p: len(r) for p, r in grouped.items()})
+    data = {plugin: sum(1 for r in records if r.get("type") != "meta") for plugin, records in grouped.items()}
+    return ImportSummary(added=added, records=data)

@@ -34,13 +34,13 @@ from pydantic import AnyHttpUrl
 from starlette.applications import Starlette
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ego_core import __version__
 from ego_core.errors import ToolError
 from ego_core.host import PluginHost
 from ego_core.logs import log_event
 from ego_core.responses import compose, scaffold_text
 from ego_core.types import Response, ScaffoldContext, ScaffoldItem, Tool, ToolOutcome
 from ego_core.validation import ArgumentError, ArgumentValidator
+from ego_core.version import __version__
 
 _log = logging.getLogger("ego.server")
 
@@ -137,7 +137,7 @@ class ToolRunner:
         if outcome != "invalid":
             outcome_value = ToolOutcome(plugin=plugin, is_error=is_error, text=text, declined=declined)
             await anyio.to_thread.run_sync(
-                lambda: self.host.hooks.notify("on_tool_called", tool=name, args=args, result=outcome_value)
+                lambda: self.host.hooks.on_tool_called(tool=name, args=args, result=outcome_value)
             )
         return _text_result(text, is_error=is_error)
 
@@ -150,7 +150,7 @@ class ToolRunner:
             raise TypeError(f"tool {name} returned {type(result).__name__}, expected str or ego_core.Response")
         items: list[ScaffoldItem] = list(response.scaffold)
         context = ScaffoldContext(tool=name, arguments=args, data=response.data)
-        for _plugin, lines in self.host.hooks.notify("scaffold_for", tool=name, context=context):
+        for _plugin, lines in self.host.hooks.scaffold_for(tool=name, context=context):
             items.extend(lines)
         return compose(response.data, scaffold_text(items, self.served()))
 
@@ -165,22 +165,49 @@ class ToolRunner:
         response_chars: int,
         agent: str | None,
     ) -> None:
-        try:
-            view = dict(tool.log_view(args)) if tool.log_view is not None else dict(args)
-        except Exception:
-            view = {"arguments": "[WITHHELD: log view failed]"}
         fields: dict[str, Any] = {
             "tool": tool.name,
             "plugin": plugin,
             "outcome": outcome,
             "duration_ms": round(duration_ms, 2),
-            "args": view,
+            "args": self._arguments_for_log(tool, args, rejected=outcome == "invalid"),
             "args_chars": sum(len(str(v)) for v in args.values()),
             "response_chars": response_chars,
         }
         if agent:
             fields["agent"] = agent
         log_event(_log, "tool_call", **fields)
+
+    def _arguments_for_log(self, tool: Tool, args: Mapping[str, Any], *, rejected: bool) -> Mapping[str, Any]:
+        """Names, types and sizes of the arguments; their values (redacted) only when ``log_arguments`` is on
+        and the call was valid (a rejected call may be oversized or malformed)."""
+        if rejected or not self.host.settings.log_arguments:
+            return argument_shapes(args)
+        try:
+            return dict(tool.log_view(args)) if tool.log_view is not None else dict(args)
+        except Exception:
+            return {"arguments": "[WITHHELD: log view failed]"}
+
+
+def argument_shapes(args: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"content": {"type": "string", "chars": 42}, "tags": {"type": "array", "items": 3}, ...}``: what a log
+    may say about arguments without holding any of their text (a recall query is the agent's thought too)."""
+    shapes: dict[str, Any] = {}
+    for name, value in list(args.items())[:50]:
+        key = str(name)[:64]
+        if isinstance(value, str):
+            shapes[key] = {"type": "string", "chars": len(value)}
+        elif isinstance(value, bool) or value is None:
+            shapes[key] = {"type": "boolean" if isinstance(value, bool) else "null"}
+        elif isinstance(value, int | float):
+            shapes[key] = {"type": "number"}
+        elif isinstance(value, Mapping):
+            shapes[key] = {"type": "object", "keys": len(value)}
+        elif isinstance(value, list | tuple):
+            shapes[key] = {"type": "array", "items": len(value)}
+        else:
+            shapes[key] = {"type": type(value).__name__}
+    return shapes
 
 
 def build_server(host: PluginHost) -> Server[None]:

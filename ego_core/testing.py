@@ -30,7 +30,9 @@ import attrs
 import pytest
 
 from ego_core.config import Settings, load_settings, structure_plugin_config
-from ego_core.host import Clock, PluginHost, build_host
+from ego_core.context import Clock
+from ego_core.factory import build_host
+from ego_core.host import PluginHost
 from ego_core.logs import active_pipeline, configure_logging, install_pipeline, reset_logging
 from ego_core.portable import PortableError, export_file, import_file
 from ego_core.redaction import WITHHELD

@@ -54,7 +54,7 @@ class MemoryLink:
 
 @attrs.frozen
 class Memory:
-    """A stored memory (SPEC §5.1). ``timestamp`` and ``last_accessed`` are timezone-aware UTC."""
+    """A stored memory. ``timestamp`` and ``last_accessed`` are timezone-aware UTC."""
 
     id: str
     content: str
@@ -142,7 +142,7 @@ ScaffoldItem = str | ScaffoldLine
 
 @attrs.frozen
 class Response:
-    """A tool's answer: a little dynamic data, then scaffold lines after ``---`` (SPEC §1).
+    """A tool's answer: a little dynamic data, then scaffold lines after ``---``.
 
     ``declined`` marks an answer where the tool deliberately did nothing (a near-duplicate that was not
     saved): it is not an error, but ``on_tool_called`` reactions such as desire satisfaction skip it.

@@ -7,6 +7,7 @@ the rejected value: it could be private.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -181,6 +182,9 @@ class ArgumentValidator:
     def validate(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Return the arguments with top-level defaults filled in, or raise :class:`ArgumentError`."""
         args = dict(arguments or {})
+        for name, value in sorted(args.items()):
+            if not _finite(value):
+                raise ArgumentError(f"`{name}`: NaN and infinity are not accepted; expected finite numbers")
         errors = list(self._validator.iter_errors(args))
         if errors:
             by_parameter: dict[str, list[ValidationError]] = {}
@@ -198,3 +202,16 @@ class ArgumentValidator:
             if name not in args or args[name] is None:
                 args[name] = copy.deepcopy(default)
         return args
+
+
+def _finite(value: object, depth: int = 0) -> bool:
+    """No NaN or infinity anywhere in a JSON value (nesting beyond 64 levels is the schema's to refuse)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if depth > 64:
+        return True
+    if isinstance(value, Mapping):
+        return all(_finite(v, depth + 1) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(_finite(v, depth + 1) for v in value)
+    return True

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from combo_support import MODEL_DIR, PLUGINS
 
-from ego_core.host import PluginHost
+from ego_core import PluginHost
 from ego_core.testing import HostFactory
 
 

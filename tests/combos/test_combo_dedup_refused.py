@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from ego_core import PluginHost
 from ego_core.config import Settings
-from ego_core.host import PluginHost
 from ego_core.testing import call_ok, mcp_client
 
 pytestmark = pytest.mark.anyio

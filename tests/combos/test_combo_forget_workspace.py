@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from combo_support import MODEL_DIR
 
-from ego_core.host import Clock
+from ego_core import Clock
 from ego_core.testing import HostFactory, call_ok, mcp_client
 from ego_memory.plugin import MemoryPlugin
 from ego_workspace_sync import WorkspaceSyncPlugin

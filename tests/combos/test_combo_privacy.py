@@ -1,4 +1,4 @@
-"""A private memory's text never appears in logs or workspace files, whatever the agent does (SPEC §9)."""
+"""A private memory's text never appears in logs or workspace files, whatever the agent does."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ego_core.host import PluginHost
+from ego_core import PluginHost
 from ego_core.logs import configure_logging
 from ego_core.services import MEMORY_STORE
 

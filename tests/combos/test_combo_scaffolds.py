@@ -1,4 +1,4 @@
-"""No response ever names a tool that is not served, whatever the combination of plugins (SPEC §1.2)."""
+"""No response ever names a tool that is not served, whatever the combination of plugins."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from ego_core.host import PluginHost
+from ego_core import PluginHost
 from ego_core.testing import mcp_client, tool_text
 
 pytestmark = pytest.mark.anyio

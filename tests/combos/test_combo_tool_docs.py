@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ego_core.host import PluginHost
+from ego_core import PluginHost
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
 

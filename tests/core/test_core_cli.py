@@ -109,6 +109,41 @@ def test_export_with_only_the_core_writes_the_header(run_cli: Run, tmp_path: Pat
     assert "exported 0 records" in result.out
 
 
+BROKEN_STATE_PLUGIN = """
+from ego_core import hookimpl
+
+@hookimpl
+def on_startup(ctx):
+    raise OSError("the diary file is locked by another program")
+
+@hookimpl
+def export_records(include_private):
+    return [{"type": "note", "text": "never reached"}]
+"""
+
+
+def test_export_refuses_when_a_plugin_that_holds_state_failed_to_start(
+    run_cli: Run, fake_dist: FakeDistFactory, tmp_path: Path
+) -> None:
+    fake_dist("egotest-diary", "egotest_diary", BROKEN_STATE_PLUGIN, ep_name="diary")
+    target = tmp_path / "export.jsonl"
+    result = run_cli("export", str(target), "--plugins", "diary")
+    assert result.code == 2
+    assert "diary" in result.err
+    assert "the diary file is locked" in result.err
+    assert "--disable" in result.err
+    assert not target.exists()
+    # leaving it out on purpose exports the rest
+    assert run_cli("export", str(target), "--plugins", "core").code == 0
+
+
+def test_core_can_be_named_in_plugins_but_not_disabled(run_cli: Run) -> None:
+    assert run_cli("plugins", "--plugins", "core").code == 0
+    refused = run_cli("plugins", "--disable", "core")
+    assert refused.code == 2
+    assert "cannot be disabled" in refused.err
+
+
 def test_an_unwritable_log_dir_stops_commands_and_fails_doctor(
     run_cli: Run, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

@@ -1,4 +1,4 @@
-"""Configuration: ego.toml + EGO_* variables, structured with cattrs; errors name the key (SPEC §3.5)."""
+"""Configuration: ego.toml + EGO_* variables, structured with cattrs; errors name the key."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from ego_core import hookimpl
+from ego_core import build_host, hookimpl
 from ego_core.config import ConfigError, Settings, load_settings, structure_plugin_config
-from ego_core.host import build_host
 
 
 def write_config(path: Path, text: str) -> Path:

@@ -10,18 +10,12 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import pytest
 
-from ego_core import Section, Tool, hookimpl
+from ego_core import Clock, PluginContext, Section, Tool, build_host, hookimpl
 from ego_core.config import Settings
-from ego_core.host import (
-    CORE_PLUGIN_ID,
-    MAX_FAILURES_PER_HOOK,
-    Clock,
-    PluginContext,
-    SelectionError,
-    ToolConflictError,
-    build_host,
-)
+from ego_core.discovery import SelectionError
+from ego_core.registries import CORE_PLUGIN_ID, ToolConflictError
 from ego_core.services import BODY_SENSE, BodySense
+from ego_core.status import MAX_FAILURES_PER_HOOK
 
 if TYPE_CHECKING:
     from ego_core.testing import FakeDistFactory, HostFactory
@@ -225,7 +219,7 @@ def test_a_raising_notification_hook_is_isolated_logged_and_recorded(
 ) -> None:
     host = make_host({"a": Sections("from a"), "bad": RaisingWake(), "z": Sections("from z")})
     with caplog.at_level(logging.WARNING):
-        results = host.hooks.notify("on_wake_up")
+        results = host.hooks.on_wake_up()
     assert sorted((plugin, section.text) for plugin, section in results) == [("a", "from a"), ("z", "from z")]
     [failure] = host.failures
     assert (failure.plugin, failure.stage, failure.hook) == ("bad", "call", "on_wake_up")
@@ -250,7 +244,7 @@ def test_a_hook_raising_on_every_call_is_recorded_once_and_logged_each_time(
     host = make_host({"bad": RaisingWake(), "numbered": RaisingNumbered()})
     with caplog.at_level(logging.WARNING):
         for _ in range(MAX_FAILURES_PER_HOOK + 50):
-            host.hooks.notify("on_wake_up")
+            host.hooks.on_wake_up()
     logged = [r for r in caplog.records if getattr(r, "ego", {}).get("event") == "plugin_failure"]
     assert len(logged) == 2 * (MAX_FAILURES_PER_HOOK + 50)
     assert [f.reason for f in host.failures if f.plugin == "bad"] == ["raised RuntimeError: wake up went wrong"]
@@ -276,7 +270,7 @@ def test_async_hook_implementations_are_refused_naming_the_hook(make_host: HostF
             register(echo_tool("never_registered"))
 
     host = make_host({"async_wake": AsyncWake(), "async_reg": AsyncRegistration(), "fine": Sections("fine")})
-    assert host.hooks.notify("on_wake_up") == [("fine", Section(key="s", text="fine"))]
+    assert host.hooks.on_wake_up() == [("fine", Section(key="s", text="fine"))]
     assert not host.tool_served("async_tool")
     statuses = {s.id: s for s in host.statuses()}
     for plugin_id, hook in (("async_wake", "on_wake_up"), ("async_reg", "register_tools")):
@@ -297,7 +291,7 @@ def test_a_hook_that_returns_a_coroutine_is_recorded_not_used(make_host: HostFac
             return later()
 
     host = make_host({"sneaky": Sneaky(), "fine": Sections("fine")})
-    assert host.hooks.notify("on_wake_up") == [("fine", Section(key="s", text="fine"))]
+    assert host.hooks.on_wake_up() == [("fine", Section(key="s", text="fine"))]
     [failure] = host.failures
     assert (failure.plugin, failure.stage, failure.hook) == ("sneaky", "call", "on_wake_up")
     assert "returned an awaitable" in failure.reason
@@ -320,7 +314,7 @@ def test_first_result_skips_raising_and_none_answers(make_host: HostFactory) -> 
             return f"duplicate of {draft}"
 
     host = make_host({"raising": Raising(), "silent": Silent(), "veto": Veto()})
-    assert host.hooks.first("before_remember", draft="d") == ("veto", "duplicate of d")
+    assert host.hooks.before_remember(draft="d") == ("veto", "duplicate of d")
     assert [f.plugin for f in host.failures] == ["raising"]
 
 
@@ -335,7 +329,7 @@ def test_an_implementation_asking_for_an_unknown_argument_is_recorded(make_host:
             return None
 
     host = make_host({"greedy": Greedy()})
-    assert host.hooks.notify("on_wake_up") == [("greedy", "fine")]
+    assert host.hooks.on_wake_up() == [("greedy", "fine")]
     # pluggy itself refuses an implementation whose parameters are not in the spec
     refused = make_host({"other": type("O", (), {"on_tool_called": hookimpl(Other.on_tool_called)})()})
     assert not refused.is_active("other")
@@ -542,7 +536,8 @@ def test_a_plugin_whose_startup_fails_is_withdrawn_with_its_dependents(make_host
     assert "on_startup raised OSError: store is locked" in reasons["base"][1]
     assert reasons["dependent"][0] == "failed"
     assert "required plugin(s) base failed to start" in reasons["dependent"][1]
-    assert host.hooks.notify("on_shutdown") == []  # withdrawn plugins receive no more calls
+    assert host.hooks.on_shutdown("base") is None  # withdrawn plugins receive no more calls
+    assert host.hooks.on_shutdown("dependent") is None
     host.stop()
     assert log == []
 

@@ -1,4 +1,4 @@
-"""ego_core imports no plugin and no chromadb, whatever is installed next to it (issue 2, acceptance 6)."""
+"""ego_core imports no plugin and no chromadb, whatever is installed next to it."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ for name in names:
 # building a host and a server without entry points imports nothing more of a plugin
 from pathlib import Path
 from ego_core.config import Settings
-from ego_core.host import build_host
+from ego_core import build_host
 from ego_core.server import build_server
 build_server(build_host(Settings(data_dir=Path(sys.argv[1])), autoload=False))
 print(json.dumps({"modules": names, "loaded": sorted(sys.modules)}))

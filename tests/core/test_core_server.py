@@ -13,7 +13,9 @@ import pytest
 
 from ego_core import (
     PRIVATE_MARK,
+    Clock,
     InvalidArgumentError,
+    PluginHost,
     Response,
     ScaffoldContext,
     ScaffoldLine,
@@ -24,7 +26,6 @@ from ego_core import (
     hookimpl,
 )
 from ego_core.config import Settings
-from ego_core.host import Clock, PluginHost
 from ego_core.testing import mcp_client, tool_text
 
 if TYPE_CHECKING:
@@ -330,7 +331,11 @@ async def test_wake_up_takes_no_arguments(make_host: HostFactory, mode: str) -> 
 # One structured log record per tool call
 
 
-async def test_each_tool_call_writes_one_json_record(json_log: JsonLog, host: PluginHost) -> None:
+async def test_each_tool_call_writes_one_json_record(
+    json_log: JsonLog, make_host: HostFactory, demo: Demo, ego_settings: Settings
+) -> None:
+    # argument values are logged only with the log_arguments debugging aid (the default logs their shapes)
+    host = make_host({"demo": demo}, settings=attrs.evolve(ego_settings, log_arguments=True))
     async with mcp_client(host) as client:
         await client.call_tool("count", {"n": 3})
         await client.call_tool("count", {"mode": "tool_error"})
@@ -388,10 +393,11 @@ class Diary:
 
 
 async def test_log_view_keeps_private_arguments_out_of_the_log(
-    json_log: JsonLog, make_host: HostFactory, mode: str
+    json_log: JsonLog, make_host: HostFactory, mode: str, ego_settings: Settings
 ) -> None:
     private = "I told Aiko I was fine; I was not"
-    async with mcp_client(make_host({"diary": Diary()}), mode=mode) as client:
+    host = make_host({"diary": Diary()}, settings=attrs.evolve(ego_settings, log_arguments=True))
+    async with mcp_client(host, mode=mode) as client:
         assert tool_text(await client.call_tool("note", {"content": private, "private": True})) == "noted"
         await client.call_tool("note", {"content": f"public: {SECRET}"})
         await client.call_tool("broken_view", {"content": private})

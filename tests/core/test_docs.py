@@ -17,10 +17,9 @@ import attrs
 import pytest
 
 import ego_core
-from ego_core import hookspecs
+from ego_core import build_host, hookspecs
 from ego_core.cli import build_parser
 from ego_core.config import PluginSelection, ServerConfig, Settings
-from ego_core.host import build_host
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -160,3 +159,80 @@ def test_plugin_author_guide_walks_through_the_example_plugin() -> None:
     assert 'hello = "ego_hello:HelloPlugin"' in guide
     for name in ("make_host", "fake_dist", "mcp_client", "tool_text", "config_class", "config_env", "requires"):
         assert name in guide, f"the plugin author guide does not explain {name}"
+
+
+# --------------------------------------------------------------------------------------------------
+# docs/hooks.md "Used by" tells the truth
+
+
+def built_in_plugins() -> dict[str, Path]:
+    """Plugin id -> package directory, for every built-in plugin (its entry point) and the core."""
+    found = {"core": CORE}
+    examples = ROOT.glob("docs/examples/*/pyproject.toml")
+    for pyproject in [*ROOT.glob("plugins/*/pyproject.toml"), ROOT / "bench" / "pyproject.toml", *examples]:
+        text = pyproject.read_text(encoding="utf-8")
+        section = text.split("[project.entry-points.ego]", 1)
+        if len(section) < 2:
+            continue
+        for plugin_id, target in re.findall(r'^(\w+)\s*=\s*"([\w.]+)', section[1], flags=re.MULTILINE):
+            found[plugin_id] = pyproject.parent / target.split(".")[0]
+    return found
+
+
+def implemented_hooks(package: Path) -> set[str]:
+    hooks: set[str] = set()
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef) and any(
+                "hookimpl" in ast.unparse(decorator) for decorator in node.decorator_list
+            ):
+                hooks.add(node.name)
+    return hooks
+
+
+def used_by(section: str) -> set[str]:
+    """The plugin ids a ``**Used by:**`` paragraph names (outside parentheses, before a top-level ``;``)."""
+    paragraph = section.split("**Used by:**", 1)[1].split("\n\n", 1)[0].strip()
+    if paragraph.startswith("none"):
+        return set()
+    depth, outside = 0, []
+    for char in paragraph:
+        depth += char == "("
+        if depth == 0:
+            if char == ";":
+                break
+            outside.append(char)
+        depth -= char == ")"
+    text = "".join(outside).replace(" and ", ",").replace(".", ",")
+    return {word.strip(" \n`*") for word in text.split(",") if word.strip(" \n`*")}
+
+
+def test_hooks_reference_used_by_names_exactly_the_plugins_implementing_each_hook() -> None:
+    plugins = {plugin_id: implemented_hooks(package) for plugin_id, package in built_in_plugins().items()}
+    assert {"core", "memory", "dedup"} <= set(plugins)
+    sections = re.split(r"^## ", read("hooks.md"), flags=re.MULTILINE)
+    for name in hookspecs.hook_names():
+        section = next(s for s in sections if s.startswith(f"{name}("))
+        assert "**Used by:**" in section, f"docs/hooks.md: {name} has no **Used by:** line"
+        expected = {plugin_id for plugin_id, hooks in plugins.items() if name in hooks}
+        assert used_by(section) == expected, f"docs/hooks.md: {name} is used by {sorted(expected) or 'none'}"
+
+
+# --------------------------------------------------------------------------------------------------
+# Nothing points outside the repository
+
+OUTSIDE = re.compile(r"SPEC §|SPEC\.md|\bissue \d|\bseeds/|design note|idea note")
+
+
+def test_no_doc_or_comment_points_outside_the_repository() -> None:
+    skip = {".venv", ".tox", ".git", "results", ".ci", ".mypy_cache", ".ruff_cache"}
+    found = []
+    for path in ROOT.rglob("*"):
+        if path.suffix not in (".py", ".md", ".toml", ".ini", ".txt") or skip & set(path.relative_to(ROOT).parts):
+            continue
+        if path.name == "test_docs.py" or ".egg-info" in str(path):
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if OUTSIDE.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
+    assert not found, "\n".join(found)

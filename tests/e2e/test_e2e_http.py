@@ -1,4 +1,4 @@
-"""End to end over streamable HTTP with per-agent bearer tokens (issue 2, acceptance 2)."""
+"""End to end over streamable HTTP with per-agent bearer tokens."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Plugin isolation end to end, with fake distributions (issue 2, acceptance 3).
+"""Plugin isolation end to end, with fake distributions.
 
 A plugin whose import raises, one that implements an unknown hook and one whose ``on_wake_up`` raises are all
 reported by ``ego plugins`` and in the JSON log, while the server keeps serving the good plugin's tools.

@@ -1,5 +1,5 @@
-"""Secrets logged by a real third-party library (httpx) are masked in the JSON log and on stderr
-(issue 2, acceptance 5). The logging runs in a real ``ego`` process: a plugin command makes the request."""
+"""Secrets logged by a real third-party library (httpx) are masked in the JSON log and on stderr.
+The logging runs in a real ``ego`` process: a plugin command makes the request."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Plugin selection end to end (issue 2, acceptance 4): exactly the chosen plugins' tools are served.
+"""Plugin selection end to end: exactly the chosen plugins' tools are served.
 
 Precedence, highest first: ``--plugins``/``--disable``, ``EGO_PLUGINS``/``EGO_DISABLE_PLUGINS``, the
 ``[plugins]`` table of ego.toml, all installed.

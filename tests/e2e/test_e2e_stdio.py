@@ -1,4 +1,4 @@
-"""End to end over stdio: ``ego serve`` as a subprocess, driven by the MCP SDK client (issue 2, acceptance 2)."""
+"""End to end over stdio: ``ego serve`` as a subprocess, driven by the MCP SDK client."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Configuration of the dedup plugin: the ``[plugins.dedup]`` table and its ``EGO_*`` overrides.
 
 Both thresholds are **cosine similarities** of the memory plugin's embedding model (1.0 = the same
-direction). The design note states them as cosine distances: ``dedup_threshold = 0.95`` is a distance below
+direction). The original design states them as cosine distances: ``dedup_threshold = 0.95`` is a distance below
 0.05, ``merge_threshold = 0.90`` a distance below 0.10.
 """
 

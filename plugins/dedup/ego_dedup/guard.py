@@ -1,4 +1,4 @@
-"""The duplicate guard on ``remember`` (SPEC §6.1, design note part A).
+"""The duplicate guard on ``remember``.
 
 A memory whose nearest existing memory is at least ``dedup_threshold`` similar adds nothing to the store but
 noise in recall; it is not stored, and the agent gets the existing memory back to judge the difference.

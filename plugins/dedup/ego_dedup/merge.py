@@ -1,4 +1,4 @@
-"""Merge candidates for ``consolidate`` (SPEC §6.1, design note part B).
+"""Merge candidates for ``consolidate``.
 
 Near-duplicates that slipped past the guard (worded a little differently, or saved with ``force``) are found
 among the memories of the consolidation window only: one matrix product over their stored vectors, so the

@@ -1,4 +1,4 @@
-"""The ``dedup`` plugin: refuses near-duplicate memories and proposes merges during consolidate (SPEC §6.1)."""
+"""The ``dedup`` plugin: refuses near-duplicate memories and proposes merges during consolidate."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ EGO = [sys.executable, "-m", "ego_core.cli"]
 NOON = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 SAVED_ID = re.compile(r"^Saved \(id: (mem_[0-9a-f]{12})\)")
 
-# The design note's pair; all-MiniLM-L6-v2 scores it ≈ 0.898 (below both thresholds).
+# The original design's pair; all-MiniLM-L6-v2 scores it ≈ 0.898 (below both thresholds).
 JA_FIRST = "今日の会話は楽しかった。Masterとの対話は学びが多い。"
 JA_SECOND = "今日の会話は楽しかった。Masterから多くのことを学んだ。"
 JA_SIMILARITY = 0.898
@@ -38,7 +38,7 @@ UNRELATED = (
 # Scored 0.968 against PARAPHRASES[0]: a near-duplicate in other words, refused by the guard.
 NEAR_DUPLICATE = "Watched herons fishing during my morning walk along the river."
 
-# Every tool name of SPEC §4: a response may name one only when it is served.
+# Every tool name ego defines: a response may name one only when it is served.
 ALL_TOOLS = (
     "wake_up",
     "feel_desires",

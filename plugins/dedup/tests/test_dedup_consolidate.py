@@ -1,4 +1,4 @@
-"""Merge candidates during consolidate (issue 5, acceptance 2), called through the host's hook.
+"""Merge candidates during consolidate, called through the host's hook.
 
 The memories are stored through the MCP client (the real remember, guard included); ``on_consolidate`` is
 called the way the consolidate tool calls it.
@@ -30,7 +30,7 @@ def day_before(moment: datetime) -> ConsolidationRun:
 
 
 def dedup_section(host: PluginHost, run: ConsolidationRun) -> Section | None:
-    sections = [result for plugin, result in host.hooks.notify("on_consolidate", run=run) if plugin == "dedup"]
+    sections = [result for plugin, result in host.hooks.on_consolidate(run=run) if plugin == "dedup"]
     assert len(sections) <= 1
     return sections[0] if sections else None
 
@@ -188,6 +188,6 @@ async def test_consolidate_without_dedup_lists_nothing(
     host = memory_only_host()
     await store(host, *PARAPHRASES, *UNRELATED)
     host.start()
-    results = host.hooks.notify("on_consolidate", run=day_before(clock.now()))
+    results = host.hooks.on_consolidate(run=day_before(clock.now()))
     assert [plugin for plugin, _ in results if plugin == "dedup"] == []
     assert all("near-duplicate" not in str(getattr(result, "text", result)) for _, result in results)

@@ -1,4 +1,4 @@
-"""Merge candidates through the real ``consolidate`` tool of the memory plugin (issue 5, acceptance 2)."""
+"""Merge candidates through the real ``consolidate`` tool of the memory plugin."""
 
 from __future__ import annotations
 

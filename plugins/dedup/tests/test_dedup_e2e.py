@@ -1,5 +1,4 @@
-"""``ego`` as a subprocess: the installed entry point, the dependency on memory, and the guard on/off over stdio
-(issue 5, acceptance 1 and 3; the startup message when memory is missing)."""
+"""``ego`` as a subprocess: the installed entry point, the dependency on memory, and the guard on/off over stdio."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The duplicate guard on remember, through the MCP client with the real model (issue 5, acceptance 1)."""
+"""The duplicate guard on remember, through the MCP client with the real model."""
 
 from __future__ import annotations
 

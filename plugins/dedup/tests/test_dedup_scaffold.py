@@ -1,4 +1,4 @@
-"""Responses name only tools that are served (SPEC §1.2), and disabling dedup removes every trace of the guard."""
+"""Responses name only tools that are served, and disabling dedup removes every trace of the guard."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What the guard costs and what a refused save leaves behind (issue 5, acceptance 4).
+"""What the guard costs and what a refused save leaves behind.
 
 - An exact duplicate is found by its hash: no embedding at all.
 - A new memory is embedded once: the guard's embedding is the one the save stores.
@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from dedup_support import NEAR_DUPLICATE, PARAPHRASES, UNRELATED, memory_config, remember, saved_id, store_of
 
@@ -133,7 +134,10 @@ async def test_a_refused_save_leaves_everything_as_it_was(
     configure_logging(log_dir, "DEBUG")
     recorder = Recorder()
     host = make_host(
-        {"memory": MemoryPlugin(), "dedup": DedupPlugin(), "recorder": recorder}, config=memory_config(), clock=clock
+        {"memory": MemoryPlugin(), "dedup": DedupPlugin(), "recorder": recorder},
+        config=memory_config(),
+        clock=clock,
+        settings=attrs.evolve(ego_settings, log_arguments=True),  # values logged (masked where private)
     )
     async with mcp_client(host) as client:
         ids = [

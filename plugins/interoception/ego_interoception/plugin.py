@@ -1,4 +1,4 @@
-"""The ``interoception`` plugin: provides the body sense service and the wake_up body line (SPEC §6.6)."""
+"""The ``interoception`` plugin: provides the body sense service and the wake_up body line."""
 
 from __future__ import annotations
 

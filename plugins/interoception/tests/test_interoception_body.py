@@ -32,7 +32,7 @@ from ego_interoception import (
     phase_for_hour,
 )
 
-# The phases as SPEC §6.6 writes them, independent of the implementation's table.
+# The phases as docs/plugins/interoception.md states them, independent of the implementation's table.
 SPEC_PHASES: dict[str, range] = {
     "late_night": range(0, 5),
     "early_morning": range(5, 7),

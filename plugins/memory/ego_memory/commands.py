@@ -20,8 +20,8 @@ def _configure_reindex(parser: argparse.ArgumentParser) -> None:
 
 
 def _run_reindex(args: argparse.Namespace, host: PluginHost) -> int:
+    from ego_memory.config import embedder_settings
     from ego_memory.embedding import CachedEmbedder
-    from ego_memory.plugin import embedder_settings
     from ego_memory.progress import progress_bar
     from ego_memory.store import MemoryStore
 

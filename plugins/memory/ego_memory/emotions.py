@@ -1,4 +1,4 @@
-"""The 12 emotions and 12 categories of a memory (SPEC §5.1), with defaults and recall boosts."""
+"""The 12 emotions and 12 categories of a memory, with defaults and recall boosts."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ class EmotionProfile:
     """Multiplier gain at full intensity: vivid emotions are easier to recall."""
 
 
-# Spread over the valence-arousal plane (idea note §1.1): negative quadrants as expressive as positive ones.
+# Spread over the valence-arousal plane: negative quadrants as expressive as positive ones.
 EMOTIONS: dict[str, EmotionProfile] = {
     "happy": EmotionProfile(0.6, 0.8, 0.6, 0.10),
     "sad": EmotionProfile(0.6, -0.7, 0.3, 0.10),

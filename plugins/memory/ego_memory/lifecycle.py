@@ -1,4 +1,4 @@
-"""The memory lifecycle (SPEC §5.6-5.7): link_memories, episodes, consolidate, forget."""
+"""The memory lifecycle: link_memories, episodes, consolidate, forget."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class Lifecycle:
         if memory is None:
             raise self._not_found(memory_id)
         self.memories.redactor.remove(memory.id)
-        extra = extra_lines(self.ctx.hooks.notify("on_forget", memory=memory))
+        extra = extra_lines(self.ctx.hooks.on_forget(memory=memory))
         age = relative_age(memory.timestamp, self.ctx.now())
         data = (
             f"Forgot (id: {memory.id}, {age}): {truncate(memory.content, 120)}\n"
@@ -182,7 +182,7 @@ class Lifecycle:
         recent = recent[-MAX_REPLAY:]
         created, strengthened, pruned = self._replay(recent, since.timestamp())
         run = ConsolidationRun(since=since, until=until, recent_ids=tuple(m.id for m in recent))
-        texts, scaffold = compose_sections(self.ctx.hooks.notify("on_consolidate", run=run))
+        texts, scaffold = compose_sections(self.ctx.hooks.on_consolidate(run=run))
         summary = (
             f"Consolidation complete. Replayed {len(recent)} events, strengthened {strengthened} co-activated "
             f"link(s), created {created} link(s), pruned {pruned} weak link(s)."

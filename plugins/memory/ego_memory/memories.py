@@ -189,7 +189,7 @@ class Memories:
         # The check and the save are one step: a concurrent remember (another thread or process) cannot
         # slip a near-duplicate in between.
         with self.store.writing():
-            veto = self.ctx.hooks.first("before_remember", draft=draft)
+            veto = self.ctx.hooks.before_remember(draft=draft)
             if veto is not None:
                 _plugin, response = veto
                 return response if isinstance(response, Response) else Response(data=str(response))
@@ -208,7 +208,7 @@ class Memories:
         lines.extend(notes)
         if memory.is_private:
             lines.append(PRIVATE_SAVED_NOTE)
-        lines.extend(extra_lines(self.ctx.hooks.notify("on_remember", memory=memory)))
+        lines.extend(extra_lines(self.ctx.hooks.on_remember(memory=memory)))
         return Response(data="\n".join(lines), scaffold=(REMEMBER_SCAFFOLD,))
 
     def store_draft(
@@ -325,7 +325,7 @@ class Memories:
             self.store.touch([h.memory.id for h in hits], now.timestamp())
         lines: list[str] = []
         boosts: dict[str, float] = {}
-        for _plugin, note in self.ctx.hooks.notify("on_recall_result", query=query, results=tuple(hits)):
+        for _plugin, note in self.ctx.hooks.on_recall_result(query=query, results=tuple(hits)):
             if isinstance(note, RecallNote):
                 lines.extend(note.lines)
                 for memory_id, delta in note.boosts.items():

@@ -3,7 +3,7 @@
 Timestamps are ISO 8601 with an offset (always UTC when written); lists stay lists; a record written by an
 older version that lacks a field reads it with its default (``is_private`` absent → false).
 
-The normalisation rules of SPEC §5.1 live here too, shared by ``remember`` (:meth:`Memories.draft`) and
+The normalisation rules of the data model live here too, shared by ``remember`` (:meth:`Memories.draft`) and
 ``ego import`` (:func:`read_memory_record`), so that an imported memory obeys exactly what a remembered one
 does: known emotions and categories, importance 1-5, intensity/arousal 0-1, valence -1-1, lists as lists.
 """
@@ -84,7 +84,7 @@ def memory_from_dict(data: Mapping[str, Any]) -> Memory:
 
 
 # --------------------------------------------------------------------------------------------------
-# Normalisation (SPEC §5.1), the same for remember and import
+# Normalisation, the same for remember and import
 
 
 def normal_emotion(value: object) -> tuple[str, bool]:

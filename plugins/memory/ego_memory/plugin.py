@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
@@ -16,7 +15,6 @@ from ego_core import (
     Command,
     ConfigError,
     EmbedderFactory,
-    EmbedderSettings,
     EmbeddingError,
     PluginContext,
     Redactor,
@@ -31,9 +29,9 @@ from ego_core import (
     truncate,
 )
 from ego_memory import portable
-from ego_memory.config import CONFIG_ENV, MemoryConfig
+from ego_memory.config import CONFIG_ENV, MemoryConfig, embedder_settings
 from ego_memory.embedding import BUILTIN_EMBEDDERS, CachedEmbedder
-from ego_memory.embedding.errors import API_KEY_ENV_SETTING, ProviderError
+from ego_memory.embedding.errors import ProviderError
 from ego_memory.embedding.onnx import ModelDirError
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.memories import Memories, remember_log_view
@@ -51,15 +49,6 @@ INTROSPECT_CONSOLIDATE = ScaffoldLine("If memory feels fragmented, run consolida
 INTROSPECT_SAVE = ScaffoldLine(
     "If this is a genuinely new insight, save with remember (category: introspection).", needs={"remember"}
 )
-
-
-def embedder_settings(config: MemoryConfig, env: Mapping[str, str] | None = None) -> EmbedderSettings:
-    env = os.environ if env is None else env
-    api_key = env.get(config.api_key_env) if config.api_key_env else None
-    extra = {API_KEY_ENV_SETTING: config.api_key_env} if config.api_key_env else {}
-    return EmbedderSettings(
-        model=config.model, model_dir=config.model_dir, api_key=api_key, base_url=config.base_url, extra=extra
-    )
 
 
 def embedding_tool_error(exc: EmbeddingError) -> ToolError:

@@ -1,7 +1,7 @@
 """The memory plugin's part of ``ego export`` / ``ego import``: memories (with links and access statistics)
 and episodes as records. Vectors are not exported; an import embeds the text again with the configured model.
 
-An import obeys the data model like ``remember`` does (SPEC §5.1): a record whose values have the wrong type
+An import obeys the data model like ``remember`` does: a record whose values have the wrong type
 refuses the whole file before anything is written; values outside their range are normalised.
 """
 

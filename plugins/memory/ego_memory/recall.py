@@ -1,4 +1,4 @@
-"""The recall pipeline (SPEC §5.5).
+"""The recall pipeline.
 
 dense top-N + FTS5 BM25 top-N → fusion (by default a weighted sum of the z-normalised BM25 and cosine scores;
 reciprocal rank fusion with ``fusion_method = "rrf"``) → Hopfield pattern completion over the candidates' real

@@ -159,7 +159,7 @@ _MEMORY_COLUMNS = (
 
 @attrs.frozen
 class Episode:
-    """Memories grouped into one episode (SPEC §5.6): members in time order, importance = max."""
+    """Memories grouped into one episode: members in time order, importance = max."""
 
     id: str
     summary: str

@@ -44,7 +44,7 @@ REMEMBER_SCHEMA: Mapping[str, Any] = {
 }
 
 MAX_CONTEXT_CHARS = 8000
-"""The longest recall context: as long as the longest memory (SPEC §5.4), so a whole memory can be the cue."""
+"""The longest recall context: as long as the longest memory, so a whole memory can be the cue."""
 
 RECALL_SCHEMA: Mapping[str, Any] = {
     "type": "object",

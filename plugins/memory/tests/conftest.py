@@ -57,6 +57,7 @@ class MemoryHosts:
         clock: Clock | None = None,
         timezone: str = "UTC",
         start: bool = True,
+        log_arguments: bool = False,
     ) -> tuple[PluginHost, MemoryPlugin]:
         if data_dir is None:
             data_dir = self.root / f"data-{len(self.hosts)}"
@@ -64,7 +65,9 @@ class MemoryHosts:
         if recall:
             table["recall"] = dict(recall)
         plugin = MemoryPlugin()
-        settings = Settings(data_dir=data_dir, timezone=timezone, plugin_tables={"memory": table})
+        settings = Settings(
+            data_dir=data_dir, timezone=timezone, plugin_tables={"memory": table}, log_arguments=log_arguments
+        )
         host = build_host(settings, autoload=False, plugins={"memory": plugin, **(plugins or {})}, clock=clock)
         self.hosts.append(host)
         if start:

@@ -1,4 +1,4 @@
-"""consolidate (SPEC §5.6): replay of the last 24 h on a fixed clock, link work, reports, bounded reads."""
+"""consolidate: replay of the last 24 h on a fixed clock, link work, reports, bounded reads."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Crash safety (issue 4, acceptance 4): ``kill -9`` of ``ego serve`` in the middle of writes, and journal recovery.
+"""Crash safety: ``kill -9`` of ``ego serve`` in the middle of writes, and journal recovery.
 
 A server is driven over stdio with raw JSON-RPC (so the test knows its pid and exactly which calls returned), killed
 with SIGKILL while a call is in flight, and restarted. The store must open, pass ``ego doctor`` and hold every memory

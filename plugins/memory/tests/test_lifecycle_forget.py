@@ -1,7 +1,8 @@
-"""forget through the MCP client (issue 4, acceptance 1; SPEC §5.7, seeds/forget-tool-design.ja.md).
+"""forget through the MCP client.
 
 A forgotten memory leaves nothing behind that a later recall, search_memories, introspect, get_episode or wake_up
-could show; the memories it was linked to keep no link to it; the response texts are the design note's.
+could show; the memories it was linked to keep no link to it; the response texts are the documented ones
+(docs/tools.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""link_memories and episodes through the MCP client (SPEC §5.6)."""
+"""link_memories and episodes through the MCP client."""
 
 from __future__ import annotations
 

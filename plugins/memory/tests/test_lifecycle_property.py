@@ -1,4 +1,4 @@
-"""Property test (issue 4, acceptance 2): random remember / link_memories / forget / consolidate sequences.
+"""Property test: random remember / link_memories / forget / consolidate sequences.
 
 After every step: every link row has its reverse, no link names a memory that does not exist, Chroma holds exactly
 the memories SQLite holds, the FTS indexes are consistent, and episodes never show a forgotten memory.

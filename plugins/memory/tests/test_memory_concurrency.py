@@ -1,4 +1,4 @@
-"""Two ``ego serve`` processes writing one data directory at the same time (issue 3, acceptance 6; SPEC §5.2)."""
+"""Two ``ego serve`` processes writing one data directory at the same time."""
 
 from __future__ import annotations
 

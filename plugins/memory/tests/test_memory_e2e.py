@@ -1,4 +1,4 @@
-"""End to end over stdio: ``ego serve --plugins memory`` driven by the MCP SDK client (issue 3, acceptance 1, 2, 7).
+"""End to end over stdio: ``ego serve --plugins memory`` driven by the MCP SDK client.
 
 The store left behind by the servers is then opened directly in the test process to check every field.
 """

@@ -1,4 +1,4 @@
-"""No text is embedded twice in one operation, and repeated queries come from the cache (SPEC §5.3)."""
+"""No text is embedded twice in one operation, and repeated queries come from the cache."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Response formats of remember, recall and search_memories (SPEC §1, §5.4, §5.5), through the MCP client."""
+"""Response formats of remember, recall and search_memories, through the MCP client."""
 
 from __future__ import annotations
 

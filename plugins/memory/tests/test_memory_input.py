@@ -1,4 +1,4 @@
-"""Bad input through the MCP client (issue 3, acceptance 5; SPEC §3.3): an ``isError`` result naming the parameter
+"""Bad input through the MCP client: an ``isError`` result naming the parameter
 and the accepted form, never echoing the rejected value, and nothing stored."""
 
 from __future__ import annotations

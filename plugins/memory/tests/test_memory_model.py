@@ -1,4 +1,4 @@
-"""The data model's portable form (SPEC §5.1): cattrs round trips, and records written without newer fields."""
+"""The data model's portable form: cattrs round trips, and records written without newer fields."""
 
 from __future__ import annotations
 

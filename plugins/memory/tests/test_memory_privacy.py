@@ -1,4 +1,4 @@
-"""Private memories never leave through logs (SPEC §3.4, §1.5): the remember log view, the redactor over every
+"""Private memories never leave through logs: the remember log view, the redactor over every
 rendering of a private text, and private memories written by another process."""
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ def log_records(log_dir: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.anyio
 async def test_a_private_remember_never_reaches_the_json_log(memory_hosts: MemoryHosts, tmp_path: Path) -> None:
-    host, _plugin = memory_hosts(clock=Clock(NOW))
+    # with the log_arguments debugging aid on, argument values are logged: a private memory's are masked still
+    host, _plugin = memory_hosts(clock=Clock(NOW), log_arguments=True)
     log_dir = tmp_path / "logs"
     configure_logging(log_dir, "DEBUG")
     content = "I am secretly afraid that the project will be cancelled.\nAnd I have not told anyone."

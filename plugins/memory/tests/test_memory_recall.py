@@ -1,4 +1,4 @@
-"""The recall pipeline (SPEC §5.5) on real vectors: Hopfield completion, stage switches, time decay, boosts,
+"""The recall pipeline on real vectors: Hopfield completion, stage switches, time decay, boosts,
 spreading activation, access bookkeeping, ``on_recall_result``, local-time date filters and Japanese recall."""
 
 from __future__ import annotations

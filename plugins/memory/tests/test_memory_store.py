@@ -1,4 +1,4 @@
-"""The store on real Chroma + SQLite in temporary directories (SPEC §5.1-5.2): round trips, links, deletion,
+"""The store on real Chroma + SQLite in temporary directories: round trips, links, deletion,
 crash recovery from the journal, index verification at startup, filters, and several instances on one dir."""
 
 from __future__ import annotations

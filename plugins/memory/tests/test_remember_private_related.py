@@ -1,5 +1,5 @@
 """remember's ``Most related:`` lines mark a private memory, like recall's ``private: true`` and dedup's
-``Existing (id: …, 2h ago, private)``: the agent decides what it may say aloud (SPEC §5.4, §3.4)."""
+``Existing (id: …, 2h ago, private)``: the agent decides what it may say aloud."""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ import re
 import secrets
 import stat
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -34,6 +35,9 @@ NEW_FILE_MODE = 0o666
 """Passed to ``open(2)`` for a new file: the kernel takes the process umask off (``0o644`` under umask 022)."""
 ATTEMPTS = 10
 """How often :func:`rewrite` starts over when the file keeps changing under it before giving up."""
+RETRY_PAUSE_S = 0.002
+MAX_RETRY_PAUSE_S = 0.1
+"""Pause before each new attempt, doubling from ``RETRY_PAUSE_S`` up to this: lets the other writer finish."""
 
 # Ours: ".<file name>.<12 hex digits>.ego-tmp" (and ".<name>.<8 chars>.ego-tmp" of earlier versions).
 _TEMPORARY = re.compile(r"^\..+\.(?:[0-9a-f]{12}|[a-z0-9_]{8})" + re.escape(TEMP_SUFFIX) + r"$")
@@ -61,7 +65,7 @@ def rewrite(path: Path, change: Change, *, attempts: int = ATTEMPTS) -> bool:
     again with the new content). Raises :class:`FileChangedError` if the file changed every time.
     """
     real = real_path(path)
-    for _attempt in range(attempts):
+    for attempt in range(attempts):
         with _Snapshot.take(real) as before:
             data = change(before.data)
             if data is None:
@@ -70,12 +74,31 @@ def rewrite(path: Path, change: Change, *, attempts: int = ATTEMPTS) -> bool:
                 fsync_directory(real.parent)
                 late = before.appended_since()
                 if late:  # appended to the old file between our check and the replace: keep those bytes
-                    try:
-                        rewrite(real, functools.partial(_with_tail, tail=late), attempts=attempts)
-                    except OSError as exc:
-                        _log.warning("%s: bytes another program appended during a rewrite were lost (%s)", path, exc)
+                    _carry_over(real, late, attempts)
                 return True
+        time.sleep(min(RETRY_PAUSE_S * 2**attempt, MAX_RETRY_PAUSE_S))  # let the other writer finish
     raise FileChangedError(path)
+
+
+def _carry_over(real: Path, late: bytes, attempts: int) -> None:
+    """Put bytes appended to the replaced file back at the end of the new one: by a rewrite (which keeps the
+    line structure), or, while the file keeps changing, by appending them as the other program did."""
+    try:
+        rewrite(real, functools.partial(_with_tail, tail=late), attempts=attempts)
+        return
+    except OSError:
+        pass
+    try:
+        fd = os.open(real, os.O_WRONLY | os.O_APPEND)
+        try:
+            view = memoryview(late)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        _log.warning("%s: bytes another program appended during a rewrite were lost (%s)", real, exc)
 
 
 def atomic_write(path: Path, data: bytes) -> None:

@@ -1,4 +1,4 @@
-"""The ``workspace_sync`` plugin: mirrors non-private memories into an OpenClaw workspace (SPEC §6.2).
+"""The ``workspace_sync`` plugin: mirrors non-private memories into an OpenClaw workspace.
 
 Enabled by ``[plugins.workspace_sync] workspace_dir`` or ``EGO_WORKSPACE_DIR``; without either it stays idle.
 It only reacts to the memory plugin's notifications (``on_remember``, ``on_forget``), so it requires it.

@@ -58,7 +58,7 @@ def writer_of(host: PluginHost) -> WorkspaceWriter:
 
 
 def doctor(host: PluginHost) -> dict[str, tuple[bool, str]]:
-    found = {plugin: list(result) for plugin, result in host.hooks.notify("doctor_checks")}
+    found = {plugin: list(result) for plugin, result in host.hooks.doctor_checks()}
     return {check.name: (check.ok, check.detail) for check in found["workspace_sync"]}
 
 

@@ -185,7 +185,7 @@ def test_disabled_without_workspace_dir_writes_nothing_and_says_so(
     assert [f for f in host.failures if f.plugin == "workspace_sync"] == []
     created = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
     assert not [p for p in created if p not in before and not str(p).startswith("ego-data")]
-    checks = {plugin: list(result) for plugin, result in host.hooks.notify("doctor_checks")}
+    checks = {plugin: list(result) for plugin, result in host.hooks.doctor_checks()}
     [check] = checks["workspace_sync"]
     assert check.ok
     assert "disabled" in check.detail
@@ -232,7 +232,7 @@ def test_doctor_reports_a_writable_workspace(sync_host: SyncHostFactory, workspa
     host = sync_host(workspace)
     host.start()
     remember(host, "Something to write")
-    checks = {plugin: list(result) for plugin, result in host.hooks.notify("doctor_checks")}
+    checks = {plugin: list(result) for plugin, result in host.hooks.doctor_checks()}
     [check] = checks["workspace_sync"]
     assert check.ok
     assert check.detail == f"{workspace} (writable)"
@@ -243,7 +243,7 @@ def test_doctor_creates_nothing(sync_host: SyncHostFactory, workspace: Path) -> 
     """A mistyped workspace path must not be created by ``ego doctor`` (which starts the plugins)."""
     host = sync_host(workspace)
     host.start()
-    checks = {plugin: list(result) for plugin, result in host.hooks.notify("doctor_checks")}
+    checks = {plugin: list(result) for plugin, result in host.hooks.doctor_checks()}
     [check] = checks["workspace_sync"]
     assert check.ok
     assert check.detail == f"{workspace} does not exist yet (created at the first write)"
@@ -251,7 +251,7 @@ def test_doctor_creates_nothing(sync_host: SyncHostFactory, workspace: Path) -> 
     assert not workspace.parent.exists()
 
     workspace.mkdir(parents=True)
-    [check] = {plugin: list(result) for plugin, result in host.hooks.notify("doctor_checks")}["workspace_sync"]
+    [check] = {plugin: list(result) for plugin, result in host.hooks.doctor_checks()}["workspace_sync"]
     assert check.ok
     assert "memory/ does not exist yet" in check.detail
     assert list(workspace.iterdir()) == []  # the probe file is gone, and no memory/ was made
@@ -262,7 +262,7 @@ def test_doctor_reports_an_unwritable_workspace(sync_host: SyncHostFactory, work
     (workspace / "memory").write_text("not a directory", encoding="utf-8")
     host = sync_host(workspace)
     host.start()
-    checks = {plugin: list(result) for plugin, result in host.hooks.notify("doctor_checks")}
+    checks = {plugin: list(result) for plugin, result in host.hooks.doctor_checks()}
     [check] = checks["workspace_sync"]
     assert not check.ok
     assert "not writable" in check.detail

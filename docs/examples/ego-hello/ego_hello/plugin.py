@@ -15,7 +15,7 @@ import json
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import attrs
 
@@ -25,6 +25,7 @@ from ego_core import (
     BodySense,
     Check,
     InvalidArgumentError,
+    PluginBase,
     PluginContext,
     Redactor,
     Response,
@@ -88,12 +89,11 @@ def _log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
     return {"text_chars": len(text), "private": is_private(text)}
 
 
-class HelloPlugin:
+class HelloPlugin(PluginBase):
     """Registered by the entry point ``hello = "ego_hello:HelloPlugin"``; the host instantiates it."""
 
-    config_class: ClassVar[type[HelloConfig]] = HelloConfig
-    config_env: ClassVar[Mapping[str, str]] = {"EGO_HELLO_MAX_NOTES": "max_notes"}
-    requires: ClassVar[tuple[str, ...]] = ()
+    config_class = HelloConfig
+    config_env: Mapping[str, str] = {"EGO_HELLO_MAX_NOTES": "max_notes"}
 
     def __init__(self) -> None:
         self._ctx: PluginContext | None = None

@@ -65,7 +65,12 @@ def test_bad_environment_value_is_a_usage_error(tmp_path: Path) -> None:
 @pytest.mark.anyio
 async def test_ego_serve_over_stdio(tmp_path: Path) -> None:
     secret = "private: the password to my heart is chocolate"
-    env = {k: v for k, v in child_env(tmp_path, EGO_LOG_LEVEL="DEBUG").items() if k.startswith("EGO_")}
+    # EGO_LOG_ARGUMENTS: argument values are logged (the debugging aid); the plugin's log view masks the note
+    env = {
+        k: v
+        for k, v in child_env(tmp_path, EGO_LOG_LEVEL="DEBUG", EGO_LOG_ARGUMENTS="1").items()
+        if k.startswith("EGO_")
+    }
     params = StdioServerParameters(command=EGO[0], args=[*EGO[1:], "serve", "--plugins", "hello"], env=env)
     async with Client(params) as client:
         assert client.server_info is not None

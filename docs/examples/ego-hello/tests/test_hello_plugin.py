@@ -11,9 +11,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 
-from ego_core import BODY_SENSE, PRIVATE_MARK, Clock, ConfigError, PluginContext, hookimpl
+from ego_core import BODY_SENSE, PRIVATE_MARK, Clock, ConfigError, PluginContext, Settings, hookimpl
 from ego_core.testing import HostFactory, mcp_client, tool_text
 from ego_hello import NOTES_SERVICE, HelloPlugin, NoteBook, NoteReader
 
@@ -108,9 +109,12 @@ def test_bad_configuration_is_a_startup_error_naming_the_key(
         make_host({"hello": HelloPlugin()}, config={"hello": table})
 
 
-async def test_private_note_never_reaches_a_log_line(make_host: HostFactory, caplog: pytest.LogCaptureFixture) -> None:
+async def test_private_note_never_reaches_a_log_line(
+    make_host: HostFactory, caplog: pytest.LogCaptureFixture, ego_settings: Settings
+) -> None:
     secret = "private: I was scared of the storm, don't tell anyone"
-    host = make_host({"hello": HelloPlugin()})
+    # the log_arguments debugging aid logs argument values: the plugin's log view still keeps the note out
+    host = make_host({"hello": HelloPlugin()}, settings=attrs.evolve(ego_settings, log_arguments=True))
     caplog.set_level(logging.DEBUG)
     async with mcp_client(host) as client:
         result = await client.call_tool("leave_note", {"text": secret})
@@ -207,11 +211,11 @@ async def test_damaged_notes_file_fails_the_plugin_not_the_server(make_host: Hos
 def test_doctor_check(make_host: HostFactory) -> None:
     host = make_host({"hello": HelloPlugin()})
     host.start()
-    checks = dict(host.hooks.notify("doctor_checks"))["hello"]
+    checks = dict(host.hooks.doctor_checks())["hello"]
     assert [(c.name, c.ok) for c in checks] == [("notes", True)]
     assert "0 kept (at most 20)" in checks[0].detail
     notes_file(host).write_text("[]", encoding="utf-8")
-    checks = dict(host.hooks.notify("doctor_checks"))["hello"]
+    checks = dict(host.hooks.doctor_checks())["hello"]
     assert [(c.name, c.ok) for c in checks] == [("notes", False)]
     assert 'has no "notes" list' in checks[0].detail
 

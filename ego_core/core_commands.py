@@ -1,0 +1,314 @@
+"""The core's own commands (``ego serve|plugins|doctor|export|import|token``), registered by the core plugin
+through ``register_commands`` like any plugin's.
+
+Usage and configuration errors raise :class:`UsageError` (exit code 2 with the message on stderr); stdout
+carries only results (and, for ``ego serve`` over stdio, only the MCP protocol).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ego_core.config import Settings
+from ego_core.errors import UsageError
+from ego_core.host import PluginHost
+from ego_core.logs import log_file_problem
+from ego_core.portable import PortableError, export_file, import_file, read_export_file
+from ego_core.types import Check, Command
+from ego_core.version import __version__
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 record``, ``2 records``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _portable(args: argparse.Namespace, host: PluginHost) -> int:
+    if args.command == "import":
+        try:  # the whole file is read and checked before any store is opened (or created)
+            export = read_export_file(args.file)
+        except PortableError as exc:
+            raise UsageError(str(exc)) from None
+    host.start()
+    try:
+        if args.command == "export":
+            try:
+                summary = export_file(host, args.file, include_private=args.include_private)
+            except PortableError as exc:
+                raise UsageError(str(exc)) from None
+            kind = "including private memories" if args.include_private else "private memories left out"
+            detail = f" ({summary.describe()})" if summary.records else ""
+            print(f"exported {plural(summary.records, 'record')}{detail} to {args.file} ({kind})")
+            if summary.masked:
+                print(
+                    f"{plural(summary.masked, 'record')} had secrets or private passages masked; importing this "
+                    "file restores the masked text, not the original (use --include-private for a full backup)"
+                )
+            return 0
+        try:
+            imported = import_file(host, export)
+        except PortableError as exc:
+            raise UsageError(str(exc)) from None
+        for plugin_id in sorted(imported.records):
+            records = plural(imported.records[plugin_id], "record")
+            print(f"{plugin_id}: {imported.added.get(plugin_id, 0)} new of {records}")
+        return 0
+    finally:
+        host.stop()
+
+
+def _serve(args: argparse.Namespace, host: PluginHost) -> int:
+    from ego_core.server import serve_http, serve_stdio  # the MCP SDK only for the command that serves
+
+    settings = host.settings
+    wire = args.stdio_wire
+
+    if not args.http:
+        if any(v is not None for v in (args.host, args.port, args.path)):
+            raise UsageError("--host, --port and --path only apply with --http")
+        assert wire is not None, "main() hands serve over stdio the protocol's stdout"
+        if sys.stdin.isatty():
+            print(
+                "ego: serving MCP on stdio: waiting for an MCP client on stdin (an agent's client starts "
+                "`ego serve` itself); Ctrl-C stops",
+                file=sys.stderr,
+            )
+        serve_stdio(host, wire)
+        return 0
+    bind = args.host or settings.server.host
+    port = args.port if args.port is not None else settings.server.port
+    if not 0 < port < 65536:
+        raise UsageError("--port must be from 1 to 65535")
+    path = args.path or settings.server.path
+    try:
+        serve_http(host, bind_host=bind, port=port, path=path, tokens=settings.server.tokens)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return 0
+
+
+def log_dir_hint(settings: Settings) -> str:
+    if settings.log_dir is not None:
+        return "set log_dir in ego.toml (or EGO_LOG_DIR) to a writable directory"
+    return "the logs live in the data directory: make it writable, or choose another with EGO_DATA_DIR"
+
+
+def _recent_logged_failures(settings: Settings, days: int = 2) -> list[dict[str, Any]]:
+    """``plugin_failure`` events other ego processes wrote to the JSON log recently."""
+    found: list[dict[str, Any]] = []
+    today = datetime.now(UTC).date()
+    for offset in range(days):
+        path = settings.logs_path / f"ego-{today - timedelta(days=offset):%Y-%m-%d}.jsonl"
+        if not path.exists():
+            continue
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if '"plugin_failure"' not in line:
+                    continue
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if entry.get("event") == "plugin_failure" and entry.get("pid") != os.getpid():
+                    found.append(entry)
+    return found[-20:]
+
+
+def _plugins(args: argparse.Namespace, host: PluginHost) -> int:
+    settings = host.settings
+    host.start()
+    host.stop()
+    statuses = host.statuses()
+    logged = _recent_logged_failures(settings)
+    if args.json:
+        payload = {
+            "plugins": [
+                {
+                    "id": s.id,
+                    "distribution": s.distribution,
+                    "version": s.version,
+                    "state": s.state,
+                    "reason": s.reason,
+                    "requires": list(s.requires),
+                    "hooks": list(s.hooks),
+                }
+                for s in statuses
+            ],
+            "tools": {tool.name: plugin for plugin, tool in host.tools()},
+            "recent_failures": logged,
+        }
+        print(json.dumps(payload, indent=2))
+        return 0
+    print(f"ego {__version__}; data dir {settings.data_dir}")
+    width = max((len(s.id) for s in statuses), default=4)
+    for status in statuses:
+        dist = f"{status.distribution or '-'} {status.version or ''}".strip()
+        line = f"  {status.id:<{width}}  {status.state:<8}  {dist}"
+        if status.requires:
+            line += f"  (requires {', '.join(status.requires)})"
+        print(line)
+        if status.reason:
+            print(f"  {'':<{width}}  why: {status.reason}")
+    tools_by_plugin: dict[str, list[str]] = {}
+    for plugin, tool in host.tools():
+        tools_by_plugin.setdefault(plugin, []).append(tool.name)
+    print("tools:")
+    for plugin, names in sorted(tools_by_plugin.items()):
+        print(f"  {plugin}: {', '.join(names)}")
+    if logged:
+        print("recent failures in the log (other processes):")
+        for entry in logged:
+            hook = f":{entry['hook']}" if entry.get("hook") else ""
+            print(f"  {entry.get('ts', '?')} {entry.get('plugin')} [{entry.get('stage')}{hook}] {entry.get('reason')}")
+    return 0
+
+
+def _doctor(args: argparse.Namespace, host: PluginHost) -> int:
+    settings = host.settings
+    checks: list[Check] = [
+        Check("config", True, str(settings.config_path) if settings.config_path else "defaults (no ego.toml)"),
+    ]
+    data_dir = settings.data_dir.expanduser()
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        probe = data_dir / ".doctor-probe"
+        probe.write_text("ok")
+        probe.unlink()
+        checks.append(Check("data dir", True, f"{data_dir} (writable)"))
+    except OSError as exc:
+        checks.append(Check("data dir", False, f"{data_dir}: {exc.strerror}"))
+    log_problem = log_file_problem()
+    if log_problem:
+        checks.append(Check("log dir", False, f"{log_problem}; {log_dir_hint(settings)}"))
+    else:
+        checks.append(Check("log dir", True, f"{settings.logs_path} (writable)"))
+    plugin_checks: list[Check] = []
+    host.start()
+    try:
+        for plugin_id, result in host.hooks.doctor_checks():
+            items = [result] if isinstance(result, Check) else result if isinstance(result, list | tuple) else None
+            if items is None:
+                plugin_checks.append(Check(f"{plugin_id}: doctor_checks", False, _not_checks(result)))
+                continue
+            for check in items:
+                if isinstance(check, Check):
+                    plugin_checks.append(Check(f"{plugin_id}: {check.name}", check.ok, check.detail))
+                else:
+                    plugin_checks.append(Check(f"{plugin_id}: doctor_checks", False, _not_checks(check)))
+    finally:
+        host.stop()
+    # statuses after the checks ran, so that a plugin that failed to start, or whose doctor_checks (or
+    # on_shutdown) raised, is reported as well as one that failed to load or register
+    statuses = host.statuses()
+    for status in statuses:
+        if status.reason:
+            checks.append(Check(f"plugin {status.id}", False, status.reason))
+    checks.extend(plugin_checks)
+    for table in host.orphan_config_tables():
+        installed = ", ".join(sorted(host.installed)) or "none"
+        checks.append(
+            Check(f"config [plugins.{table}]", False, f"no installed plugin has this id (installed: {installed})")
+        )
+    enabled = [s.id for s in statuses if s.state == "enabled"]
+    checks.append(Check("plugins", True, ", ".join(enabled)))
+    for check in checks:
+        print(f"[{'ok' if check.ok else 'FAIL'}] {check.name}: {check.detail}")
+    return 0 if all(c.ok for c in checks) else 1
+
+
+def _not_checks(value: object) -> str:
+    return f"returned {type(value).__name__}, expected a list of ego_core.Check"
+
+
+def _token(args: argparse.Namespace, host: PluginHost | None = None) -> int:
+    from ego_core.server import hash_token, new_token
+
+    agent = args.agent.strip()
+    if not agent or not all(c.isalnum() or c in "-_." for c in agent):
+        raise UsageError("agent id must be letters, digits, '-', '_' or '.'")
+    token = new_token()
+    print(f"token for {agent} (give it to the agent; it is shown only once):")
+    print(f"  {token}")
+    print("add to ego.toml:")
+    print("  [server.tokens]")
+    print(f'  {agent} = "{hash_token(token)}"')
+    return 0
+
+
+def _configure_serve(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default=None, help="HTTP bind address (default 127.0.0.1; [server] host)")
+    parser.add_argument("--port", type=int, default=None, help="HTTP port (default 8765; [server] port)")
+    parser.add_argument("--path", default=None, help="HTTP path of the MCP endpoint (default /mcp)")
+
+
+def _configure_plugins(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _configure_export(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="the file to write (replaced atomically)")
+    parser.add_argument(
+        "--include-private", action="store_true", help="include private memories (a full backup, not redacted)"
+    )
+
+
+def _configure_import(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="a file written by `ego export`")
+
+
+def _configure_token(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("agent", help="agent id, e.g. claude")
+
+
+def _no_options(_parser: argparse.ArgumentParser) -> None:
+    return None
+
+
+def core_commands() -> list[Command]:
+    """The commands of the core plugin. Each starts the host itself (or never: ``ego token new``)."""
+    return [
+        Command("serve", "serve the MCP tools (stdio by default)", _configure_serve, _serve, starts_host=False),
+        Command(
+            "plugins",
+            "installed, enabled and failed plugins, with reasons",
+            _configure_plugins,
+            _plugins,
+            starts_host=False,
+        ),
+        Command(
+            "doctor",
+            "check config, data dir, plugins, embedding model and stores",
+            _no_options,
+            _doctor,
+            starts_host=False,
+        ),
+        Command(
+            "export",
+            "write every plugin's state (memories, ...) to a JSON Lines file",
+            _configure_export,
+            _portable,
+            starts_host=False,
+        ),
+        Command(
+            "import",
+            "read an export into this data directory (idempotent)",
+            _configure_import,
+            _portable,
+            starts_host=False,
+        ),
+        Command(
+            "new",
+            "create a token for an agent and print its config line",
+            _configure_token,
+            _token,
+            group="token",
+            starts_host=False,
+        ),
+    ]

@@ -1,0 +1,55 @@
+"""Building a host: the core plugin, the selected installed plugins and any plugin objects given."""
+
+from __future__ import annotations
+
+import importlib.metadata as importlib_metadata
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+
+from ego_core.composed import CorePlugin
+from ego_core.config import Settings
+from ego_core.context import Clock
+from ego_core.host import PluginHost
+from ego_core.logs import log_event
+from ego_core.registries import CORE_PLUGIN_ID
+
+_log = logging.getLogger("ego.host")
+
+
+def build_host(
+    settings: Settings,
+    *,
+    enabled: Sequence[str] | None = None,
+    disabled: Sequence[str] = (),
+    autoload: bool = True,
+    plugins: Mapping[str, object] | None = None,
+    entry_points: Iterable[importlib_metadata.EntryPoint] | None = None,
+    clock: Clock | None = None,
+) -> PluginHost:
+    """Build a host: the core plugin, the selected installed plugins and any plugin objects given.
+
+    ``enabled``/``disabled`` default to the settings' selection (CLI > env > config file); ``autoload=False``
+    skips entry points entirely (tests pass ``plugins=`` instead).
+    """
+    host = PluginHost(settings, clock=clock)
+    host.add_plugin(CORE_PLUGIN_ID, CorePlugin(), essential=True)
+    if enabled is None:
+        enabled = settings.plugins.enabled
+        disabled = [*settings.plugins.disabled, *disabled]
+    # else: an explicit selection (the command line) outranks the `disabled` lists of the environment and file
+    if autoload:
+        host.discover(enabled=enabled, disabled=disabled, entry_points=entry_points)
+        for table in host.orphan_config_tables():
+            log_event(
+                _log,
+                "config_unknown_plugin",
+                logging.WARNING,
+                table=f"[plugins.{table}]",
+                reason=f"no installed plugin has the id {table!r}; installed: {', '.join(sorted(host.installed))}",
+            )
+    for plugin_id, obj in (plugins or {}).items():
+        host.add_plugin(plugin_id, obj)
+    if plugins:
+        host.resolve_dependencies()
+    host.prepare()
+    return host

@@ -1,0 +1,92 @@
+"""What went wrong with which plugin, and each plugin's state, for ``ego plugins`` and ``ego doctor``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Literal
+
+import attrs
+
+from ego_core.logs import log_event
+
+FailureStage = Literal["load", "register", "validate", "dependency", "config", "startup", "call", "duplicate"]
+PluginState = Literal["enabled", "disabled", "failed"]
+
+MAX_FAILURES_PER_HOOK = 10
+"""Distinct failures kept per plugin and hook for ``ego plugins`` / ``ego doctor``, the newest (the log has
+every one): a long-running server's record stays bounded."""
+
+_log = logging.getLogger("ego.host")
+
+
+@attrs.frozen
+class PluginFailure:
+    plugin: str
+    stage: FailureStage
+    reason: str
+    hook: str | None = None
+
+    def describe(self) -> str:
+        where = f"{self.stage}:{self.hook}" if self.hook else self.stage
+        return f"{self.plugin} [{where}] {self.reason}"
+
+
+@attrs.frozen
+class InstalledPlugin:
+    id: str
+    entry_point: str
+    distribution: str | None
+    version: str | None
+
+
+@attrs.frozen
+class PluginStatus:
+    id: str
+    distribution: str | None
+    version: str | None
+    state: PluginState
+    reason: str = ""
+    hooks: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()
+
+
+class FailureLog:
+    """Every plugin failure of one host: recorded once (bounded per plugin and hook), logged each time.
+
+    A reason quotes an exception, which may quote a secret or private text, and it is shown on stdout by
+    ``ego plugins``: it passes the redaction pipeline first.
+    """
+
+    def __init__(self, redact: Callable[[str], str]) -> None:
+        self.redact = redact
+        self.items: list[PluginFailure] = []
+
+    def record(
+        self, plugin: str, stage: FailureStage, reason: str, hook: str | None = None, level: int = logging.WARNING
+    ) -> None:
+        reason = self.redact(reason)
+        failure = PluginFailure(plugin=plugin, stage=stage, reason=reason, hook=hook)
+        if failure not in self.items:  # a hook raising on every call is recorded once, logged each time
+            self.items.append(failure)
+            same_hook = [f for f in self.items if (f.plugin, f.stage, f.hook) == (plugin, stage, hook)]
+            if len(same_hook) > MAX_FAILURES_PER_HOOK:
+                self.items.remove(same_hook[0])
+        log_event(_log, "plugin_failure", level, plugin=plugin, stage=stage, hook=hook, reason=reason)
+
+    def reasons_by_plugin(self) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for failure in self.items:
+            where = f"{failure.stage}:{failure.hook}" if failure.hook else failure.stage
+            found.setdefault(failure.plugin, []).append(f"[{where}] {failure.reason}")
+        return found
+
+    def broken_at_start(self) -> set[str]:
+        """Plugins that failed to load or to start."""
+        return {f.plugin for f in self.items if f.stage in ("load", "startup")}
+
+
+def describe_exception(exc: BaseException) -> str:
+    """``TypeName: first line of the message`` (or just the type name)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
