@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _die(str(exc))
     if _command_word(argv) == "serve" and not {"--http", "-h", "--help"} & set(argv):
         # stdio: the protocol owns stdout from before any plugin is imported, even at the fd level
-        from ego_core.server import protocol_stdout
+        from ego_core.stdio import protocol_stdout
 
         with protocol_stdout() as wire:
             return _run(argv, wire)

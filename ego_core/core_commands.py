@@ -64,7 +64,8 @@ def _portable(args: argparse.Namespace, host: PluginHost) -> int:
 
 
 def _serve(args: argparse.Namespace, host: PluginHost) -> int:
-    from ego_core.server import serve_http, serve_stdio  # the MCP SDK only for the command that serves
+    from ego_core.server import serve_http  # the MCP SDK only for the command that serves
+    from ego_core.stdio import serve_stdio
 
     settings = host.settings
     wire = args.stdio_wire

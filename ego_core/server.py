@@ -10,18 +10,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import inspect
-import io
 import json
 import logging
-import os
 import secrets
 import socket
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
-from contextlib import asynccontextmanager, contextmanager, suppress
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from http import HTTPStatus
-from typing import Any, TextIO
+from typing import Any
 
 import anyio
 import anyio.to_thread
@@ -345,46 +343,6 @@ async def _send_json(send: Send, status: int, payload: Mapping[str, Any], extra:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *extra]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
-
-
-@contextmanager
-def protocol_stdout() -> Iterator[TextIO]:
-    """Keep the MCP wire for ourselves: a private duplicate of fd 1 carries the protocol, while fd 1 and
-    ``sys.stdout`` point at stderr for as long as we serve, so nothing a plugin prints (even text still
-    sitting in ``sys.stdout``'s buffer when the process exits) can reach the wire."""
-    sys.stdout.flush()
-    wire_fd = os.dup(1)
-    saved_fd = os.dup(1)
-    os.dup2(2, 1)
-    saved_stdout = sys.stdout
-    sys.stdout = sys.stderr
-    wire = io.TextIOWrapper(os.fdopen(wire_fd, "wb", buffering=0), encoding="utf-8", write_through=True)
-    try:
-        yield wire
-    finally:
-        sys.stdout = saved_stdout
-        with suppress(OSError):
-            wire.close()
-        os.dup2(saved_fd, 1)
-        os.close(saved_fd)
-
-
-def serve_stdio(host: PluginHost, wire: TextIO) -> None:
-    """Serve MCP over stdin and ``wire`` (see :func:`protocol_stdout`). The plugins start before the first
-    message is read, so a configuration error ends the process with its message instead of failing a call."""
-    from mcp.server.stdio import stdio_server
-
-    server = build_server(host)
-
-    async def main() -> None:
-        async with stdio_server(stdout=anyio.wrap_file(wire)) as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-
-    host.start()
-    try:
-        anyio.run(main)
-    finally:
-        host.stop()
 
 
 def check_listen_address(bind_host: str, port: int, path: str) -> None:
