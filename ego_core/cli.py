@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
+from ego_core.agents import agent_settings
 from ego_core.config import ConfigError, Settings, load_settings
-from ego_core.core_commands import core_commands, log_dir_hint
+from ego_core.core_commands import core_commands, data_dir_problem, log_dir_hint
 from ego_core.discovery import SelectionError
 from ego_core.embedding import EmbeddingError
 from ego_core.errors import UsageError
@@ -43,6 +44,7 @@ def _global_parser(add_help: bool) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ego {__version__}")
     parser.add_argument("--config", type=Path, help="config file (default: $EGO_CONFIG or <data dir>/ego.toml)")
     parser.add_argument("--data-dir", type=Path, help="data directory (default: $EGO_DATA_DIR or ~/.ego)")
+    parser.add_argument("--agent", help="use this agent's own space, <data dir>/agents/AGENT (as HTTP serves it)")
     parser.add_argument("--plugins", help="use exactly these plugins (comma-separated ids); overrides EGO_PLUGINS")
     parser.add_argument("--disable", help="plugins to leave out (comma-separated ids); adds to EGO_DISABLE_PLUGINS")
     return parser
@@ -53,6 +55,7 @@ def _selection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--disable", default=argparse.SUPPRESS, help="plugins to leave out (comma-separated)")
     parser.add_argument("--config", type=Path, default=argparse.SUPPRESS, help="config file")
     parser.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS, help="data directory")
+    parser.add_argument("--agent", default=argparse.SUPPRESS, help="use this agent's own space")
 
 
 def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentParser:
@@ -78,7 +81,7 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
     return parser
 
 
-_VALUE_OPTIONS = frozenset({"--config", "--data-dir", "--plugins", "--disable"})
+_VALUE_OPTIONS = frozenset({"--config", "--data-dir", "--agent", "--plugins", "--disable"})
 
 
 def _command_word(argv: Sequence[str]) -> str | None:
@@ -130,6 +133,8 @@ def _load_settings(argv: Sequence[str]) -> tuple[argparse.Namespace, Settings]:
             config_path=Path(pre.config) if pre.config else None,
             data_dir=Path(pre.data_dir).expanduser() if pre.data_dir else None,
         )
+        if pre.agent is not None:
+            settings = agent_settings(settings, pre.agent)
     except ConfigError as exc:
         _die(f"invalid configuration: {exc}")
     return pre, settings
@@ -137,6 +142,9 @@ def _load_settings(argv: Sequence[str]) -> tuple[argparse.Namespace, Settings]:
 
 def _run(argv: list[str], wire: TextIO | None) -> int:
     pre, settings = _load_settings(argv)
+    problem = data_dir_problem(settings)
+    if problem and _command_word(argv) not in ("doctor", None):  # doctor reports it among its checks
+        _die(problem)
     configure_logging(settings.logs_path, settings.log_level)
     log_problem = log_file_problem()
     if log_problem and _command_word(argv) not in ("doctor", None):  # doctor reports it among its checks

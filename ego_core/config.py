@@ -26,6 +26,12 @@ T = TypeVar("T")
 DEFAULT_DATA_DIR = Path("~/.ego")
 CONFIG_FILE_NAME = "ego.toml"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+"""An agent id names its space, ``<data dir>/agents/<id>``: a plain directory name."""
+
+
+def valid_agent_id(agent: str) -> bool:
+    return bool(AGENT_ID.match(agent)) and ".." not in agent
 
 
 class ConfigError(ValueError):
@@ -412,6 +418,11 @@ def validate(settings: Settings, sources: Mapping[str, str] | None = None) -> No
     if settings.log_level.upper() not in LOG_LEVELS:
         raise ConfigError(f"{_name('log_level', sources)}: expected one of {', '.join(LOG_LEVELS)}")
     for agent, digest in settings.server.tokens.items():
+        if not valid_agent_id(agent):
+            raise ConfigError(
+                f"{_name(f'server.tokens.{agent}', sources)}: the agent id names the agent's own space "
+                "(<data dir>/agents/<id>); expected 1-64 letters, digits, '.', '_' or '-'"
+            )
         if not digest.startswith("sha256:") or len(digest) != len("sha256:") + 64:
             raise ConfigError(
                 f"{_name(f'server.tokens.{agent}', sources)}: expected sha256:<64 hex digits> (the hash of the "

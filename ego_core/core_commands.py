@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from ego_core.config import Settings
+from ego_core.config import Settings, valid_agent_id
 from ego_core.errors import UsageError
 from ego_core.host import PluginHost
 from ego_core.logs import log_file_problem
@@ -64,7 +64,7 @@ def _portable(args: argparse.Namespace, host: PluginHost) -> int:
 
 
 def _serve(args: argparse.Namespace, host: PluginHost) -> int:
-    from ego_core.server import serve_http  # the MCP SDK only for the command that serves
+    from ego_core.http_transport import serve_http  # the MCP SDK only for the command that serves
     from ego_core.stdio import serve_stdio
 
     settings = host.settings
@@ -92,6 +92,18 @@ def _serve(args: argparse.Namespace, host: PluginHost) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return 0
+
+
+def data_dir_problem(settings: Settings) -> str | None:
+    """Why the data directory cannot be used (``None`` when it can or does not exist yet)."""
+    data_dir = settings.data_dir.expanduser()
+    for path in (data_dir, *data_dir.parents):
+        if path.exists():
+            if path.is_dir():
+                return None
+            what = "is a file, not a directory" if path == data_dir else f"cannot be created: {path} is a file"
+            return f"the data directory {data_dir} {what}; choose another with --data-dir or EGO_DATA_DIR"
+    return None
 
 
 def log_dir_hint(settings: Settings) -> str:
@@ -176,14 +188,17 @@ def _doctor(args: argparse.Namespace, host: PluginHost) -> int:
         Check("config", True, str(settings.config_path) if settings.config_path else "defaults (no ego.toml)"),
     ]
     data_dir = settings.data_dir.expanduser()
+    problem = data_dir_problem(settings)
     try:
+        if problem:
+            raise NotADirectoryError(problem)
         data_dir.mkdir(parents=True, exist_ok=True)
         probe = data_dir / ".doctor-probe"
         probe.write_text("ok")
         probe.unlink()
         checks.append(Check("data dir", True, f"{data_dir} (writable)"))
     except OSError as exc:
-        checks.append(Check("data dir", False, f"{data_dir}: {exc.strerror}"))
+        checks.append(Check("data dir", False, problem or f"{data_dir}: {exc.strerror}"))
     log_problem = log_file_problem()
     if log_problem:
         checks.append(Check("log dir", False, f"{log_problem}; {log_dir_hint(settings)}"))
@@ -228,11 +243,11 @@ def _not_checks(value: object) -> str:
 
 
 def _token(args: argparse.Namespace, host: PluginHost | None = None) -> int:
-    from ego_core.server import hash_token, new_token
+    from ego_core.http_transport import hash_token, new_token
 
-    agent = args.agent.strip()
-    if not agent or not all(c.isalnum() or c in "-_." for c in agent):
-        raise UsageError("agent id must be letters, digits, '-', '_' or '.'")
+    agent = args.agent_id.strip()
+    if not valid_agent_id(agent):
+        raise UsageError("agent id must be letters, digits, '-', '_' or '.' (1-64, starting with a letter or digit)")
     token = new_token()
     print(f"token for {agent} (give it to the agent; it is shown only once):")
     print(f"  {token}")
@@ -265,7 +280,7 @@ def _configure_import(parser: argparse.ArgumentParser) -> None:
 
 
 def _configure_token(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("agent", help="agent id, e.g. claude")
+    parser.add_argument("agent_id", metavar="agent", help="agent id, e.g. claude")
 
 
 def _no_options(_parser: argparse.ArgumentParser) -> None:

@@ -20,7 +20,7 @@ import pluggy
 
 from ego_core.embedding import EmbedderFactory
 from ego_core.hookspecs import HookKind, hook_kinds
-from ego_core.logs import log_event
+from ego_core.logs import FILE_ONLY, log_event
 from ego_core.status import FailureLog, FailureStage, describe_exception
 from ego_core.types import (
     Check,
@@ -169,7 +169,7 @@ class Dispatcher:
                 raise
             if kind is HookKind.LIFECYCLE:
                 return Outcome(plugin_id, ok=False, error=exc)
-            _log.error("plugin %s raised in %s", plugin_id, hook, exc_info=True)
+            _log.error("plugin %s raised in %s", plugin_id, hook, exc_info=True, extra={FILE_ONLY: True})
             reason = f"raised {describe_exception(exc)}"
             if kind is HookKind.REGISTRATION:
                 reason = f"{hook} {reason}"

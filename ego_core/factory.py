@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata as importlib_metadata
+import inspect
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -32,6 +34,16 @@ def build_host(
     skips entry points entirely (tests pass ``plugins=`` instead).
     """
     host = PluginHost(settings, clock=clock)
+    fresh = {plugin_id: _fresh(obj) for plugin_id, obj in (plugins or {}).items()}
+    host.recipe = functools.partial(
+        build_host,
+        enabled=enabled,
+        disabled=disabled,
+        autoload=autoload,
+        plugins=fresh,
+        entry_points=entry_points,
+        clock=clock,
+    )
     host.add_plugin(CORE_PLUGIN_ID, CorePlugin(), essential=True)
     if enabled is None:
         enabled = settings.plugins.enabled
@@ -53,3 +65,10 @@ def build_host(
         host.resolve_dependencies()
     host.prepare()
     return host
+
+
+def _fresh(obj: object) -> object:
+    """What builds another plugin like ``obj``: its class for an instance (a new instance per host), else itself."""
+    if isinstance(obj, type) or inspect.ismodule(obj):
+        return obj
+    return type(obj)

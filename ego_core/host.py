@@ -12,7 +12,7 @@ import importlib.metadata as importlib_metadata
 import inspect
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pluggy
@@ -23,7 +23,7 @@ from ego_core.context import Clock, PluginContext, Services
 from ego_core.discovery import SelectionError, choose, dependency_order, find_installed, load, unmet
 from ego_core.dispatch import AwaitableResultError, Dispatcher, HostHooks
 from ego_core.embedding import Embedder, EmbedderSettings
-from ego_core.logs import install_pipeline
+from ego_core.logs import FILE_ONLY, install_pipeline
 from ego_core.plugin import PluginDeclarationError, PluginMetadata
 from ego_core.redaction import RedactionPipeline, secret_redactor
 from ego_core.registries import CORE_PLUGIN_ID, Registries
@@ -65,6 +65,14 @@ class PluginHost:
         self._order: list[str] = []
         self._started = 0
         self._start_lock = threading.Lock()
+        self.recipe: Callable[[Settings], PluginHost] | None = None
+        """How this host was built (the plugin selection), to build another like it (:meth:`sibling`)."""
+
+    def sibling(self, settings: Settings) -> PluginHost:
+        """A new host serving the same plugins (fresh instances) on other settings: another agent's space."""
+        if self.recipe is None:
+            raise RuntimeError("this host was not built by build_host; it cannot build a sibling")
+        return self.recipe(settings)
 
     @property
     def failures(self) -> list[PluginFailure]:
@@ -240,7 +248,7 @@ class PluginHost:
         if isinstance(outcome.error, AwaitableResultError):
             self._withdraw(plugin_id, "startup", "on_startup returned an awaitable; hooks are never awaited")
             return
-        _log.error("plugin %s failed to start", plugin_id, exc_info=outcome.error)
+        _log.error("plugin %s failed to start", plugin_id, exc_info=outcome.error, extra={FILE_ONLY: True})
         self._withdraw(plugin_id, "startup", f"on_startup raised {describe_exception(outcome.error or Exception())}")
 
     def _withdraw(self, plugin_id: str, stage: FailureStage, reason: str) -> None:
@@ -262,7 +270,9 @@ class PluginHost:
                 if isinstance(outcome.error, AwaitableResultError):
                     reason = "on_shutdown returned an awaitable; hooks are synchronous and are never awaited"
                 else:
-                    _log.error("plugin %s failed to shut down", plugin_id, exc_info=outcome.error)
+                    _log.error(
+                        "plugin %s failed to shut down", plugin_id, exc_info=outcome.error, extra={FILE_ONLY: True}
+                    )
                     reason = f"on_shutdown raised {describe_exception(outcome.error or Exception())}"
                 self._fail(plugin_id, "call", reason, "on_shutdown")
             self.services.clear()

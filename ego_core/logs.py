@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import sys
 import threading
@@ -77,6 +78,9 @@ def _report_handler_error(handler: logging.Handler) -> None:
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(record, FILE_ONLY, False) and bool(super().filter(record))
+
     def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 (logging's name)
         _report_handler_error(self)
 
@@ -153,13 +157,16 @@ class JsonFormatter(logging.Formatter):
             entry["exc"] = pipeline(record.exc_text)
         elif record.exc_info and record.exc_info[0] is not None:
             entry["exc"] = pipeline(self.formatException(record.exc_info))
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        return json.dumps(entry, ensure_ascii=False, default=str, allow_nan=False)
 
 
 def _redact_json(pipeline: RedactionPipeline, value: Any) -> Any:
-    """Every string of a JSON value, keys included, through the pipeline."""
+    """Every string of a JSON value, keys included, through the pipeline; NaN and infinities as strings, so
+    each line stays strict JSON."""
     if isinstance(value, str):
         return pipeline(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
     if isinstance(value, dict):
         return {pipeline(str(k)): _redact_json(pipeline, v) for k, v in value.items()}
     if isinstance(value, list):
@@ -169,19 +176,24 @@ def _redact_json(pipeline: RedactionPipeline, value: Any) -> Any:
 
 TEXT_VALUE_LIMIT = 300
 """A structured field's value is cut to this many characters on a stderr line (the JSON log has it whole)."""
+WHOLE_ON_STDERR = frozenset({"reason"})
+"""Fields shown whole on stderr: a failure's reason is what the reader needs (it is bounded where it is made)."""
+FILE_ONLY = "ego_file_only"
+"""``extra={FILE_ONLY: True}``: the record goes to the JSON log only (a traceback whose one-line summary is
+another record on stderr)."""
 
 
-def _text_value(value: Any) -> str:
+def _text_value(value: Any, limit: int = TEXT_VALUE_LIMIT) -> str:
     """A field value for a ``key=value`` pair: bare when it is one word, else JSON (quoted and escaped)."""
     if isinstance(value, str):
         text = value
         if text and not any(c.isspace() or c in "\"'=\\" for c in text):
-            return text if len(text) <= TEXT_VALUE_LIMIT else text[: TEXT_VALUE_LIMIT - 1] + "…"
-        if len(text) > TEXT_VALUE_LIMIT:
-            text = text[: TEXT_VALUE_LIMIT - 1] + "…"
+            return text if len(text) <= limit else text[: limit - 1] + "…"
+        if len(text) > limit:
+            text = text[: limit - 1] + "…"
         return json.dumps(text, ensure_ascii=False)
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return text if len(text) <= TEXT_VALUE_LIMIT else text[: TEXT_VALUE_LIMIT - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class TextFormatter(logging.Formatter):
@@ -200,7 +212,7 @@ class TextFormatter(logging.Formatter):
         pipeline = _Active.pipeline
         values = _redact_json(pipeline, json.loads(json.dumps(dict(fields), default=str)))
         pairs = [
-            f"{key}={_text_value(value)}"
+            f"{key}={_text_value(value, 10_000 if key in WHOLE_ON_STDERR else TEXT_VALUE_LIMIT)}"
             for key, value in values.items()
             if value is not None and not (key == "event" and value == record.getMessage())
         ]
@@ -219,6 +231,11 @@ class TextFormatter(logging.Formatter):
         elif record.exc_text:
             line += " (traceback in the log file)"
         return _Active.pipeline(line)
+
+
+CHATTY_LOGGERS = {"mcp.server.streamable_http": logging.WARNING}
+"""Third-party loggers whose INFO records say nothing useful (one "Terminating session: None" per stateless
+HTTP request): kept at WARNING unless the log level is DEBUG."""
 
 
 def configure_logging(log_dir: Path | None, level: str = "INFO", *, stderr_level: str = "WARNING") -> None:
@@ -241,6 +258,8 @@ def configure_logging(log_dir: Path | None, level: str = "INFO", *, stderr_level
     for handler in _installed_handlers:
         root.addHandler(handler)
     root.setLevel(min(logging.getLevelName(level.upper()), logging.getLevelName(stderr_level.upper())))
+    for name, quiet_level in CHATTY_LOGGERS.items():
+        logging.getLogger(name).setLevel(logging.NOTSET if level.upper() == "DEBUG" else quiet_level)
     logging.captureWarnings(True)
     if logging.getLogRecordFactory() is not _redacting_factory:
         install_pipeline(_Active.pipeline)
@@ -269,6 +288,8 @@ def reset_logging(level: int = logging.WARNING) -> None:
         handler.close()
     _installed_handlers.clear()
     root.setLevel(level)
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET)
     logging.captureWarnings(False)
     install_pipeline(default_pipeline())
 

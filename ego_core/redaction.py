@@ -18,6 +18,8 @@ from ego_core.types import Redactor
 PRIVATE_MARK = "[REDACTED_PRIVATE_MEMORY]"
 WITHHELD = "[WITHHELD: redaction failed]"
 SECRETS_ORDER = 100
+RESERVED_PREFIX = "ego."
+"""Redactor names starting with this belong to the core (``ego.secrets``); plugins use ``<plugin id>.<rule>``."""
 
 _log = logging.getLogger("ego.redaction")
 _reentry = threading.local()

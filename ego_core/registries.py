@@ -13,13 +13,11 @@ from jsonschema.exceptions import SchemaError
 
 from ego_core.dispatch import HostHooks
 from ego_core.embedding import Embedder, EmbedderFactory, EmbedderSettings, EmbeddingError
-from ego_core.redaction import secret_redactor
+from ego_core.redaction import RESERVED_PREFIX, secret_redactor
 from ego_core.status import FailureLog
 from ego_core.types import Command, Redactor, Tool
 
 CORE_PLUGIN_ID = "core"
-RESERVED_REDACTOR_PREFIX = "ego."
-"""Redactor names starting with this belong to the core (``ego.secrets``); plugins use ``<plugin id>.<rule>``."""
 
 
 class ToolConflictError(RuntimeError):
@@ -46,11 +44,11 @@ class Registries:
 
             def add(redactor: Redactor, _plugin: str = plugin_id) -> None:
                 _check_redactor(redactor)
-                if redactor.name.startswith(RESERVED_REDACTOR_PREFIX) and _plugin != CORE_PLUGIN_ID:
+                if redactor.name.startswith(RESERVED_PREFIX) and _plugin != CORE_PLUGIN_ID:
                     self._failures.record(
                         _plugin,
                         "register",
-                        f"redactor name {redactor.name!r} uses the prefix {RESERVED_REDACTOR_PREFIX!r}, which is "
+                        f"redactor name {redactor.name!r} uses the prefix {RESERVED_PREFIX!r}, which is "
                         f"reserved for the core; name it {_plugin}.<rule>. It was not registered",
                         hook,
                     )

@@ -12,7 +12,8 @@ It also re-exports what plugin tests need from the core's internals, so a plugin
 ``load_settings`` and ``structure_plugin_config`` (configuration as ``ego`` reads it), ``configure_logging``
 (ego's log handlers, to inspect what reaches the log files), ``export_file`` / ``import_file`` /
 ``PortableError`` (``ego export`` / ``ego import`` in-process), ``ToolRunner`` (tool calls without an MCP
-session, for fuzzing), ``mask_secrets`` and ``WITHHELD`` (the core's redaction).
+session, for fuzzing), ``mask_secrets`` and ``WITHHELD`` (the core's redaction), ``hash_token`` (the form
+``[server.tokens]`` holds, for HTTP tests).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from ego_core.config import Settings, load_settings, structure_plugin_config
 from ego_core.context import Clock
 from ego_core.factory import build_host
 from ego_core.host import PluginHost
+from ego_core.http_transport import hash_token
 from ego_core.logs import active_pipeline, configure_logging, install_pipeline, reset_logging
 from ego_core.portable import PortableError, export_file, import_file
 from ego_core.redaction import WITHHELD
@@ -51,6 +53,7 @@ __all__ = [
     "call_ok",
     "configure_logging",
     "export_file",
+    "hash_token",
     "import_file",
     "load_settings",
     "mask_secrets",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ego_core.config import load_settings
-from ego_core.server import hash_token
+from ego_core.http_transport import hash_token
 
 if TYPE_CHECKING:
     from conftest import CliRun
@@ -135,6 +135,21 @@ def test_export_refuses_when_a_plugin_that_holds_state_failed_to_start(
     assert not target.exists()
     # leaving it out on purpose exports the rest
     assert run_cli("export", str(target), "--plugins", "core").code == 0
+
+
+def test_a_data_dir_that_is_a_file_is_a_clear_usage_error(run_cli: Run, tmp_path: Path) -> None:
+    afile = tmp_path / "not-a-dir"
+    afile.write_text("x")
+    refused = run_cli("--data-dir", str(afile), "plugins")
+    assert refused.code == 2
+    assert f"the data directory {afile} is a file, not a directory" in refused.err
+    below = run_cli("--data-dir", str(afile / "sub"), "plugins")
+    assert below.code == 2
+    assert f"cannot be created: {afile} is a file" in below.err
+    doctor = run_cli("--data-dir", str(afile), "doctor")
+    assert doctor.code == 1
+    assert "[FAIL] data dir: the data directory" in doctor.out
+    assert "File exists" not in doctor.out
 
 
 def test_core_can_be_named_in_plugins_but_not_disabled(run_cli: Run) -> None:

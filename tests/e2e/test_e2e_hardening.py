@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 from mcp import Client
 
-from ego_core.server import hash_token
+from ego_core.http_transport import hash_token
 
 if TYPE_CHECKING:
     from conftest import EgoWorld

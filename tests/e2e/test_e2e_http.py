@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from ego_core.server import hash_token
+from ego_core.http_transport import hash_token
 from ego_core.testing import tool_text
 
 if TYPE_CHECKING:

@@ -1,0 +1,87 @@
+"""Each agent its own self: one host per agent over HTTP, each with its own space under the data dir.
+
+An ego is one self. When several agents share one HTTP server (one bearer token each), the token chooses the
+agent and the agent's space, ``<data dir>/agents/<agent id>/``: its own memories, desires, self-model. No
+request field can choose another space. Agents share what they mean to share through the shared-memory
+gateway, never through each other's memories. The log is shared (``<data dir>/logs``) and passes through one
+pipeline holding every agent's redaction rules, so no agent's private text reaches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import attrs
+
+from ego_core.config import ConfigError, Settings, valid_agent_id
+from ego_core.host import PluginHost
+from ego_core.logs import install_pipeline
+from ego_core.redaction import RESERVED_PREFIX, RedactionPipeline, secret_redactor
+from ego_core.types import Redactor
+
+AGENTS_DIR = "agents"
+
+
+def check_agent_id(agent: str) -> str:
+    if not valid_agent_id(agent):
+        raise ConfigError(
+            f"agent id {agent!r}: expected 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+        )
+    return agent
+
+
+def agent_settings(settings: Settings, agent: str) -> Settings:
+    """The settings of one agent's space: its own data dir; the configuration and the log stay shared."""
+    root = settings.data_dir.expanduser()
+    return attrs.evolve(settings, data_dir=root / AGENTS_DIR / check_agent_id(agent), log_dir=settings.logs_path)
+
+
+class AgentHosts:
+    """A started-together set of hosts, one per agent, built with one plugin selection."""
+
+    def __init__(self, hosts: Mapping[str, PluginHost]) -> None:
+        if not hosts:
+            raise ValueError("no agent to serve")
+        self.hosts = dict(hosts)
+
+    @classmethod
+    def build(cls, host: PluginHost, agents: Iterable[str]) -> AgentHosts:
+        """A host per agent, each built like ``host`` (same plugins) on that agent's space."""
+        spaces = cls({agent: host.sibling(agent_settings(host.settings, agent)) for agent in sorted(agents)})
+        spaces.install_redaction()
+        return spaces
+
+    def host_for(self, agent: str | None) -> PluginHost | None:
+        return self.hosts.get(agent) if agent is not None else None
+
+    @property
+    def any_host(self) -> PluginHost:
+        """The hosts serve the same plugins, so any one answers what is the same for all (the tool list)."""
+        return next(iter(self.hosts.values()))
+
+    def install_redaction(self) -> None:
+        """One log pipeline for the process: the core's rules once, then every agent's plugin rules."""
+        redactors: list[Redactor] = [secret_redactor()]
+        for agent, host in sorted(self.hosts.items()):
+            redactors.extend(
+                attrs.evolve(rule, name=f"{agent}/{rule.name}")
+                for rule in host.redaction.redactors
+                if not rule.name.startswith(RESERVED_PREFIX)
+            )
+        install_pipeline(RedactionPipeline(redactors))
+
+    def start(self) -> None:
+        started: list[PluginHost] = []
+        try:
+            for host in self.hosts.values():
+                host.start()
+                started.append(host)
+        except BaseException:
+            for host in reversed(started):
+                host.stop()
+            raise
+        self.install_redaction()  # plugins may add rules' data at startup; the rules themselves are set
+
+    def stop(self) -> None:
+        for host in reversed(list(self.hosts.values())):
+            host.stop()
