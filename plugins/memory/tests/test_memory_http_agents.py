@@ -13,10 +13,10 @@ from typing import Any
 
 import httpx2
 import pytest
-from conftest import EgoChild
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from conftest import EgoChild
 from ego_core.testing import call_ok, hash_token
 
 pytestmark = pytest.mark.anyio
