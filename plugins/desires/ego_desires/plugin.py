@@ -60,7 +60,7 @@ FEEL_SCHEMA: Final[Mapping[str, Any]] = {"type": "object", "properties": {}, "ad
 SATISFY_SCHEMA: Final[Mapping[str, Any]] = {
     "type": "object",
     "properties": {
-        "name": {"type": "string", "minLength": 1, "maxLength": 40},
+        "name": {"type": "string", "maxLength": 40},
         "quality": {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_QUALITY},
     },
     "required": ["name"],
@@ -140,12 +140,11 @@ class DesiresPlugin(PluginBase):
     def levels(self) -> Mapping[str, float]:
         return self.snapshot().levels()
 
-    def satisfy(self, names: Sequence[str], quality: float, source: str) -> tuple[Snapshot, Snapshot]:
-        """Satisfy ``names`` with ``quality`` in one transaction; the snapshots before and after."""
+    def satisfy(self, names: Sequence[str], quality: float, source: str) -> dict[str, tuple[Anchor | None, Anchor]]:
+        """Satisfy ``names`` with ``quality`` in one transaction; each desire's state before and after."""
         ctx, store = self._running()
         config: DesiresConfig = ctx.config
         now = ctx.now()
-        inputs = self._inputs(ctx, config, now)
 
         def change(name: str, current: Anchor | None) -> Anchor:
             anchor = current or initial_anchor(now, config)
@@ -158,10 +157,7 @@ class DesiresPlugin(PluginBase):
                 source=source,
             )
 
-        changed = store.update(names, change, now.timestamp())
-        after = store.anchors()
-        before = {**after, **{name: old for name, (old, _new) in changed.items() if old is not None}}
-        return snapshot(before, inputs, now, config), snapshot(after, inputs, now, config)
+        return store.update(names, change, now.timestamp())
 
     # -- tools -------------------------------------------------------------------------------------
 
@@ -170,7 +166,7 @@ class DesiresPlugin(PluginBase):
         register(
             Tool(
                 name="feel_desires",
-                description="Feel your desires now, strongest first.",
+                description="Feel your desires right now.",
                 input_schema=FEEL_SCHEMA,
                 handler=self.feel_desires,
                 tier="surface",
@@ -179,7 +175,7 @@ class DesiresPlugin(PluginBase):
         register(
             Tool(
                 name="satisfy_desire",
-                description="Mark a desire as satisfied; quality 0-1 is how fully.",
+                description="Say a desire was satisfied, and how fully (0-1).",
                 input_schema=SATISFY_SCHEMA,
                 handler=self.satisfy_desire,
                 tier="backend",
@@ -206,8 +202,16 @@ class DesiresPlugin(PluginBase):
         quality = float(args.get("quality", DEFAULT_QUALITY))
         if not (math.isfinite(quality) and 0.0 <= quality <= 1.0):
             raise InvalidArgumentError("quality", "a number from 0 to 1")
-        before, after = self.satisfy([name], quality, EXPLICIT)
-        text = satisfied_text(name, before.reading(name).level, after.reading(name).level, quality)
+        ctx, store = self._running()
+        config: DesiresConfig = ctx.config
+        old, _new = self.satisfy([name], quality, EXPLICIT)[name]
+        # Before and after at one moment with the same inputs, so that the difference is the satisfaction alone.
+        now = ctx.now()
+        inputs = self._inputs(ctx, config, now)
+        anchors = store.anchors()
+        after = snapshot(anchors, inputs, now, config).reading(name).level
+        before = snapshot({**anchors, name: old} if old else anchors, inputs, now, config).reading(name).level
+        text = satisfied_text(name, before, after, quality)
         return Response(text, scaffold=(SATISFY_SCAFFOLD,))
 
     # -- implicit satisfaction ---------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from datetime import timedelta
@@ -217,3 +218,15 @@ async def test_the_service_gives_every_level_in_the_unit_interval(desire_host: D
     levels = dict(service.levels())
     assert set(levels) == set(NINE)
     assert all(0.0 <= v <= 1.0 for v in levels.values())
+
+
+async def test_the_two_tool_definitions_stay_within_450_characters(desire_host: DesireHostFactory) -> None:
+    """The budget of the lead, measured like ``ego bench tokens`` (per_tool_chars: compact JSON of tools/list)."""
+    dh = desire_host()
+    async with mcp_client(dh.host) as client:
+        listed = (await client.list_tools()).tools
+    sizes = {
+        t.name: len(json.dumps(t.model_dump(mode="json", by_alias=True, exclude_none=True), separators=(",", ":")))
+        for t in listed
+    }
+    assert sizes["feel_desires"] + sizes["satisfy_desire"] <= 450, sizes
