@@ -125,6 +125,8 @@ def _memory_pressure(given: Any) -> Mapping[str, Mapping[str, float]]:
 
 def _check_desire_lists(_instance: Any, attribute: attrs.Attribute[Any], value: Mapping[str, Any]) -> None:
     for key, names in value.items():
+        if not 1 <= len(key) <= 100 or any(ord(c) < 32 or ord(c) == 127 for c in key):
+            raise ValueError(f"{attribute.name}: a key must be 1 to 100 characters without control characters")
         check_desires(list(names), f"{attribute.name}.{key}")
 
 

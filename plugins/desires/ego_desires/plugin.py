@@ -242,16 +242,16 @@ class DesiresPlugin(PluginBase):
     @hookimpl
     def doctor_checks(self, ctx: PluginContext) -> list[Check]:
         if self._store is None:
-            return [Check("desires", False, "the desires store is not open")]
+            return [Check("state", False, "the desires store is not open")]
         try:
             anchors = self._store.anchors()
         except (DesireStoreError, OSError) as exc:
-            return [Check("desires", False, f"{exc}")]
+            return [Check("state", False, f"{exc}")]
         missing = [name for name in DESIRES if name not in anchors]
         detail = f"{len(anchors)} of {len(DESIRES)} desires kept in {self._store.path}"
         if missing:
             detail += f"; unusable (restart ego to start them anew): {', '.join(missing)}"
-        return [Check("desires", not missing, detail)]
+        return [Check("state", not missing, detail)]
 
     # -- export / import ---------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from ego_desires.store import DesireStore
 
 RECORD_VERSION: Final = 1
 MAX_START: Final = 1000.0
-_SOURCE = re.compile(rf"^(?:{INITIAL}|{EXPLICIT}|tool:[A-Za-z0-9_.\-]{{1,100}})$")
+_SOURCE = re.compile(rf"{INITIAL}|{EXPLICIT}|tool:[^\x00-\x1f\x7f]{{1,100}}")
 
 
 def export_records(store: DesireStore) -> Iterator[Mapping[str, Any]]:
@@ -73,7 +73,7 @@ def _desire(body: Mapping[str, Any]) -> tuple[str | None, Anchor | None, list[st
     if quality is not None and (number is None or not 0.0 <= number <= 1.0):
         problems.append("`quality`: expected null or a number from 0 to 1")
     source = body.get("source")
-    if not isinstance(source, str) or not _SOURCE.match(source):
+    if not isinstance(source, str) or not _SOURCE.fullmatch(source):
         problems.append("`source`: expected initial, explicit or tool:<tool name>")
     unknown = sorted(set(body) - {"name", "anchored_at", "start", "quality", "source"})
     if unknown:

@@ -93,6 +93,7 @@ def test_overrides_are_merged_over_the_keyed_tables() -> None:
         ({"mid_from": 0.8}, "high_from: expected a number above mid_from"),
         ({"implicit": {"recall": ["boredom"]}}, "implicit.recall: unknown desire(s) boredom"),
         ({"implicit": {"recall": "curiosity"}}, "expected a list"),
+        ({"implicit": {"x" * 101: []}}, "implicit: a key must be 1 to 100 characters without control characters"),
         ({"memories": {"topics": {"dream": ["sleep"]}}}, "topics.dream: unknown desire(s) sleep"),
         ({"memories": {"limit": 0}}, "plugins.desires.memories.limit: expected a number from 1 to 1000"),
         ({"memories": {"negative_social_thirst": 2}}, "negative_social_thirst: expected a number from -1 to 1"),

@@ -4,12 +4,24 @@ positive memories, surprise, topics, time of day and load; every factor degrades
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import timedelta
 
 import pytest
-from desires_support import AFTERNOON, LATE_NIGHT, NINE, BrokenBody, DesireHostFactory, FixedBody, FixedMemories, memory
+from desires_support import (
+    AFTERNOON,
+    LATE_NIGHT,
+    NINE,
+    BrokenBody,
+    DesireHostFactory,
+    FixedBody,
+    FixedMemories,
+    FixedQuestions,
+    memory,
+    question,
+)
 
-from ego_core import Memory
+from ego_core import DESIRE_LEVELS, DesireLevels, Memory, OpenQuestion, PluginContext, hookimpl
 from ego_desires import DesiresConfig, Inputs, modulate
 from ego_desires.config import PHASES, TIME_PHASE
 
@@ -146,3 +158,33 @@ def test_modulation_is_additive_and_clamped(desire_host: DesireHostFactory) -> N
     coherence = snap.reading("cognitive_coherence")
     assert coherence.base + coherence.modulation > 1.0
     assert coherence.level == 1.0
+
+
+class CuriousQuestions(FixedQuestions):
+    """A self-model whose questions read the desire levels (as resurfacing does)."""
+
+    def __init__(self) -> None:
+        super().__init__([question(1)])
+        self.seen: list[float] = []
+        self.ctx: PluginContext | None = None
+
+    def unresolved(self) -> Sequence[OpenQuestion]:
+        assert self.ctx is not None
+        service = self.ctx.services.get(DESIRE_LEVELS, DesireLevels)
+        assert service is not None
+        self.seen.append(service.levels()["cognitive_coherence"])
+        return super().unresolved()
+
+    @hookimpl
+    def on_startup(self, ctx: PluginContext) -> None:
+        self.ctx = ctx
+        super().on_startup(ctx)
+
+
+def test_a_self_model_that_reads_the_levels_while_asked_for_questions_does_not_loop(
+    desire_host: DesireHostFactory,
+) -> None:
+    questions = CuriousQuestions()
+    dh = desire_host(others={"questions": questions})
+    assert dh.levels()["cognitive_coherence"] == pytest.approx(0.54)
+    assert questions.seen == [0.5]  # the inner reading left the questions out

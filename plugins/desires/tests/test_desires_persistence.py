@@ -119,6 +119,13 @@ def test_check_records_names_the_record_and_field(
     assert any(problem in found for found in problems), problems
 
 
+def test_any_tool_name_of_the_implicit_table_survives_an_import(desire_host: DesireHostFactory) -> None:
+    dh = desire_host()
+    assert dh.plugin.check_records(desire_records(source="tool:my tool.v2")) == []
+    for bad in ("tool:", "tool:x\n", "tool:" + "x" * 101, "tool:\x00"):
+        assert dh.plugin.check_records(desire_records(source=bad)), bad
+
+
 def test_a_bad_file_imports_nothing(desire_host: DesireHostFactory, tmp_path: Path) -> None:
     dh = desire_host()
     rows = store_rows(dh.data_dir)
