@@ -20,7 +20,7 @@ from desires_support import (
     store_rows,
 )
 
-from ego_core import Clock, PluginHost
+from ego_core import DESIRE_LEVELS, Clock, DesireLevels, PluginHost
 from ego_core.testing import ToolRunner, call_error, call_ok, mcp_client, tool_text
 from ego_desires.curve import logit
 
@@ -75,15 +75,12 @@ async def test_quality_one_lowers_more_than_quality_point_two_and_it_rises_back_
 
     # A later simulated clock: the well satisfied desire climbs more slowly (smaller slope of its logit) and
     # takes longer to come back to where it was before.
-    def curiosity(dh_levels: dict[str, float]) -> float:
-        return dh_levels["curiosity"]
-
     steps = [good.clock.now() + timedelta(hours=h) for h in range(0, 49, 4)]
     series: dict[str, list[float]] = {"good": [], "poor": []}
     for moment in steps:
         for label, dh in (("good", good), ("poor", poor)):
             dh.clock.set(moment)
-            series[label].append(curiosity(dh.levels()))
+            series[label].append(dh.levels()["curiosity"])
     for g_level, p_level in zip(series["good"], series["poor"], strict=True):
         assert g_level <= p_level
     slope = {label: logit(values[2]) - logit(values[1]) for label, values in series.items()}
@@ -196,9 +193,9 @@ async def test_with_only_desires_every_response_names_only_served_tools(desire_h
         assert named_tools(text) <= served, text
 
 
-async def test_the_introspect_hint_is_left_out_when_introspect_is_not_served(desire_host: DesireHostFactory) -> None:
+async def test_the_introspect_hint_is_shown_only_while_introspect_is_served(desire_host: DesireHostFactory) -> None:
     dh = desire_host(others={"questions": FixedQuestions([question(1)])})
-    # A response is composed with the tools served right now; take introspect away as a host would.
+    # The core drops a ScaffoldLine whose `needs` are not all served; introspect is the core's own tool.
     host: PluginHost = dh.host
     assert host.tool_served("introspect")
     response = dh.plugin.feel_desires({})
@@ -209,8 +206,6 @@ async def test_the_introspect_hint_is_left_out_when_introspect_is_not_served(des
 
 
 async def test_the_service_gives_every_level_in_the_unit_interval(desire_host: DesireHostFactory) -> None:
-    from ego_core import DESIRE_LEVELS, DesireLevels
-
     clock = Clock()
     dh = desire_host(clock=clock)
     service = dh.host.services.get(DESIRE_LEVELS, DesireLevels)
