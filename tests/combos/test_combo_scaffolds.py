@@ -12,7 +12,15 @@ from ego_core.testing import mcp_client, tool_text
 
 pytestmark = pytest.mark.anyio
 
-COMBINATIONS = [(), ("memory",), ("memory", "dedup"), ("memory", "workspace_sync"), ("memory", "interoception")]
+COMBINATIONS = [
+    (),
+    ("memory",),
+    ("memory", "dedup"),
+    ("memory", "workspace_sync"),
+    ("memory", "interoception"),
+    ("desires",),
+    ("memory", "desires", "interoception"),
+]
 
 
 async def exercise(host: PluginHost) -> list[str]:
@@ -20,7 +28,7 @@ async def exercise(host: PluginHost) -> list[str]:
     texts: list[str] = []
     async with mcp_client(host) as client:
         served = {tool.name for tool in (await client.list_tools()).tools}
-        calls: list[tuple[str, dict[str, Any]]] = [("wake_up", {}), ("introspect", {})]
+        calls: list[tuple[str, dict[str, Any]]] = [("wake_up", {}), ("introspect", {}), ("feel_desires", {})]
         if "remember" in served:
             calls += [
                 ("remember", {"content": "Master and I watched the violet sky from the balcony tonight."}),
@@ -34,6 +42,7 @@ async def exercise(host: PluginHost) -> list[str]:
                 ("get_episode", {"episode_id": "ep_000000000000"}),
                 ("link_memories", {"source_id": "mem_000000000000", "target_id": "mem_000000000001"}),
             ]
+        calls += [("satisfy_desire", {"name": "curiosity"}), ("satisfy_desire", {"name": "nope"})]
         calls += [("introspect", {}), ("wake_up", {})]
         for name, args in calls:
             if name in served:

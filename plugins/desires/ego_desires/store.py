@@ -1,0 +1,189 @@
+"""The desires' state: one row per desire in ``<data dir>/desires/desires.sqlite3`` (SQLite, WAL).
+
+Every change is one ``BEGIN IMMEDIATE`` transaction that reads the rows it changes, so two processes on one
+data directory never lose each other's satisfactions, and a crash leaves the last committed state.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Final
+
+from ego_desires.catalog import DESIRES
+from ego_desires.curve import EARLIEST, INITIAL, LATEST, Anchor
+
+FILE_NAME: Final = "desires.sqlite3"
+SCHEMA_VERSION: Final = 1
+BUSY_TIMEOUT_MS: Final = 30_000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS desires (
+    name TEXT PRIMARY KEY,
+    anchored_at REAL NOT NULL,
+    start REAL NOT NULL,
+    quality REAL,
+    source TEXT NOT NULL
+);
+"""
+
+
+class DesireStoreError(Exception):
+    """The state file cannot be used (damaged, or written by a newer version); it is left as it is."""
+
+
+def _anchor(row: tuple[object, ...]) -> Anchor | None:
+    """The row as an anchor, or ``None`` when a hand-edited value makes no sense (the desire then starts anew)."""
+    _name, anchored_at, start, quality, source = row
+    if not isinstance(anchored_at, int | float) or not isinstance(start, int | float):
+        return None
+    if not (math.isfinite(anchored_at) and math.isfinite(start) and EARLIEST <= anchored_at <= LATEST):
+        return None
+    if quality is not None and not (isinstance(quality, int | float) and math.isfinite(quality)):
+        return None
+    return Anchor(
+        anchored_at=float(anchored_at),
+        start=max(0.0, float(start)),
+        quality=None if quality is None else min(1.0, max(0.0, float(quality))),
+        source=str(source),
+    )
+
+
+class DesireStore:
+    """Thread-safe; one connection per store object, shared by the plugin's worker threads under a lock."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / FILE_NAME
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def open(self, now: float, initial: Callable[[str], Anchor]) -> list[str]:
+        """Open (creating if needed) and give every desire that has no usable row its ``initial`` anchor.
+
+        Returns the desires whose row was there but unusable (a hand-edited value) and was started anew.
+        """
+        renewed: list[str] = []
+        try:
+            db = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise DesireStoreError(f"cannot open {self.path}: {exc}") from None
+        self._db = db
+        try:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = FULL")
+            with self._lock, self._transaction() as tx:
+                # one statement at a time: executescript would commit the transaction
+                for statement in filter(str.strip, _SCHEMA.split(";")):
+                    tx.execute(statement)
+                row = tx.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                if row is None:
+                    tx.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                elif str(row[0]) != str(SCHEMA_VERSION):
+                    raise DesireStoreError(
+                        f"{self.path} has schema version {row[0]}, this ego-desires reads {SCHEMA_VERSION}"
+                    )
+                for name in DESIRES:
+                    row = tx.execute(
+                        "SELECT name, anchored_at, start, quality, source FROM desires WHERE name = ?", (name,)
+                    ).fetchone()
+                    if row is None or _anchor(row) is None:
+                        self._write(tx, name, initial(name))
+                        if row is not None:
+                            renewed.append(name)
+                self._bring_back(tx, now)
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise DesireStoreError(f"{self.path} is not a usable desires store ({exc}); it was left as it is") from None
+        except DesireStoreError:
+            self.close()
+            raise
+        return renewed
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        db = self._db
+        if db is None:
+            raise DesireStoreError("the desires store is closed")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    @staticmethod
+    def _bring_back(db: sqlite3.Connection, now: float) -> None:
+        """Satisfaction times in the future (a clock that was ahead, or set back) are moved to now.
+
+        The levels do not change by it (a future time already counts as now); the desires just start rising
+        again instead of waiting for the clock to catch up.
+        """
+        db.execute("UPDATE desires SET anchored_at = ? WHERE anchored_at > ?", (now, now))
+
+    def anchors(self) -> dict[str, Anchor]:
+        """The stored state of every desire that has a usable row."""
+        with self._lock:
+            db = self._db
+            if db is None:
+                raise DesireStoreError("the desires store is closed")
+            rows = db.execute("SELECT name, anchored_at, start, quality, source FROM desires").fetchall()
+        found = {str(row[0]): _anchor(row) for row in rows if row[0] in DESIRES}
+        return {name: anchor for name, anchor in found.items() if anchor is not None}
+
+    def update(
+        self, names: Sequence[str], change: Callable[[str, Anchor | None], Anchor], now: float
+    ) -> dict[str, tuple[Anchor | None, Anchor]]:
+        """Replace the state of ``names`` with ``change(name, current)`` in one transaction; before and after."""
+        changed: dict[str, tuple[Anchor | None, Anchor]] = {}
+        with self._lock, self._transaction() as db:
+            self._bring_back(db, now)
+            for name in dict.fromkeys(names):
+                row = db.execute(
+                    "SELECT name, anchored_at, start, quality, source FROM desires WHERE name = ?", (name,)
+                ).fetchone()
+                before = _anchor(row) if row is not None else None
+                after = change(name, before)
+                self._write(db, name, after)
+                changed[name] = (before, after)
+        return changed
+
+    def merge(self, incoming: Mapping[str, Anchor]) -> int:
+        """Import: a desire takes the incoming state when it differs and is newer, or when the local one was never
+        satisfied. Returns how many desires changed (0 when the same file is imported again)."""
+        count = 0
+        with self._lock, self._transaction() as db:
+            for name, anchor in incoming.items():
+                row = db.execute(
+                    "SELECT name, anchored_at, start, quality, source FROM desires WHERE name = ?", (name,)
+                ).fetchone()
+                local = _anchor(row) if row is not None else None
+                if local == anchor:
+                    continue
+                if local is None or local.source == INITIAL or anchor.anchored_at > local.anchored_at:
+                    self._write(db, name, anchor)
+                    count += 1
+        return count
+
+    @staticmethod
+    def _write(db: sqlite3.Connection, name: str, anchor: Anchor) -> None:
+        db.execute(
+            "INSERT INTO desires (name, anchored_at, start, quality, source) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET anchored_at = excluded.anchored_at, start = excluded.start, "
+            "quality = excluded.quality, source = excluded.source",
+            (name, anchor.anchored_at, anchor.start, anchor.quality, anchor.source),
+        )
