@@ -40,6 +40,7 @@ from ego_memory.memories import Memories, remember_log_view
 from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.progress import progress_bar
 from ego_memory.store import MemoryStore, StoreError
+from ego_memory.text import shorten_weighted
 from ego_memory.tools import lifecycle_tools, memory_tools
 
 _log = logging.getLogger("ego.plugin.memory")
@@ -48,6 +49,11 @@ PRIVATE_HINT = ScaffoldLine(
     "If something is hard to say yet, you can keep it with remember(private=true).", needs={"remember"}
 )
 INTROSPECT_CONSOLIDATE = ScaffoldLine("If memory feels fragmented, run consolidate.", needs={"consolidate"})
+THOUGHT_BUDGET = 120
+"""wake_up quotes the last introspection in at most this many characters (a CJK character counts as 4): whole
+wake_up responses stay under 150 tokens with every plugin enabled."""
+THOUGHT_FRAME = "(your own thought, where you left it)"
+"""Offered as the agent's own continuing thought, not as a record (SPEC §6.5, inner monologue)."""
 INTROSPECT_SAVE = ScaffoldLine(
     "If this is a genuinely new insight, save with remember (category: introspection).", needs={"remember"}
 )
@@ -244,9 +250,8 @@ class MemoryPlugin:
         latest = store.latest(1, category="introspection")
         if latest:
             thought = latest[0]
-            lines.append(
-                f'Last introspection ({relative_age(thought.timestamp, now)}): "{truncate(thought.content, 200)}"'
-            )
+            snippet = shorten_weighted(thought.content, THOUGHT_BUDGET)
+            lines.append(f'Last introspection ({relative_age(thought.timestamp, now)}): "{snippet}" {THOUGHT_FRAME}')
         newest = store.latest(1)
         count = store.count()
         if count:
