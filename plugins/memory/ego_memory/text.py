@@ -101,14 +101,14 @@ def cues_in(cues: list[str], text: str) -> frozenset[str]:
 
 
 def _weight(char: str) -> int:
-    return 4 if _CJK.match(char) else 1
+    return 5 if _CJK.match(char) else 1
 
 
 def shorten_weighted(text: str, budget: int) -> str:
-    """One line of at most ``budget`` weighted characters, ``…`` when cut; a CJK character weighs 4.
+    """One line of at most ``budget`` weighted characters, ``…`` when cut; a CJK character weighs 5.
 
-    A CJK character costs about one token, four Latin characters about one: the budget bounds the tokens of
-    a quoted snippet whatever its script.
+    In WordPiece tokens a Latin character costs about a fifth of a token and a CJK character (with the
+    punctuation around it) more than one: the budget bounds the tokens of a quoted snippet whatever its script.
     """
     flat = " ".join(text.split())
     if sum(_weight(char) for char in flat) <= budget:

@@ -13,7 +13,7 @@ from ego_self_model.store import Growth, Person, Ties
 TRUST_WORDS: Final = (
     (0.8, "you trust them deeply"),
     (0.6, "you trust them"),
-    (0.4, "you are still finding out how far to trust them"),
+    (0.4, "you are still getting to know them"),
     (0.2, "you are cautious with them"),
     (0.0, "you are wary of them"),
 )
