@@ -31,6 +31,9 @@ THOUGHT_JA = (
 )
 
 
+FEELING = "The last few days felt warm, with an undercurrent of worry."
+
+
 class EmotionTrendStandIn:
     @hookimpl
     def on_wake_up(self) -> Section:
