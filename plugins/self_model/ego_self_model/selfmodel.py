@@ -239,7 +239,8 @@ class SelfModel:
             person = find(people, name)
             created = person is None
             if person is None:
-                person = blank(name, now, self.config)
+                companion = self.ctx.settings.companion_name
+                person = blank(companion if key_of(name) == key_of(companion) else name, now, self.config)
             changed_person, changed = apply(person, update, people, now, self.config)
             if changed or created:
                 self.store.put_person(db, changed_person)
