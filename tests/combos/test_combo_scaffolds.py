@@ -12,7 +12,15 @@ from ego_core.testing import mcp_client, tool_text
 
 pytestmark = pytest.mark.anyio
 
-COMBINATIONS = [(), ("memory",), ("memory", "dedup"), ("memory", "workspace_sync"), ("memory", "interoception")]
+COMBINATIONS = [
+    (),
+    ("memory",),
+    ("memory", "dedup"),
+    ("memory", "workspace_sync"),
+    ("memory", "interoception"),
+    ("self_model",),
+    ("memory", "self_model"),
+]
 
 
 async def exercise(host: PluginHost) -> list[str]:
