@@ -42,7 +42,9 @@ def forms(config: SelfModelConfig) -> dict[str, str]:
             'e.g. {"python": 0.8}'
         ),
         "growth_log": f"a string of {text} (a new entry; entries are never replaced)",
-        "new_question": f'an object {{"question": <{text}>, "importance": <integer 1-5, default 3>}}',
+        "new_question": (
+            f'{{"question": <{text}>, "importance": <integer 1-5, default 3>}}, or the question alone as a string'
+        ),
         "resolve_question": 'a question id "q_" + 12 hex digits, or {"id": <question id>, "answer": <string>}',
         "question_importance": '{"id": <question id "q_" + 12 hex digits>, "importance": <integer 1-5>}',
         "trust_level": "a number from 0 to 1",
@@ -198,8 +200,10 @@ def _parse_self(field: str, value: Any, config: SelfModelConfig) -> SelfUpdate:
     if field == "growth_log":
         return AddGrowth(_text(value, config.max_text_chars))
     if field == "new_question":
+        if isinstance(value, str):
+            return NewQuestion(_text(value, config.max_text_chars), DEFAULT_IMPORTANCE)
         if not isinstance(value, dict):
-            raise FieldValueError("not an object")
+            raise FieldValueError("not a string or object")
         _only_keys(value, ("question", "importance"), ("question",))
         importance = importance_of(value["importance"]) if "importance" in value else DEFAULT_IMPORTANCE
         return NewQuestion(_text(value["question"], config.max_text_chars), importance)

@@ -78,7 +78,7 @@ async def test_a_new_question_gets_an_id_and_the_same_question_is_not_asked_twic
         text = await call_ok(client, "update_self", {"field": "new_question", "value": {"question": "What is home?"}})
         qid = question_id(text)
         assert text.startswith(f'New open question {qid}: "What is home?" (importance 3).')
-        again = await call_ok(client, "update_self", {"field": "new_question", "value": {"question": "what is  HOME?"}})
+        again = await call_ok(client, "update_self", {"field": "new_question", "value": "what is  HOME?"})
         assert again.startswith(f"You already hold this question ({qid}, importance 3); nothing changed.")
 
 

@@ -46,7 +46,7 @@ WRONG: list[tuple[str, Any]] = [
     ("skill_confidence", ["python"]),
     ("growth_log", ["learned"]),
     ("growth_log", 3),
-    ("new_question", "Why?"),
+    ("new_question", ["Why?"]),
     ("new_question", {"question": "Why?", "importance": 6}),
     ("new_question", {"question": "Why?", "importance": "high"}),
     ("new_question", {"question": "Why?", "importance": 2.5}),
