@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
+
+import attrs
 
 from ego_core import (
     DESIRE_LEVELS,
@@ -20,6 +23,7 @@ from ego_core import (
     ScaffoldLine,
     Section,
     ToolError,
+    Vectors,
     truncate,
 )
 from ego_self_model.config import SelfModelConfig
@@ -155,7 +159,7 @@ class SelfModel:
             self.store.set_field(db, "skill_confidence", dict(sorted(skills.items())), now)
         return Response(f"skill_confidence: {', '.join(said)}.", scaffold=(SELF_SCAFFOLD,))
 
-    def _embed(self, text: str) -> tuple[Any, str | None]:
+    def _embed(self, text: str) -> tuple[Vectors | None, str | None]:
         """The question's vector from the memory plugin's model, or ``(None, None)`` (embedded later)."""
         memory = self._memory()
         if memory is None:
@@ -166,7 +170,7 @@ class SelfModel:
             _log.warning("embedding a new question failed (%s); it will be embedded later", type(exc).__name__)
             return None, None
 
-    def _same_question(self, db: Any, text: str) -> Question | None:
+    def _same_question(self, db: sqlite3.Connection, text: str) -> Question | None:
         key = key_of(text)
         return next((q for q in self.store.questions(db) if key_of(q.text) == key), None)
 
@@ -215,9 +219,7 @@ class SelfModel:
             if question.resolved is not None:
                 raise ToolError(f"{question.id} is resolved; only an open question's importance can change.")
             self.store.reweigh(db, question.id, update.importance)
-            current = self.store.question(db, question.id)
-        assert current is not None
-        item = view(current, now, self.config)
+        item = view(attrs.evolve(question, importance=update.importance), now, self.config)
         return Response(
             f"{question.id} now has importance {update.importance}: {item.state} (salience {item.salience:.2f}).",
             scaffold=(QUESTION_SCAFFOLD,),
@@ -279,7 +281,11 @@ class SelfModel:
         last: Memory | None = None
         memory = self._memory()
         if memory is not None and ties.last is not None:
-            found = memory.get([ties.last.memory_id])
+            try:
+                found = memory.get([ties.last.memory_id])
+            except Exception as exc:  # the memory plugin's problem: the picture is still worth giving
+                _log.warning("reading the last shared memory failed (%s)", type(exc).__name__)
+                found = []
             last = found[0] if found else None
         lives_with = key_of(companion) in {key_of(n) for n in (person.name, *person.aliases)}
         text = person_text(person, ties, last, now, known=True, companion=lives_with)
