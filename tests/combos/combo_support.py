@@ -10,6 +10,7 @@ from ego_dedup import DedupPlugin
 from ego_desires import DesiresPlugin
 from ego_interoception.plugin import InteroceptionPlugin
 from ego_memory.plugin import MemoryPlugin
+from ego_self_model import SelfModelPlugin
 from ego_workspace_sync.plugin import WorkspaceSyncPlugin
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,4 +22,5 @@ PLUGINS: Mapping[str, Callable[[], object]] = {
     "workspace_sync": WorkspaceSyncPlugin,
     "interoception": InteroceptionPlugin,
     "desires": DesiresPlugin,
+    "self_model": SelfModelPlugin,
 }

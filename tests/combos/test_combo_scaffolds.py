@@ -20,6 +20,9 @@ COMBINATIONS = [
     ("memory", "interoception"),
     ("desires",),
     ("memory", "desires", "interoception"),
+    ("self_model",),
+    ("memory", "self_model"),
+    ("memory", "desires", "self_model", "interoception"),
 ]
 
 
@@ -43,6 +46,16 @@ async def exercise(host: PluginHost) -> list[str]:
                 ("link_memories", {"source_id": "mem_000000000000", "target_id": "mem_000000000001"}),
             ]
         calls += [("satisfy_desire", {"name": "curiosity"}), ("satisfy_desire", {"name": "nope"})]
+        calls += [
+            ("consider_them", {"person": "Master"}),
+            (
+                "update_self",
+                {"field": "new_question", "value": {"question": "What makes a day good?", "importance": 4}},
+            ),
+            ("update_self", {"field": "no_such_field", "value": 1}),
+            ("update_relationship", {"person": "Master", "field": "trust_level", "value": 0.8}),
+            ("am_i_being_genuine", {}),
+        ]
         calls += [("introspect", {}), ("wake_up", {})]
         for name, args in calls:
             if name in served:

@@ -38,6 +38,7 @@ from ego_memory.memories import Memories, remember_log_view
 from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.progress import progress_bar
 from ego_memory.store import MemoryStore, StoreError
+from ego_memory.text import shorten_weighted
 from ego_memory.tools import lifecycle_tools, memory_tools
 
 _log = logging.getLogger("ego.plugin.memory")
@@ -46,6 +47,11 @@ PRIVATE_HINT = ScaffoldLine(
     "If something is hard to say yet, you can keep it with remember(private=true).", needs={"remember"}
 )
 INTROSPECT_CONSOLIDATE = ScaffoldLine("If memory feels fragmented, run consolidate.", needs={"consolidate"})
+THOUGHT_BUDGET = 90
+"""wake_up quotes the last introspection in at most this many characters (a CJK character counts as 5): whole
+wake_up responses stay under 150 tokens with every plugin enabled."""
+THOUGHT_FRAME = "(your own thought)"
+"""Offered as the agent's own continuing thought (the inner monologue), not as a record."""
 INTROSPECT_SAVE = ScaffoldLine(
     "If this is a genuinely new insight, save with remember (category: introspection).", needs={"remember"}
 )
@@ -229,20 +235,18 @@ class MemoryPlugin:
             return None
         store = self.memories.store
         now = ctx.now()
-        lines = []
         latest = store.latest(1, category="introspection")
         if latest:
+            # the agent's own continuing thought stands alone: the whole wake_up stays under 150 tokens
             thought = latest[0]
-            lines.append(
-                f'Last introspection ({relative_age(thought.timestamp, now)}): "{truncate(thought.content, 200)}"'
-            )
+            snippet = shorten_weighted(thought.content, THOUGHT_BUDGET)
+            text = f'Last introspection ({relative_age(thought.timestamp, now)}): "{snippet}" {THOUGHT_FRAME}'
+            return Section(key="memory", text=text, order=10)
         newest = store.latest(1)
-        count = store.count()
-        if count:
-            lines.append(f"Memories: {count}, the newest from {relative_age(newest[0].timestamp, now)}.")
-        else:
-            lines.append("No memories yet.")
-        return Section(key="memory", text="\n".join(lines), order=10)
+        if not newest:
+            return Section(key="memory", text="No memories yet.", order=10)
+        age = relative_age(newest[0].timestamp, now)
+        return Section(key="memory", text=f"Memories: {store.count()}, the newest from {age}.", order=10)
 
     @hookimpl
     def on_introspect(self, ctx: PluginContext) -> Section | None:

@@ -98,3 +98,23 @@ def cues_in(cues: list[str], text: str) -> frozenset[str]:
     """Which of ``cues`` (from :func:`cue_terms`) ``text`` holds: words as whole terms, CJK cues as substrings."""
     words = set(word_terms(text))
     return frozenset(cue for cue in cues if (cue in text if has_cjk(cue) else cue in words))
+
+
+def _weight(char: str) -> int:
+    return 5 if _CJK.match(char) else 1
+
+
+def shorten_weighted(text: str, budget: int) -> str:
+    """One line of at most ``budget`` weighted characters, ``…`` when cut; a CJK character weighs 5.
+
+    In WordPiece tokens a Latin character costs about a fifth of a token and a CJK character (with the
+    punctuation around it) more than one: the budget bounds the tokens of a quoted snippet whatever its script.
+    """
+    flat = " ".join(text.split())
+    if sum(_weight(char) for char in flat) <= budget:
+        return flat
+    used, end = 1, 0  # the ellipsis
+    while end < len(flat) and used + _weight(flat[end]) <= budget:
+        used += _weight(flat[end])
+        end += 1
+    return flat[:end].rstrip() + "…"

@@ -1,0 +1,133 @@
+"""The ``self_model`` plugin: who the agent is becoming, its open questions, and the people it knows.
+
+Works alone; with the memory plugin, remembering counts interactions and brings back forgotten questions; with
+the desires plugin, a high cognitive_coherence lets introspect show the fading questions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from ego_core import (
+    OPEN_QUESTIONS,
+    Check,
+    Memory,
+    PluginBase,
+    PluginContext,
+    Section,
+    Tool,
+    hookimpl,
+)
+from ego_self_model import portable
+from ego_self_model.config import SelfModelConfig
+from ego_self_model.questions import OpenQuestionsService
+from ego_self_model.schemas import (
+    AM_I_BEING_GENUINE,
+    CONSIDER_THEM,
+    DESCRIPTIONS,
+    SCHEMAS,
+    UPDATE_RELATIONSHIP,
+    UPDATE_SELF,
+)
+from ego_self_model.selfmodel import SelfModel
+from ego_self_model.store import StateStore
+
+
+def _log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
+    """What of a call may be logged: the field names, never the values (a question, a note about someone)."""
+    return {name: (value if name == "field" else f"<{type(value).__name__}>") for name, value in args.items()}
+
+
+class SelfModelPlugin(PluginBase):
+    config_class = SelfModelConfig
+
+    def __init__(self) -> None:
+        self.model: SelfModel | None = None
+
+    def _running(self) -> SelfModel:
+        if self.model is None:
+            raise RuntimeError("the self_model plugin has not started")
+        return self.model
+
+    @hookimpl
+    def register_tools(self, register: Callable[[Tool], None]) -> None:
+        handlers = {
+            CONSIDER_THEM: (lambda args: self._running().consider_them(args), "surface"),
+            AM_I_BEING_GENUINE: (lambda args: self._running().am_i_being_genuine(args), "surface"),
+            UPDATE_SELF: (lambda args: self._running().update_self(args), "backend"),
+            UPDATE_RELATIONSHIP: (lambda args: self._running().update_relationship(args), "backend"),
+        }
+        for name, (handler, tier) in handlers.items():
+            register(
+                Tool(
+                    name=name,
+                    description=DESCRIPTIONS[name],
+                    input_schema=SCHEMAS[name],
+                    handler=handler,
+                    tier="surface" if tier == "surface" else "backend",
+                    log_view=_log_view,
+                )
+            )
+
+    @hookimpl
+    def on_startup(self, ctx: PluginContext) -> None:
+        config: SelfModelConfig = ctx.config
+        store = StateStore(ctx.data_dir)
+        store.open()
+        self.model = SelfModel(ctx, store, config)
+        ctx.provide(OPEN_QUESTIONS, OpenQuestionsService(store, ctx.now, config))
+
+    @hookimpl
+    def on_shutdown(self) -> None:
+        if self.model is not None:
+            self.model.store.close()
+            self.model = None
+
+    @hookimpl
+    def doctor_checks(self) -> Sequence[Check]:
+        if self.model is None:
+            return [Check("self-model state", False, "not open (see the startup failure in `ego plugins`)")]
+        store = self.model.store
+        with store.reading() as db:
+            problems = [row[0] for row in db.execute("PRAGMA quick_check")]
+            questions = len(store.questions(db, resolved=None))
+            people = len(store.people(db))
+        ok = problems == ["ok"]
+        detail = f"{questions} questions, {people} people ({store.path})" if ok else "; ".join(problems[:5])
+        return [Check("self-model state", ok, detail)]
+
+    # ------------------------------------------------------------------------------------------
+    # Other plugins' actions
+
+    @hookimpl
+    def on_remember(self, memory: Memory) -> Sequence[str] | None:
+        return self._running().remembered(memory) or None
+
+    @hookimpl
+    def on_forget(self, memory: Memory) -> None:
+        self._running().forgot(memory)
+
+    @hookimpl
+    def on_wake_up(self) -> Section:
+        return self._running().wake_up()
+
+    @hookimpl
+    def on_introspect(self) -> list[Section]:
+        return self._running().introspect()
+
+    # ------------------------------------------------------------------------------------------
+    # ego export / ego import
+
+    @hookimpl
+    def export_records(self, include_private: bool) -> Iterator[Mapping[str, Any]]:
+        return portable.export_records(self._running().store, include_private)
+
+    @hookimpl
+    def check_records(self, records: Sequence[Mapping[str, Any]], ctx: PluginContext) -> Sequence[str]:
+        return portable.check_records(records, ctx.config)
+
+    @hookimpl
+    def import_records(self, records: Sequence[Mapping[str, Any]]) -> int:
+        model = self._running()
+        return portable.import_records(model.store, records, model.config)

@@ -1,0 +1,159 @@
+"""Open questions: their salience now, the ``self_model.questions`` service, and resurfacing by a new memory."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+
+import attrs
+import numpy as np
+
+from ego_core import MemoryService, OpenQuestion, QuestionState, Vectors
+from ego_self_model.config import SelfModelConfig
+from ego_self_model.salience import age_days, dormant_days, salience, state_of
+from ego_self_model.store import Question, StateStore
+
+_log = logging.getLogger("ego.plugin.self_model")
+
+
+def new_question_id() -> str:
+    return "q_" + secrets.token_hex(6)
+
+
+@attrs.frozen
+class QuestionView:
+    """A question as it is at one moment: how present it is, and for how long it has been out of mind."""
+
+    question: Question
+    salience: float
+    state: QuestionState
+    dormant_days: int
+
+
+def view(question: Question, now: datetime, config: SelfModelConfig) -> QuestionView:
+    value = salience(question.importance, age_days(question.surfaced, now), config)
+    return QuestionView(
+        question=question,
+        salience=value,
+        state=state_of(value, config),
+        dormant_days=dormant_days(question.surfaced, question.importance, now, config),
+    )
+
+
+def views(questions: Sequence[Question], now: datetime, config: SelfModelConfig) -> list[QuestionView]:
+    """Views of ``questions``, the most salient first (then the more important, then the older)."""
+    found = [view(q, now, config) for q in questions]
+    found.sort(key=lambda v: (-v.salience, -v.question.importance, v.question.created, v.question.id))
+    return found
+
+
+def recently_triggered(item: QuestionView, now: datetime, hours: float) -> bool:
+    triggered = item.question.triggered
+    return triggered is not None and triggered <= now and now - triggered <= timedelta(hours=hours)
+
+
+class OpenQuestionsService:
+    """Implements ``ego_core.OpenQuestions``; provided as ``self_model.questions``."""
+
+    def __init__(self, store: StateStore, now: Callable[[], datetime], config: SelfModelConfig) -> None:
+        self._store = store
+        self._now = now
+        self._config = config
+
+    def unresolved(self) -> Sequence[OpenQuestion]:
+        with self._store.reading() as db:
+            questions = self._store.questions(db)
+        return [
+            OpenQuestion(
+                id=v.question.id,
+                text=v.question.text,
+                importance=v.question.importance,
+                salience=v.salience,
+                state=v.state,
+                created=v.question.created,
+            )
+            for v in views(questions, self._now(), self._config)
+        ]
+
+
+@attrs.frozen
+class Resurfaced:
+    """A question a new memory brought back, as it was just before (its state and time out of mind)."""
+
+    view: QuestionView
+    similarity: float
+
+
+def question_vectors(store: StateStore, memory: MemoryService, questions: Sequence[Question]) -> dict[str, Vectors]:
+    """Each question's vector from the configured model; questions without one are embedded once, and kept."""
+    model = memory.embedding_model
+    with store.reading() as db:
+        stored = store.vectors(db, [q.id for q in questions])
+    vectors: dict[str, Vectors] = {}
+    missing: list[Question] = []
+    for question in questions:
+        vector_model, vector = stored.get(question.id, (None, None))
+        if vector is not None and vector_model == model:
+            vectors[question.id] = vector
+        else:
+            missing.append(question)
+    if missing:
+        fresh = memory.embed([q.text for q in missing])
+        with store.writing() as db:
+            for question, vector in zip(missing, fresh, strict=True):
+                store.set_vector(db, question.id, vector, model)
+                vectors[question.id] = np.asarray(vector, dtype=np.float32)
+    return vectors
+
+
+def resurface(
+    store: StateStore,
+    memory: MemoryService,
+    memory_id: str,
+    now: datetime,
+    config: SelfModelConfig,
+) -> Resurfaced | None:
+    """Bring back the fading or dormant question most similar to the stored memory (cosine ≥ the threshold).
+
+    The memory's own stored vector is used; questions are compared only when some are out of mind and not
+    brought back within the cooldown. The chosen question is in mind again from ``now``.
+    """
+    with store.reading() as db:
+        questions = store.questions(db)
+    cooldown = timedelta(hours=config.resurface_cooldown_hours)
+    candidates = [
+        v
+        for v in views(questions, now, config)
+        if v.state != "active"
+        and not (v.question.triggered is not None and timedelta(0) <= now - v.question.triggered < cooldown)
+    ]
+    if not candidates:
+        return None
+    found = memory.embeddings([memory_id]).get(memory_id)
+    if found is None:
+        return None
+    target = np.asarray(found, dtype=np.float32).reshape(-1)
+    vectors = question_vectors(store, memory, [v.question for v in candidates])
+    best: Resurfaced | None = None
+    for candidate in candidates:
+        vector = vectors.get(candidate.question.id)
+        if vector is None or vector.shape != target.shape:
+            continue
+        similarity = float(np.dot(vector, target))
+        if similarity < config.resurface_similarity:
+            continue
+        if best is None or (similarity, candidate.question.importance) > (
+            best.similarity,
+            best.view.question.importance,
+        ):
+            best = Resurfaced(view=candidate, similarity=similarity)
+    if best is None:
+        return None
+    with store.writing() as db:
+        current = store.question(db, best.view.question.id)
+        if current is None or current.resolved is not None:
+            return None
+        store.bring_back(db, current.id, now)
+    return best

@@ -1,0 +1,168 @@
+"""How the self-model speaks: worded summaries (feelings and impressions, not scores) and short lines."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Final
+
+from ego_core import Memory, relative_age, truncate
+from ego_self_model.questions import QuestionView
+from ego_self_model.store import Growth, Person, Ties
+
+TRUST_WORDS: Final = (
+    (0.8, "you trust them deeply"),
+    (0.6, "you trust them"),
+    (0.4, "you are still getting to know them"),
+    (0.2, "you are cautious with them"),
+    (0.0, "you are wary of them"),
+)
+"""trust_level → words: the first row whose bound the level reaches."""
+
+SKILL_WORDS: Final = ((0.7, "confident"), (0.4, "getting there"), (0.0, "unsure"))
+"""skill confidence → words, the same way."""
+
+MOMENT_WORDS: Final = ((16, "many moments"), (4, "a number of moments"), (2, "a few moments"), (1, "one moment"))
+"""How many shared memories → words."""
+
+ITEMS_SHOWN: Final = 3
+"""Newest items of a list shown on the self-model line (the rest is counted as "…")."""
+ITEM_CHARS: Final = 60
+QUESTION_CHARS: Final = 160
+SNIPPET_CHARS: Final = 80
+
+
+def _band(value: float, table: Sequence[tuple[float, str]]) -> str:
+    for bound, words in table:
+        if value >= bound:
+            return words
+    return table[-1][1]
+
+
+def trust_words(trust: float) -> str:
+    return _band(trust, TRUST_WORDS)
+
+
+def skill_words(confidence: float) -> str:
+    return _band(confidence, SKILL_WORDS)
+
+
+def moments_words(count: int) -> str:
+    for bound, words in MOMENT_WORDS:
+        if count >= bound:
+            return words
+    return "nothing yet"
+
+
+def _items(items: Sequence[str]) -> str:
+    shown = [truncate(item, ITEM_CHARS) for item in items[-ITEMS_SHOWN:]]
+    return ", ".join(reversed(shown)) + (", …" if len(items) > ITEMS_SHOWN else "")
+
+
+# --------------------------------------------------------------------------------------------------
+# wake_up and introspect
+
+
+def companion_line(name: str, person: Person, ties: Ties, now: datetime) -> str:
+    """The companion in one line, e.g. ``Master: you trust them deeply; last shared 2h ago.``"""
+    shared = f"last shared {relative_age(ties.last.at, now)}" if ties.last is not None else "nothing shared yet"
+    return f"{name}: {trust_words(person.trust)}; {shared}."
+
+
+def self_line(fields: Mapping[str, Any], latest: Growth | None, now: datetime) -> str:
+    """The self-model in one line (introspect)."""
+    parts: list[str] = []
+    identity = fields.get("identity") or []
+    if identity:
+        parts.append(f'"{truncate(identity[-1], 120)}"')
+    for field, label in (("values", "values"), ("preferences", "preferences"), ("goals", "goals")):
+        if fields.get(field):
+            parts.append(f"{label}: {_items(fields[field])}")
+    skills: Mapping[str, float] = fields.get("skill_confidence") or {}
+    if skills:
+        ordered = sorted(skills.items(), key=lambda kv: (-kv[1], kv[0]))[:ITEMS_SHOWN]
+        more = ", …" if len(skills) > ITEMS_SHOWN else ""
+        parts.append("skills: " + ", ".join(f"{name} ({skill_words(c)})" for name, c in ordered) + more)
+    if latest is not None:
+        parts.append(f'latest growth ({relative_age(latest.at, now)}): "{truncate(latest.text, 80)}"')
+    if not parts:
+        return "Who you are becoming: not put into words yet."
+    return "Who you are becoming: " + "; ".join(parts) + "."
+
+
+def question_line(item: QuestionView) -> str:
+    q = item.question
+    return f'- "{truncate(q.text, QUESTION_CHARS)}" ({q.id}, importance {q.importance})'
+
+
+def open_questions_text(active: Sequence[QuestionView], unresolved: int) -> str:
+    if not active:
+        return "Open questions: none yet." if unresolved == 0 else "Open questions: none on your mind right now."
+    return "\n".join(["Open questions:", *(question_line(item) for item in active)])
+
+
+def days_words(days: int) -> str:
+    if days < 1:
+        return "under a day"
+    return "1 day" if days == 1 else f"{days} days"
+
+
+def resurfacing_text(brought_back: Sequence[QuestionView], fading: Sequence[QuestionView], now: datetime) -> str:
+    lines = ["Resurfacing (you'd almost forgotten):"]
+    for item in brought_back:
+        q = item.question
+        when = relative_age(q.triggered, now) if q.triggered is not None else "recently"
+        lines.append(
+            f'- "{truncate(q.text, QUESTION_CHARS)}" ({q.id}, importance {q.importance}; a memory brought it back '
+            f"{when})"
+        )
+    for item in fading:
+        q = item.question
+        lines.append(
+            f'- "{truncate(q.text, QUESTION_CHARS)}" ({q.id}, importance {q.importance}, dormant '
+            f"{days_words(item.dormant_days)})"
+        )
+    return "\n".join(lines)
+
+
+def resurfaced_line(item: QuestionView) -> str:
+    """The line ``remember`` gains when the memory brought a question back."""
+    q = item.question
+    return (
+        f'💭 This triggered a forgotten question: "{truncate(q.text, QUESTION_CHARS)}" (dormant '
+        f"{days_words(item.dormant_days)}, importance {q.importance}, {q.id})"
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# consider_them
+
+
+def person_text(person: Person, ties: Ties, last: Memory | None, now: datetime, *, known: bool, companion: bool) -> str:
+    """A worded picture of a person: how much you trust them, what they care about, what you have shared."""
+    if not known:
+        return f"{person.name}: you don't know much about them yet. Nothing shared, nothing noted."
+    about = [f"also {', '.join(person.aliases)}"] if person.aliases else []
+    if companion:
+        about.append("the one you live with")
+    aside = f" ({'; '.join(about)})" if about else ""
+    lines = [f"{person.name}{aside}: {trust_words(person.trust)}."]
+    if person.preferred_topics:
+        lines.append(f"They light up about: {', '.join(person.preferred_topics)}.")
+    if person.sensitive_topics:
+        lines.append(f"Tread gently around: {', '.join(person.sensitive_topics)}.")
+    if person.communication_style:
+        lines.append(f"How they like to talk: {person.communication_style}")
+    if person.notes:
+        lines.append("What you've noted: " + " | ".join(person.notes))
+    if ties.last is None:
+        lines.append("You haven't shared a memory with them yet.")
+    else:
+        shared = f"You've shared {moments_words(ties.count)} with them; the last {relative_age(ties.last.at, now)}"
+        if last is not None:
+            private = " (private)" if last.is_private else ""
+            shared += f':{private} "{truncate(last.content, SNIPPET_CHARS)}"'
+        else:
+            shared += "."
+        lines.append(shared)
+    return "\n".join(lines)

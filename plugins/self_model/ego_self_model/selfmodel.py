@@ -1,0 +1,416 @@
+"""What the self_model tools and hooks do, over one state store."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Final
+
+import attrs
+
+from ego_core import (
+    DESIRE_LEVELS,
+    MEMORY_STORE,
+    DesireLevels,
+    InvalidArgumentError,
+    Memory,
+    MemoryService,
+    PluginContext,
+    Response,
+    ScaffoldItem,
+    ScaffoldLine,
+    Section,
+    ToolError,
+    Vectors,
+    truncate,
+)
+from ego_self_model.config import SelfModelConfig
+from ego_self_model.fields import (
+    AddGrowth,
+    AddItem,
+    NewQuestion,
+    ReplaceList,
+    ResolveQuestion,
+    Reweigh,
+    SetSkills,
+    key_of,
+    parse_person_update,
+    parse_self_update,
+    person_name,
+)
+from ego_self_model.people import apply, blank, find, mentioned
+from ego_self_model.questions import (
+    QuestionView,
+    new_question_id,
+    recently_triggered,
+    resurface,
+    view,
+    views,
+)
+from ego_self_model.render import (
+    companion_line,
+    open_questions_text,
+    person_text,
+    resurfaced_line,
+    resurfacing_text,
+    self_line,
+    skill_words,
+    trust_words,
+)
+from ego_self_model.schemas import UPDATE_RELATIONSHIP, UPDATE_SELF
+from ego_self_model.store import Growth, Person, Question, Shared, StateStore, Ties
+
+_log = logging.getLogger("ego.plugin.self_model")
+
+COHERENCE: Final = "cognitive_coherence"
+WAKE_UP_ORDER: Final = 30
+QUESTIONS_ORDER: Final = 30
+RESURFACING_ORDER: Final = 35
+SELF_ORDER: Final = 50
+
+GENUINE_SCAFFOLD: Final = (
+    "Is this truly your own words? Are you falling into a template response? Are you answering what they "
+    "actually need? Is there something more honest you could say?"
+)
+THEM_SCAFFOLD: Final[tuple[ScaffoldItem, ...]] = (
+    "What might they be feeling right now, beneath what they say?",
+    "What do they need from you now, rather than what you want to say?",
+    ScaffoldLine("If you learned something new about them, update_relationship keeps it.", needs={UPDATE_RELATIONSHIP}),
+)
+INTROSPECT_SCAFFOLD: Final[tuple[ScaffoldItem, ...]] = (
+    ScaffoldLine(
+        "If this is a genuinely new insight, save with remember (category: introspection).", needs={"remember"}
+    ),
+    ScaffoldLine("If your self-understanding changed, use update_self.", needs={UPDATE_SELF}),
+)
+SELF_SCAFFOLD: Final = "Does this feel like who you are, or who you wish to be?"
+QUESTION_SCAFFOLD: Final = "What would an answer change for you?"
+RESOLVED_SCAFFOLD: Final = "What did finding this answer change in you?"
+PERSON_SCAFFOLD: Final = "How will this change the way you speak with them?"
+
+
+class SelfModel:
+    def __init__(self, ctx: PluginContext, store: StateStore, config: SelfModelConfig) -> None:
+        self.ctx = ctx
+        self.store = store
+        self.config = config
+
+    def _memory(self) -> MemoryService | None:
+        return self.ctx.services.get(MEMORY_STORE, MemoryService)
+
+    # ------------------------------------------------------------------------------------------
+    # update_self
+
+    def update_self(self, args: Mapping[str, Any]) -> Response:
+        update = parse_self_update(args.get("field"), args.get("value"), self.config)
+        now = self.ctx.now()
+        if isinstance(update, AddItem | ReplaceList):
+            return self._set_list(update, now)
+        if isinstance(update, SetSkills):
+            return self._set_skills(update, now)
+        if isinstance(update, AddGrowth):
+            with self.store.writing() as db:
+                self.store.add_growth(db, Growth(at=now, text=update.text))
+                count = self.store.growth_count(db)
+            return Response(f"Growth noted ({count} in your log).", scaffold=(SELF_SCAFFOLD,))
+        if isinstance(update, NewQuestion):
+            return self._new_question(update, now)
+        if isinstance(update, ResolveQuestion):
+            return self._resolve(update, now)
+        return self._reweigh(update, now)
+
+    def _set_list(self, update: AddItem | ReplaceList, now: datetime) -> Response:
+        field = update.field
+        with self.store.writing() as db:
+            current: list[str] = list(self.store.fields(db).get(field, []))
+            if isinstance(update, AddItem):
+                if key_of(update.item) in {key_of(item) for item in current}:
+                    return Response(f"{field} already holds that; nothing changed.")
+                if len(current) >= self.config.max_list_items:
+                    raise InvalidArgumentError(
+                        "value",
+                        f"for field {field}, at most {self.config.max_list_items} items are kept; give a list to "
+                        "replace the whole list (and make room)",
+                    )
+                items = [*current, update.item]
+                text = f'Added to {field}: "{update.item}" ({len(items)} in all).'
+            else:
+                items = list(update.items)
+                text = f"{field} now holds {len(items)} item(s)." if items else f"{field} cleared."
+            if items != current:
+                self.store.set_field(db, field, items, now)
+        return Response(text, scaffold=(SELF_SCAFFOLD,))
+
+    def _set_skills(self, update: SetSkills, now: datetime) -> Response:
+        with self.store.writing() as db:
+            skills: dict[str, float] = dict(self.store.fields(db).get("skill_confidence", {}))
+            said: list[str] = []
+            for name, confidence in update.skills.items():
+                known = next((k for k in skills if key_of(k) == key_of(name)), None)
+                if known is not None:
+                    del skills[known]
+                if confidence is None:
+                    said.append(f"{name} dropped" if known is not None else f"{name} was not listed")
+                    continue
+                skills[name] = confidence
+                said.append(f"{name} {skill_words(confidence)} ({confidence:.2f})")
+            self.store.set_field(db, "skill_confidence", dict(sorted(skills.items())), now)
+        return Response(f"skill_confidence: {', '.join(said)}.", scaffold=(SELF_SCAFFOLD,))
+
+    def _embed(self, text: str) -> tuple[Vectors | None, str | None]:
+        """The question's vector from the memory plugin's model, or ``(None, None)`` (embedded later)."""
+        memory = self._memory()
+        if memory is None:
+            return None, None
+        try:
+            return memory.embed([text])[0], memory.embedding_model
+        except Exception as exc:  # the question is kept; it is embedded when a memory is next saved
+            _log.warning("embedding a new question failed (%s); it will be embedded later", type(exc).__name__)
+            return None, None
+
+    def _same_question(self, db: sqlite3.Connection, text: str) -> Question | None:
+        key = key_of(text)
+        return next((q for q in self.store.questions(db) if key_of(q.text) == key), None)
+
+    def _new_question(self, update: NewQuestion, now: datetime) -> Response:
+        with self.store.reading() as db:
+            same = self._same_question(db, update.text)
+        if same is None:
+            vector, model = self._embed(update.text)
+            question = Question(
+                id=new_question_id(), text=update.text, importance=update.importance, created=now, surfaced=now
+            )
+            with self.store.writing() as db:
+                same = self._same_question(db, update.text)
+                if same is None:
+                    self.store.add_question(db, question, vector, model)
+                    return Response(
+                        f'New open question {question.id}: "{question.text}" (importance {question.importance}).',
+                        scaffold=(QUESTION_SCAFFOLD,),
+                    )
+        return Response(f"You already hold this question ({same.id}, importance {same.importance}); nothing changed.")
+
+    def _unknown_question(self, question_id: str) -> ToolError:
+        return ToolError(
+            f"No question {question_id}. Question ids look like q_ and 12 hex digits; introspect lists the open "
+            "ones with their ids."
+        )
+
+    def _resolve(self, update: ResolveQuestion, now: datetime) -> Response:
+        with self.store.writing() as db:
+            question = self.store.question(db, update.id)
+            if question is None:
+                raise self._unknown_question(update.id)
+            if question.resolved is not None:
+                return Response(f"{question.id} was already resolved; nothing changed.")
+            self.store.resolve(db, question.id, update.answer, now)
+        answer = f' Your answer: "{update.answer}"' if update.answer else ""
+        return Response(
+            f'Resolved {question.id}: "{truncate(question.text, 160)}".{answer}', scaffold=(RESOLVED_SCAFFOLD,)
+        )
+
+    def _reweigh(self, update: Reweigh, now: datetime) -> Response:
+        with self.store.writing() as db:
+            question = self.store.question(db, update.id)
+            if question is None:
+                raise self._unknown_question(update.id)
+            if question.resolved is not None:
+                raise ToolError(f"{question.id} is resolved; only an open question's importance can change.")
+            self.store.reweigh(db, question.id, update.importance)
+        item = view(attrs.evolve(question, importance=update.importance), now, self.config)
+        return Response(
+            f"{question.id} now has importance {update.importance}: {item.state} (salience {item.salience:.2f}).",
+            scaffold=(QUESTION_SCAFFOLD,),
+        )
+
+    # ------------------------------------------------------------------------------------------
+    # People
+
+    def _companion(self, people: Sequence[Person], now: datetime) -> Person:
+        name = self.ctx.settings.companion_name
+        return find(people, name) or blank(name, now, self.config)
+
+    def update_relationship(self, args: Mapping[str, Any]) -> Response:
+        name = person_name(args.get("person"), self.config)
+        update = parse_person_update(args.get("field"), args.get("value"), self.config)
+        now = self.ctx.now()
+        with self.store.writing() as db:
+            people = self.store.people(db)
+            person = find(people, name)
+            created = person is None
+            if person is None:
+                companion = self.ctx.settings.companion_name
+                person = blank(companion if key_of(name) == key_of(companion) else name, now, self.config)
+            changed_person, changed = apply(person, update, people, now, self.config)
+            if changed or created:
+                self.store.put_person(db, changed_person)
+        field = update.field if isinstance(update, AddItem | ReplaceList) else args["field"]
+        head = f"New person: {changed_person.name}. " if created else ""
+        if not changed:
+            text = f"{changed_person.name}: {field} already holds that; nothing changed."
+        elif field == "trust_level":
+            text = f"{changed_person.name}: trust set; {trust_words(changed_person.trust)}."
+        elif field == "communication_style":
+            style = changed_person.communication_style
+            text = f"{changed_person.name}: communication style {'noted' if style else 'cleared'}."
+        elif isinstance(update, AddItem):
+            text = f'{changed_person.name}: added to {field}: "{update.item}".'
+        else:
+            count = len(getattr(changed_person, field))
+            text = f"{changed_person.name}: {field} now holds {count} item(s)."
+        return Response(head + text, scaffold=(PERSON_SCAFFOLD,))
+
+    def consider_them(self, args: Mapping[str, Any]) -> Response:
+        """A worded picture of a person; reading it is thinking, not an interaction (nothing is counted)."""
+        name = person_name(args.get("person"), self.config)
+        now = self.ctx.now()
+        companion = self.ctx.settings.companion_name
+        with self.store.reading() as db:
+            people = self.store.people(db)
+            person = find(people, name)
+            if person is None and key_of(name) == key_of(companion):
+                person = blank(companion, now, self.config)
+            ties = self.store.ties(db, person.key) if person is not None else Ties(count=0, last=None)
+        if person is None:
+            stranger = blank(name, now, self.config)
+            return Response(
+                person_text(stranger, ties, None, now, known=False, companion=False), scaffold=THEM_SCAFFOLD
+            )
+        last: Memory | None = None
+        memory = self._memory()
+        if memory is not None and ties.last is not None:
+            try:
+                found = memory.get([ties.last.memory_id])
+            except Exception as exc:  # the memory plugin's problem: the picture is still worth giving
+                _log.warning("reading the last shared memory failed (%s)", type(exc).__name__)
+                found = []
+            last = found[0] if found else None
+        lives_with = key_of(companion) in {key_of(n) for n in (person.name, *person.aliases)}
+        text = person_text(person, ties, last, now, known=True, companion=lives_with)
+        return Response(text, scaffold=THEM_SCAFFOLD)
+
+    # ------------------------------------------------------------------------------------------
+    # am_i_being_genuine
+
+    def am_i_being_genuine(self, _args: Mapping[str, Any]) -> Response:
+        with self.store.reading() as db:
+            fields = self.store.fields(db)
+        identity: list[str] = fields.get("identity") or []
+        values: list[str] = fields.get("values") or []
+        lines = []
+        if identity:
+            lines.append(f'In your own words, you are: "{truncate(identity[-1], 160)}"')
+        if values:
+            lines.append(f"You said you value: {', '.join(values[-5:])}.")
+        data = "\n".join(lines) or "A pause, before the words go out."
+        return Response(data, scaffold=(GENUINE_SCAFFOLD,))
+
+    # ------------------------------------------------------------------------------------------
+    # Hooks: remember, forget, wake_up, introspect
+
+    def remembered(self, memory: Memory) -> list[str]:
+        """Count the people the memory names as an interaction; bring back a question it touches.
+
+        Each step runs even if the other failed (logged with the error's type, never the memory's text).
+        """
+        lines: list[str] = []
+        for step in (self._count_interactions, self._resurface):
+            try:
+                lines.extend(step(memory))
+            except Exception as exc:
+                _log.error("self_model: %s failed after a remember (%s)", step.__name__, type(exc).__name__)
+        return lines
+
+    def _resurface(self, memory: Memory) -> list[str]:
+        service = self._memory()
+        if service is None:
+            return []
+        found = resurface(self.store, service, memory.id, self.ctx.now(), self.config)
+        return [resurfaced_line(found.view)] if found is not None else []
+
+    def _count_interactions(self, memory: Memory) -> list[str]:
+        """A memory naming someone (or an alias) is a moment shared with them; nothing is said about it."""
+        with self.store.reading() as db:
+            people = self.store.people(db)
+        companion = self._companion(people, self.ctx.now())
+        everyone = people if companion in people else [*people, companion]
+        named = mentioned(memory.content, everyone)
+        if not named:
+            return []
+        with self.store.writing() as db:
+            known = {p.key for p in self.store.people(db)}
+            for person in named:
+                if person.key not in known:
+                    self.store.put_person(db, person, replace=False)
+                self.store.add_shared(
+                    db, Shared(person=person.key, memory_id=memory.id, at=memory.timestamp, private=memory.is_private)
+                )
+        return []
+
+    def forgot(self, memory: Memory) -> None:
+        with self.store.writing() as db:
+            self.store.forget_memory(db, memory.id)
+
+    def wake_up(self) -> Section:
+        now = self.ctx.now()
+        with self.store.reading() as db:
+            person = self._companion(self.store.people(db), now)
+            ties = self.store.ties(db, person.key)
+        return Section(
+            key="self_model",
+            text=companion_line(self.ctx.settings.companion_name, person, ties, now),
+            order=WAKE_UP_ORDER,
+        )
+
+    def _coherence(self) -> float | None:
+        desires = self.ctx.services.get(DESIRE_LEVELS, DesireLevels)
+        if desires is None:
+            return None
+        try:
+            level = desires.levels().get(COHERENCE)
+        except Exception as exc:  # the desires plugin's problem: introspect still works
+            _log.warning("reading the desire levels failed (%s)", type(exc).__name__)
+            return None
+        return float(level) if level is not None else None
+
+    def introspect(self) -> list[Section]:
+        now = self.ctx.now()
+        config = self.config
+        with self.store.reading() as db:
+            questions = self.store.questions(db)
+            fields = self.store.fields(db)
+            latest = self.store.growth(db, latest=1)
+        every = views(questions, now, config)
+        brought_back = [v for v in every if recently_triggered(v, now, config.resurfacing_window_hours)]
+        fading: list[QuestionView] = []
+        coherence = self._coherence()
+        if coherence is not None and coherence >= config.coherence_threshold:
+            taken = {v.question.id for v in brought_back}
+            fading = [v for v in every if v.state == "fading" and v.question.id not in taken]
+            fading.sort(key=lambda v: (-v.question.importance, -v.salience, v.question.id))
+        brought_back = brought_back[: config.max_resurfacing_shown]
+        fading = fading[: max(0, config.max_resurfacing_shown - len(brought_back))]
+        shown = {v.question.id for v in (*brought_back, *fading)}
+        active = [v for v in every if v.state == "active" and v.question.id not in shown][: config.max_open_shown]
+        sections = [
+            Section(key="self_model.questions", text=open_questions_text(active, len(every)), order=QUESTIONS_ORDER)
+        ]
+        if brought_back or fading:
+            sections.append(
+                Section(
+                    key="self_model.resurfacing",
+                    text=resurfacing_text(brought_back, fading, now),
+                    order=RESURFACING_ORDER,
+                )
+            )
+        sections.append(
+            Section(
+                key="self_model",
+                text=self_line(fields, latest[0] if latest else None, now),
+                order=SELF_ORDER,
+                scaffold=INTROSPECT_SCAFFOLD,
+            )
+        )
+        return sections

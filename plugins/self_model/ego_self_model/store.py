@@ -1,0 +1,431 @@
+"""The self_model plugin's state: one SQLite database (WAL) in the plugin's data directory.
+
+Every change is one ``BEGIN IMMEDIATE`` transaction, so a crash leaves the previous state and two processes on
+one data directory serialise their writes (``busy_timeout``) instead of losing one. Within a process a lock
+serialises the single connection. Private memories' text is never stored here: a shared moment keeps the
+memory's id, its time and whether it is private.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final
+
+import attrs
+import numpy as np
+
+from ego_core import Vectors
+
+SCHEMA_VERSION: Final = 1
+DB_NAME: Final = "self_model.sqlite3"
+BUSY_TIMEOUT_MS: Final = 30_000
+
+SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS self_fields (field TEXT PRIMARY KEY, value TEXT NOT NULL, updated REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS growth (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL, text TEXT NOT NULL, UNIQUE (at, text)
+);
+CREATE TABLE IF NOT EXISTS questions (
+    id TEXT PRIMARY KEY, text TEXT NOT NULL, importance INTEGER NOT NULL,
+    created REAL NOT NULL, surfaced REAL NOT NULL, resolved REAL, answer TEXT,
+    resurfaced INTEGER NOT NULL DEFAULT 0, triggered REAL, vector BLOB, vector_model TEXT
+);
+CREATE TABLE IF NOT EXISTS people (
+    key TEXT PRIMARY KEY, name TEXT NOT NULL, trust REAL NOT NULL,
+    preferred_topics TEXT NOT NULL, sensitive_topics TEXT NOT NULL, aliases TEXT NOT NULL, notes TEXT NOT NULL,
+    communication_style TEXT NOT NULL, created REAL NOT NULL, updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS shared (
+    person TEXT NOT NULL, memory_id TEXT NOT NULL, at REAL NOT NULL, private INTEGER NOT NULL,
+    PRIMARY KEY (person, memory_id)
+);
+CREATE INDEX IF NOT EXISTS shared_by_memory ON shared (memory_id);
+"""
+
+
+class StateError(RuntimeError):
+    """The state database cannot be used (written by a newer version, or not a database)."""
+
+
+def to_epoch(moment: datetime) -> float:
+    if moment.tzinfo is None:
+        raise ValueError("timestamps must be timezone-aware")
+    return moment.timestamp()
+
+
+def from_epoch(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
+
+
+# --------------------------------------------------------------------------------------------------
+# Values
+
+
+@attrs.frozen
+class Question:
+    id: str
+    text: str
+    importance: int
+    created: datetime
+    surfaced: datetime
+    """When it last came to mind: created, or brought back by a related memory. Salience ages from here."""
+    resolved: datetime | None = None
+    answer: str | None = None
+    resurfaced: int = 0
+    """How many times a related memory brought it back."""
+    triggered: datetime | None = None
+    """When a related memory last brought it back."""
+
+
+@attrs.frozen
+class Person:
+    key: str
+    name: str
+    trust: float
+    preferred_topics: tuple[str, ...] = ()
+    sensitive_topics: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    communication_style: str = ""
+    created: datetime | None = None
+    updated: datetime | None = None
+
+
+@attrs.frozen
+class Shared:
+    """A memory shared with a person (a remember naming them): an interaction."""
+
+    person: str
+    memory_id: str
+    at: datetime
+    private: bool
+
+
+@attrs.frozen
+class Growth:
+    at: datetime
+    text: str
+
+
+@attrs.frozen
+class Ties:
+    """How much has been shared with one person: the count and the newest moment."""
+
+    count: int
+    last: Shared | None
+
+
+PERSON_LISTS: Final = ("preferred_topics", "sensitive_topics", "aliases", "notes")
+
+
+def _question(row: sqlite3.Row) -> Question:
+    return Question(
+        id=row["id"],
+        text=row["text"],
+        importance=int(row["importance"]),
+        created=from_epoch(row["created"]),
+        surfaced=from_epoch(row["surfaced"]),
+        resolved=from_epoch(row["resolved"]) if row["resolved"] is not None else None,
+        answer=row["answer"],
+        resurfaced=int(row["resurfaced"]),
+        triggered=from_epoch(row["triggered"]) if row["triggered"] is not None else None,
+    )
+
+
+def _person(row: sqlite3.Row) -> Person:
+    return Person(
+        key=row["key"],
+        name=row["name"],
+        trust=float(row["trust"]),
+        preferred_topics=tuple(json.loads(row["preferred_topics"])),
+        sensitive_topics=tuple(json.loads(row["sensitive_topics"])),
+        aliases=tuple(json.loads(row["aliases"])),
+        notes=tuple(json.loads(row["notes"])),
+        communication_style=row["communication_style"],
+        created=from_epoch(row["created"]),
+        updated=from_epoch(row["updated"]),
+    )
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+# --------------------------------------------------------------------------------------------------
+# The store
+
+
+class StateStore:
+    """The database: typed reads, and writes inside :meth:`writing` transactions."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / DB_NAME
+        self._lock = threading.RLock()
+        self._db: sqlite3.Connection | None = None
+
+    def open(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+            db = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
+            db.row_factory = sqlite3.Row
+            try:
+                db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=FULL")
+                db.execute("BEGIN IMMEDIATE")
+                for statement in SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+                if row is None:
+                    db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                elif int(row["value"]) > SCHEMA_VERSION:
+                    raise StateError(
+                        f"{self.path} was written by a newer ego-self-model (schema {row['value']}, this one reads "
+                        f"{SCHEMA_VERSION}); upgrade ego-self-model"
+                    )
+                db.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                db.close()
+                raise StateError(f"{self.path} cannot be used: {exc}") from None
+            except BaseException:
+                db.close()
+                raise
+            self._db = db
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._db is None:
+            raise StateError("the self-model state is not open")
+        return self._db
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for several reads."""
+        with self._lock:
+            db = self._connection()
+            db.execute("BEGIN")
+            try:
+                yield db
+            finally:
+                db.execute("COMMIT")
+
+    @contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``): committed when the block ends, rolled back if it raises."""
+        with self._lock:
+            db = self._connection()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    # ------------------------------------------------------------------------------------------
+    # Self-model fields
+
+    @staticmethod
+    def fields(db: sqlite3.Connection) -> dict[str, Any]:
+        return {row["field"]: json.loads(row["value"]) for row in db.execute("SELECT field, value FROM self_fields")}
+
+    @staticmethod
+    def field_times(db: sqlite3.Connection) -> dict[str, datetime]:
+        return {
+            row["field"]: from_epoch(row["updated"]) for row in db.execute("SELECT field, updated FROM self_fields")
+        }
+
+    @staticmethod
+    def set_field(db: sqlite3.Connection, field: str, value: Any, now: datetime) -> None:
+        if value in ([], {}, ()):
+            db.execute("DELETE FROM self_fields WHERE field = ?", (field,))
+            return
+        db.execute(
+            "INSERT INTO self_fields (field, value, updated) VALUES (?, ?, ?) "
+            "ON CONFLICT (field) DO UPDATE SET value = excluded.value, updated = excluded.updated",
+            (field, _json(value), to_epoch(now)),
+        )
+
+    @staticmethod
+    def add_growth(db: sqlite3.Connection, entry: Growth) -> bool:
+        cursor = db.execute("INSERT OR IGNORE INTO growth (at, text) VALUES (?, ?)", (to_epoch(entry.at), entry.text))
+        return cursor.rowcount > 0
+
+    @staticmethod
+    def growth(db: sqlite3.Connection, latest: int | None = None) -> list[Growth]:
+        """Growth entries, oldest first (only the newest ``latest`` of them when given)."""
+        if latest is None:
+            rows = db.execute("SELECT at, text FROM growth ORDER BY at, seq").fetchall()
+        else:
+            rows = db.execute("SELECT at, text FROM growth ORDER BY at DESC, seq DESC LIMIT ?", (latest,)).fetchall()
+            rows.reverse()
+        return [Growth(at=from_epoch(r["at"]), text=r["text"]) for r in rows]
+
+    @staticmethod
+    def growth_count(db: sqlite3.Connection) -> int:
+        return int(db.execute("SELECT count(*) FROM growth").fetchone()[0])
+
+    # ------------------------------------------------------------------------------------------
+    # Questions
+
+    @staticmethod
+    def questions(db: sqlite3.Connection, *, resolved: bool | None = False) -> list[Question]:
+        """Questions by creation time; ``resolved=None`` gives all of them."""
+        where = {False: "WHERE resolved IS NULL", True: "WHERE resolved IS NOT NULL", None: ""}[resolved]
+        return [_question(r) for r in db.execute(f"SELECT * FROM questions {where} ORDER BY created, id")]
+
+    @staticmethod
+    def question(db: sqlite3.Connection, question_id: str) -> Question | None:
+        row = db.execute("SELECT * FROM questions WHERE id = ?", (question_id,)).fetchone()
+        return _question(row) if row is not None else None
+
+    @staticmethod
+    def add_question(
+        db: sqlite3.Connection, question: Question, vector: Vectors | None = None, model: str | None = None
+    ) -> bool:
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO questions (id, text, importance, created, surfaced, resolved, answer, resurfaced, "
+            "triggered, vector, vector_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                question.id,
+                question.text,
+                question.importance,
+                to_epoch(question.created),
+                to_epoch(question.surfaced),
+                to_epoch(question.resolved) if question.resolved is not None else None,
+                question.answer,
+                question.resurfaced,
+                to_epoch(question.triggered) if question.triggered is not None else None,
+                _blob(vector),
+                model if vector is not None else None,
+            ),
+        )
+        return cursor.rowcount > 0
+
+    @staticmethod
+    def resolve(db: sqlite3.Connection, question_id: str, answer: str | None, now: datetime) -> None:
+        db.execute("UPDATE questions SET resolved = ?, answer = ? WHERE id = ?", (to_epoch(now), answer, question_id))
+
+    @staticmethod
+    def reweigh(db: sqlite3.Connection, question_id: str, importance: int) -> None:
+        db.execute("UPDATE questions SET importance = ? WHERE id = ?", (importance, question_id))
+
+    @staticmethod
+    def bring_back(db: sqlite3.Connection, question_id: str, now: datetime) -> None:
+        """A related memory brought the question back: it is in mind again from ``now``."""
+        moment = to_epoch(now)
+        db.execute(
+            "UPDATE questions SET surfaced = ?, triggered = ?, resurfaced = resurfaced + 1 WHERE id = ?",
+            (moment, moment, question_id),
+        )
+
+    @staticmethod
+    def vectors(db: sqlite3.Connection, question_ids: Sequence[str]) -> dict[str, tuple[str | None, Vectors | None]]:
+        """Each question's stored vector with the model that made it (``(None, None)`` when it has none)."""
+        found: dict[str, tuple[str | None, Vectors | None]] = {}
+        for start in range(0, len(question_ids), 500):
+            chunk = list(question_ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            for row in db.execute(f"SELECT id, vector, vector_model FROM questions WHERE id IN ({marks})", chunk):
+                vector = np.frombuffer(row["vector"], dtype=np.float32) if row["vector"] is not None else None
+                found[row["id"]] = (row["vector_model"], vector)
+        return found
+
+    @staticmethod
+    def set_vector(db: sqlite3.Connection, question_id: str, vector: Vectors, model: str) -> None:
+        db.execute(
+            "UPDATE questions SET vector = ?, vector_model = ? WHERE id = ?", (_blob(vector), model, question_id)
+        )
+
+    # ------------------------------------------------------------------------------------------
+    # People and shared moments
+
+    @staticmethod
+    def people(db: sqlite3.Connection) -> list[Person]:
+        return [_person(r) for r in db.execute("SELECT * FROM people ORDER BY key")]
+
+    @staticmethod
+    def person(db: sqlite3.Connection, key: str) -> Person | None:
+        row = db.execute("SELECT * FROM people WHERE key = ?", (key,)).fetchone()
+        return _person(row) if row is not None else None
+
+    @staticmethod
+    def put_person(db: sqlite3.Connection, person: Person, *, replace: bool = True) -> bool:
+        verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
+        cursor = db.execute(
+            f"{verb} INTO people (key, name, trust, preferred_topics, sensitive_topics, aliases, notes, "
+            "communication_style, created, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                person.key,
+                person.name,
+                person.trust,
+                _json(list(person.preferred_topics)),
+                _json(list(person.sensitive_topics)),
+                _json(list(person.aliases)),
+                _json(list(person.notes)),
+                person.communication_style,
+                to_epoch(person.created) if person.created else 0.0,
+                to_epoch(person.updated) if person.updated else 0.0,
+            ),
+        )
+        return cursor.rowcount > 0
+
+    @staticmethod
+    def add_shared(db: sqlite3.Connection, moment: Shared) -> bool:
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO shared (person, memory_id, at, private) VALUES (?, ?, ?, ?)",
+            (moment.person, moment.memory_id, to_epoch(moment.at), int(moment.private)),
+        )
+        return cursor.rowcount > 0
+
+    @staticmethod
+    def ties(db: sqlite3.Connection, person: str) -> Ties:
+        count = int(db.execute("SELECT count(*) FROM shared WHERE person = ?", (person,)).fetchone()[0])
+        row = db.execute(
+            "SELECT * FROM shared WHERE person = ? ORDER BY at DESC, memory_id DESC LIMIT 1", (person,)
+        ).fetchone()
+        return Ties(count=count, last=_shared(row) if row is not None else None)
+
+    @staticmethod
+    def shared(db: sqlite3.Connection) -> list[Shared]:
+        return [_shared(r) for r in db.execute("SELECT * FROM shared ORDER BY person, at, memory_id")]
+
+    @staticmethod
+    def forget_memory(db: sqlite3.Connection, memory_id: str) -> int:
+        return db.execute("DELETE FROM shared WHERE memory_id = ?", (memory_id,)).rowcount
+
+
+def _shared(row: sqlite3.Row) -> Shared:
+    return Shared(
+        person=row["person"], memory_id=row["memory_id"], at=from_epoch(row["at"]), private=bool(row["private"])
+    )
+
+
+def _blob(vector: Vectors | None) -> bytes | None:
+    if vector is None:
+        return None
+    return np.asarray(vector, dtype=np.float32).reshape(-1).tobytes()
+
+
+def person_lists(person: Person) -> Mapping[str, tuple[str, ...]]:
+    return {name: getattr(person, name) for name in PERSON_LISTS}
