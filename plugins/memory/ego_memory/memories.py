@@ -244,7 +244,7 @@ class Memories:
             is_private=draft.is_private,
         )
         if memory.is_private:
-            self.redactor.add(memory.id, memory.content)
+            self.redactor.add(memory.id, memory.content, memory.timestamp.timestamp())
         self.store.add(memory, vector, memory.links)
         others = {m.id: m for m in self.store.get([i for i, _ in chosen], with_links=False)}
         return memory, [(others[i], s) for i, s in chosen if i in others]

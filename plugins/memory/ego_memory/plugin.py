@@ -37,6 +37,7 @@ from ego_memory.lifecycle import Lifecycle
 from ego_memory.memories import Memories, remember_log_view
 from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.progress import progress_bar
+from ego_memory.public_passages import PublicPassages
 from ego_memory.store import MemoryStore, StoreError
 from ego_memory.text import shorten_weighted
 from ego_memory.tools import lifecycle_tools, memory_tools
@@ -177,6 +178,7 @@ class MemoryPlugin:
         store = MemoryStore(ctx.data_dir, embedder.model_id, chroma_url=config.chroma_url)
         store.open(embedder.embed)
         self.redactor.load(store.private_contents())
+        self.redactor.public = PublicPassages(store.directory / "memory.sqlite3")
         store.on_foreign_write = lambda: self.redactor.load(store.private_contents())
         self.memories = Memories(ctx, config, store, embedder, self.redactor)
         self.lifecycle = Lifecycle(self.memories)
@@ -184,6 +186,8 @@ class MemoryPlugin:
 
     @hookimpl
     def on_shutdown(self) -> None:
+        if isinstance(self.redactor.public, PublicPassages):
+            self.redactor.public.close()
         if self.memories is not None:
             self.memories.store.close()
             self.memories = None

@@ -132,7 +132,7 @@ def import_records(memories: Memories, records: Sequence[Mapping[str, Any]], pro
         vectors = memories.embed([m.content for m in chunk])
         for memory in chunk:
             if memory.is_private:
-                memories.redactor.add(memory.id, memory.content)
+                memories.redactor.add(memory.id, memory.content, memory.timestamp.timestamp())
         store.add_many(chunk, vectors)
         if progress is not None:
             progress(len(chunk))

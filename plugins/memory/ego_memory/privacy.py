@@ -11,14 +11,21 @@ re-wrapping or re-casing a private text does not get it through. Two passes:
 - **Quotes.** Any passage of at least ``QUOTE_MIN`` characters (``QUOTE_MIN_WIDE`` of Japanese or Chinese)
   that also occurs anywhere in a private text is masked, exactly as far as it follows that text.
 
-Over-masking (a public text that shares a long passage with a private one) is the safe direction.
+Only what is distinctive to private memories is masked: a passage that a public memory said *before* the
+private memories holding it reveals nothing private (a diary says "Today Master and I talked about …" in
+public and private entries alike). So with a ``public`` check (:class:`~ego_memory.public_passages.
+PublicPassages`) a match keeps only its stretches that no such window covers (windows of ``QUOTE_MIN``
+characters, ``QUOTE_MIN_WIDE`` wide), from ``MIN_RUN`` characters (``MIN_RUN_WIDE`` wide) on. A public memory
+written after a private one and quoting it does not make the quote public: it is masked like any quote. The
+guarantee: no window of a private text survives that holds such a stretch of it. Unsure is private: without the
+check, or when it cannot answer, a whole match is masked.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ego_core import PRIVATE_MARK
 
@@ -110,6 +117,13 @@ class QuoteIndex:
     def __bool__(self) -> bool:
         return bool(self._texts)
 
+    def holders(self, passage: str) -> list[str]:
+        """Keys of the indexed texts that contain ``passage``."""
+        indexed = self._windows.get(passage)
+        if indexed is not None:
+            return list(dict.fromkeys(key for key, _offset in indexed))
+        return [key for key, text in self._texts.items() if passage in text]
+
     @staticmethod
     def _anchors(folded: str) -> Iterable[tuple[int, str]]:
         for offset in range(len(folded) - QUOTE_MIN_WIDE + 1):
@@ -159,6 +173,49 @@ class QuoteIndex:
         while end < len(text) and ahead < len(private) and text[end] == private[ahead]:
             end, ahead = end + 1, ahead + 1
         return begin, end
+
+
+PublicCheck = Callable[[str, float], bool]
+"""Whether a folded passage occurs in a public memory stored before the given time (UTC seconds)."""
+Said = Callable[[str], bool]
+"""Whether a folded passage was said publicly before any private memory said it."""
+
+
+MIN_RUN = 8
+"""A stretch of a match that no earlier public memory covers is private from this many characters on; a shorter
+one (" the n" between a shared phrase and where the texts part) reveals nothing."""
+MIN_RUN_WIDE = 3
+"""The same for Japanese or Chinese, denser per character."""
+
+
+def distinctive(folded: str, span: Span, said: Said | None) -> list[Span]:
+    """The parts of a match that are private: its stretches covered by no window (``QUOTE_MIN`` characters,
+    ``QUOTE_MIN_WIDE`` wide) that a public memory said before the private ones, at least ``MIN_RUN`` long."""
+    start, end = span
+    if said is None:
+        return [span]
+    if said(folded[start:end]):
+        return []
+    covered = [False] * (end - start)
+    for offset in range(start, end):
+        size = QUOTE_MIN_WIDE if all(_wide(c) for c in folded[offset : offset + QUOTE_MIN_WIDE]) else QUOTE_MIN
+        if offset + size > end:
+            break
+        if said(folded[offset : offset + size]):
+            covered[offset - start : offset - start + size] = [True] * size
+    parts: list[Span] = []
+    run_start: int | None = None
+    for index in range(end - start + 1):
+        inside = index < end - start and not covered[index]
+        if inside and run_start is None:
+            run_start = index
+        elif not inside and run_start is not None:
+            run = folded[start + run_start : start + index]
+            shortest = MIN_RUN_WIDE if all(_wide(c) for c in run.strip()) else MIN_RUN
+            if len(run.strip()) >= shortest:
+                parts.append((start + run_start, start + index))
+            run_start = None
+    return parts
 
 
 def _trimmed(folded: str, span: Span) -> Span | None:
@@ -217,35 +274,50 @@ def mask_quotes(text: str, private_texts: Iterable[str]) -> str:
 class PrivateContentRedactor:
     """Callable redactor over the set of private memory contents (thread-safe; updated per memory)."""
 
-    def __init__(self) -> None:
+    def __init__(self, public: PublicCheck | None = None) -> None:
+        self.public = public
         self._lock = threading.Lock()
+        self._times: dict[str, float] = {}
         self._forms: dict[str, set[str]] = {}
         self._by_key: dict[str, list[str]] = {}
         self._pattern: re.Pattern[str] | None = None
         self._quotes = QuoteIndex()
 
-    def load(self, items: Iterable[tuple[str, str]]) -> None:
+    def load(self, items: Iterable[tuple[str, str] | tuple[str, str, float]]) -> None:
+        """Every private memory as (id, content) or (id, content, timestamp in UTC seconds)."""
         with self._lock:
             self._forms = {}
+            self._times = {}
             self._quotes = QuoteIndex()
-            for memory_id, content in items:
-                self._index(memory_id, content)
+            for item in items:
+                self._index(item[0], item[1], item[2] if len(item) > 2 else None)
             self._rebuild()
 
-    def add(self, memory_id: str, content: str) -> None:
+    def add(self, memory_id: str, content: str, timestamp: float | None = None) -> None:
         with self._lock:
-            self._index(memory_id, content)
+            self._index(memory_id, content, timestamp)
             self._rebuild()
 
     def remove(self, memory_id: str) -> None:
         with self._lock:
             if self._forms.pop(memory_id, None) is not None:
+                self._times.pop(memory_id, None)
                 self._quotes.remove(memory_id)
                 self._rebuild()
 
-    def _index(self, memory_id: str, content: str) -> None:
+    def _index(self, memory_id: str, content: str, timestamp: float | None) -> None:
         self._forms[memory_id] = forms(content)
+        # no time known: no public memory can be older (the cautious side)
+        self._times[memory_id] = float("-inf") if timestamp is None else timestamp
         self._quotes.add(memory_id, fold(content))
+
+    def _said_publicly_first(self, passage: str) -> bool:
+        """Whether a public memory older than every private memory holding ``passage`` says it."""
+        if self.public is None:
+            return False
+        holders = self._quotes.holders(passage)
+        before = min((self._times.get(key, float("-inf")) for key in holders), default=float("-inf"))
+        return before != float("-inf") and self.public(passage, before)
 
     def _rebuild(self) -> None:
         by_key: dict[str, list[str]] = {}
@@ -272,4 +344,6 @@ class PrivateContentRedactor:
                 if length:
                     spans.append((start, start + length))
             spans.extend(quotes.spans(folded))
+            if self.public is not None and spans:
+                spans = [part for span in spans for part in distinctive(folded, span, self._said_publicly_first)]
         return _replace(text, positions, folded, spans, whole_words=False)

@@ -806,11 +806,11 @@ class MemoryStore:
         with self.reading():
             return self._generation()
 
-    def private_contents(self) -> list[tuple[str, str]]:
+    def private_contents(self) -> list[tuple[str, str, float]]:
+        """(id, content, timestamp) of every private memory."""
         with self.reading():
-            return [
-                (row[0], row[1]) for row in self.db.execute("SELECT id, content FROM memories WHERE is_private = 1")
-            ]
+            rows = self.db.execute("SELECT id, content, ts FROM memories WHERE is_private = 1")
+            return [(row[0], row[1], float(row[2])) for row in rows]
 
     def newest_ts(self) -> float | None:
         with self.reading():

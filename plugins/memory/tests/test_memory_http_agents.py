@@ -9,15 +9,17 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from conftest import EgoChild
 from ego_core.testing import call_ok, hash_token
+
+if TYPE_CHECKING:
+    from conftest import EgoChild
 
 pytestmark = pytest.mark.anyio
 
