@@ -34,8 +34,8 @@ def part_of_day(hour: int) -> str:
 
 
 def when(moment: datetime, now: datetime, tz: tzinfo) -> str:
-    """A moment as a person says it, in local time: ``this morning``, ``yesterday evening``, ``Monday night``,
-    ``12 days ago``, ``4mo ago``."""
+    """A moment as a person says it, in local time: ``this morning``, ``last night``, ``yesterday evening``,
+    ``Monday night``, ``12 days ago``, ``4mo ago``."""
     local, today = moment.astimezone(tz), now.astimezone(tz).date()
     days = (today - local.date()).days
     if days < 0 or moment > now:
@@ -46,7 +46,7 @@ def when(moment: datetime, now: datetime, tz: tzinfo) -> str:
             return "last night"
         return "tonight" if part == "night" else f"this {part}"
     if days == 1:
-        return f"yesterday {part}"
+        return "last night" if local.hour >= 21 else f"yesterday {part}"
     if days < 7:
         return f"{local:%A} {part}"
     return f"{days} days ago" if days < 60 else relative_age(moment, now)
