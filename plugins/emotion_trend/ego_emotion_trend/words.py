@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 
 from ego_core import EmotionTally, Memory, relative_age, truncate
 from ego_emotion_trend.config import EmotionTrendConfig
@@ -35,20 +35,21 @@ def part_of_day(hour: int) -> str:
 
 def when(moment: datetime, now: datetime, tz: tzinfo) -> str:
     """A moment as a person says it, in local time: ``this morning``, ``last night``, ``yesterday evening``,
-    ``Monday night``, ``12 days ago``, ``4mo ago``."""
-    local, today = moment.astimezone(tz), now.astimezone(tz).date()
-    days = (today - local.date()).days
-    if days < 0 or moment > now:
+    ``Monday night``, ``12 days ago``, ``4mo ago``. The small hours belong to the night before."""
+    if moment > now:
         return "in the future"
-    part = part_of_day(local.hour)
+    local, today = moment.astimezone(tz), now.astimezone(tz).date()
+    night = local.hour < 5
+    day = local.date() - timedelta(days=1) if night else local.date()
+    part = "night" if night else part_of_day(local.hour)
+    days = (today - day).days
     if days == 0:
-        if local.hour < 5:
-            return "last night"
         return "tonight" if part == "night" else f"this {part}"
     if days == 1:
-        return "last night" if local.hour >= 21 else f"yesterday {part}"
+        return "last night" if part == "night" else f"yesterday {part}"
     if days < 7:
-        return f"{local:%A} {part}"
+        return f"{day:%A} {part}"
+    days = (today - local.date()).days
     return f"{days} days ago" if days < 60 else relative_age(moment, now)
 
 

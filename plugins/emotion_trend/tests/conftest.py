@@ -24,14 +24,17 @@ def clock() -> Clock:
 
 @pytest.fixture
 def trend_host(make_host: HostFactory, ego_settings: Settings, clock: Clock) -> Callable[..., PluginHost]:
-    """A host with memory (real model) and emotion_trend; keyword arguments configure emotion_trend."""
+    """A host with memory (real model) and emotion_trend; keyword arguments configure emotion_trend.
 
-    def build(*, timezone: str = "UTC", memory: bool = True, **trend: Any) -> PluginHost:
+    ``data`` names the data directory (hosts of one test with different names have separate stores).
+    """
+
+    def build(*, timezone: str = "UTC", memory: bool = True, data: str = "data", **trend: Any) -> PluginHost:
         plugins: dict[str, object] = {"emotion_trend": EmotionTrendPlugin()}
         if memory:
             plugins["memory"] = MemoryPlugin()
         config: dict[str, Mapping[str, Any]] = {"memory": {"model_dir": str(MODEL_DIR)}, "emotion_trend": trend}
-        settings = attrs.evolve(ego_settings, timezone=timezone)
+        settings = attrs.evolve(ego_settings, timezone=timezone, data_dir=ego_settings.data_dir.parent / data)
         return make_host(plugins, config=config, settings=settings, clock=clock)
 
     return build
