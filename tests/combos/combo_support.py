@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ego_dedup import DedupPlugin
+from ego_emotion_trend import EmotionTrendPlugin
 from ego_interoception.plugin import InteroceptionPlugin
 from ego_memory.plugin import MemoryPlugin
 from ego_workspace_sync.plugin import WorkspaceSyncPlugin
@@ -19,4 +20,5 @@ PLUGINS: Mapping[str, Callable[[], object]] = {
     "dedup": DedupPlugin,
     "workspace_sync": WorkspaceSyncPlugin,
     "interoception": InteroceptionPlugin,
+    "emotion_trend": EmotionTrendPlugin,
 }

@@ -12,7 +12,14 @@ from ego_core.testing import mcp_client, tool_text
 
 pytestmark = pytest.mark.anyio
 
-COMBINATIONS = [(), ("memory",), ("memory", "dedup"), ("memory", "workspace_sync"), ("memory", "interoception")]
+COMBINATIONS = [
+    (),
+    ("memory",),
+    ("memory", "dedup"),
+    ("memory", "workspace_sync"),
+    ("memory", "interoception"),
+    ("memory", "emotion_trend"),
+]
 
 
 async def exercise(host: PluginHost) -> list[str]:

@@ -8,15 +8,16 @@ SQL aggregates, never loaded into Python objects.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
-from collections.abc import Collection
+from collections.abc import Collection, Iterator, Sequence
 from datetime import UTC, datetime
 
 from ego_core import EmotionTally
 from ego_memory.decay import DAY, half_life, link_strength, recall_strength
 from ego_memory.store import MemoryStore
 
-FETCH = 256
+FETCH = 64
 """Rows fetched at a time while looking for faded emotions (the scan usually stops early)."""
 
 
@@ -67,9 +68,34 @@ def tally(store: MemoryStore, since: float, until: float) -> EmotionTally:
     )
 
 
-def _like(label: str) -> str:
-    escaped = label.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f'%"{escaped}"%'
+def carriers(names: Sequence[str]) -> tuple[str, list[object]]:
+    """SQL for "the memory carries one of ``names``", as primary or secondary emotion, with its parameters.
+
+    The secondary list is JSON text, searched for the quoted label; rows found are checked exactly with
+    :func:`labels`.
+    """
+    marks = ",".join("?" * len(names))
+    clause = " OR ".join([f"emotion IN ({marks})", *(["instr(secondary, ?) > 0"] * len(names))])
+    return f"({clause})", [*names, *(json.dumps(name, ensure_ascii=False) for name in names)]
+
+
+def unrecalled_floor(at: float, strength: float, half_life_days: float) -> float:
+    """Before this moment a memory never recalled has at most ``strength`` left, however well linked.
+
+    Links at most double the half-life, so the strength is at most ``strength`` once the age reaches
+    ``2 · half_life_days · log2(1 / strength)`` days.
+    """
+    return at - 2.0 * half_life_days * math.log2(1.0 / strength) * DAY
+
+
+def _rows(cursor: sqlite3.Cursor) -> Iterator[tuple[str, float, str, str, int]]:
+    while rows := cursor.fetchmany(FETCH):
+        for memory_id, ts, emotion, secondary, access_count in rows:
+            yield str(memory_id), float(ts), str(emotion), str(secondary), int(access_count)
+
+
+def _carried(emotion: str, secondary: str, names: set[str]) -> set[str]:
+    return {emotion, *labels(secondary)} & names if secondary != "[]" else {emotion} & names
 
 
 def faded_emotions(
@@ -86,67 +112,67 @@ def faded_emotions(
     ``at`` is at most ``strength``, with the time of the newest such memory.
 
     ``half_life_days`` is the recall pipeline's base half-life (None when its time decay is switched off: then
-    every memory keeps a strength of 1). Memories are read newest first, and an emotion is settled as soon as
-    one memory carrying it is still strong, so the scan stops early for emotions felt in recent months. A
-    memory's links are looked up only when its age and access count leave it a chance of being strong.
+    every memory keeps a strength of 1). The memories carrying the emotions are read newest first, and an
+    emotion is settled as soon as one of them is still strong, so the scan stops early for emotions felt in
+    recent months. Below :func:`unrecalled_floor` only recalled memories can still be strong: once every
+    unsettled emotion has been seen there, the rest of the scan reads only recalled memories. A memory's links
+    are looked up only when its age and access count leave it a chance of being strong.
     """
     wanted = {emotion for emotion in emotions if emotion}
-    if not wanted:
-        return {}
-    names = sorted(wanted)
-    clauses = ["ts < ?"]
-    params: list[object] = [before]
-    if since is not None:
-        clauses.append("ts >= ?")
-        params.append(since)
-    carries = " OR ".join(
-        [f"emotion IN ({','.join('?' * len(names))})", *(["secondary LIKE ? ESCAPE '\\'"] * len(names))]
-    )
-    params += [*names, *(_like(name) for name in names)]
-    query = (
-        f"SELECT id, ts, emotion, secondary, access_count FROM memories WHERE {' AND '.join(clauses)} "
-        f"AND ({carries}) ORDER BY ts DESC"
-    )
+    if not wanted or strength <= 0.0 or (half_life_days is None and strength < 1.0):
+        return {}  # every memory is stronger than that
+    # At strength ≥ 1 (or without decay, then at 1) no memory is stronger: every emotion seen has faded.
+    decaying = half_life_days is not None and strength < 1.0
+    floor = unrecalled_floor(at, strength, half_life_days) if half_life_days is not None and decaying else at
+    window, bounds = ("ts < ? AND ts >= ?", [before, since]) if since is not None else ("ts < ?", [before])
+    columns = "id, ts, emotion, secondary, access_count"
     last_felt: dict[str, float] = {}
     strong: set[str] = set()
+    cutoff: float | None = None
+
+    def settle(memory_id: str, ts: float, access_count: int, carried: set[str]) -> None:
+        """Mark ``carried`` strong when this memory's recall strength is above ``strength``."""
+        if half_life_days is None or not decaying:
+            return
+        age_days = (at - ts) / DAY
+        # Links can at most double the half-life: below the threshold even then, the links need not be read.
+        if recall_strength(age_days, half_life(half_life_days, access_count, 1.0)) <= strength:
+            return
+        total = store.db.execute("SELECT total(confidence) FROM links WHERE source = ?", (memory_id,)).fetchone()[0]
+        if recall_strength(age_days, half_life(half_life_days, access_count, link_strength(float(total)))) > strength:
+            strong.update(carried)
+
     with store.reading():
-        db = store.db
-        cursor = db.execute(query, params)
-        while strong != wanted and (rows := cursor.fetchmany(FETCH)):
-            for memory_id, ts, emotion, secondary, access_count in rows:
-                carried = ({emotion, *labels(secondary)} & wanted) - strong
-                if not carried:
-                    continue
-                for name in carried:
-                    last_felt.setdefault(name, float(ts))
-                if _still_strong(
-                    db,
-                    memory_id,
-                    age_days=(at - float(ts)) / DAY,
-                    access_count=int(access_count),
-                    threshold=strength,
-                    half_life_days=half_life_days,
-                ):
-                    strong |= carried
+        clause, params = carriers(sorted(wanted))
+        cursor = store.db.execute(
+            f"SELECT {columns} FROM memories WHERE {window} AND {clause} ORDER BY ts DESC", [*bounds, *params]
+        )
+        for memory_id, ts, emotion, secondary, access_count in _rows(cursor):
+            unsettled = wanted - strong
+            if not unsettled:
+                break
+            if ts <= floor and unsettled <= last_felt.keys():
+                cutoff = ts  # from here on, only recalled memories can change the answer
+                break
+            carried = _carried(emotion, secondary, unsettled)
+            for name in carried:
+                last_felt.setdefault(name, ts)
+            if carried and (ts > floor or access_count > 0):
+                settle(memory_id, ts, access_count, carried)
         cursor.close()
+        unsettled = wanted - strong
+        if cutoff is not None and unsettled and decaying:
+            clause, params = carriers(sorted(unsettled))
+            lower = " AND ts >= ?" if since is not None else ""
+            cursor = store.db.execute(
+                f"SELECT {columns} FROM memories WHERE ts <= ?{lower} AND access_count > 0 AND {clause}",
+                [cutoff, *([since] if since is not None else []), *params],
+            )
+            for memory_id, ts, emotion, secondary, access_count in _rows(cursor):
+                carried = _carried(emotion, secondary, wanted - strong)
+                if carried:
+                    settle(memory_id, ts, access_count, carried)
+                if strong >= unsettled:
+                    break
+            cursor.close()
     return {name: datetime.fromtimestamp(ts, UTC) for name, ts in last_felt.items() if name not in strong}
-
-
-def _still_strong(
-    db: sqlite3.Connection,
-    memory_id: str,
-    *,
-    age_days: float,
-    access_count: int,
-    threshold: float,
-    half_life_days: float | None,
-) -> bool:
-    """Whether the memory's recall strength is above ``threshold``."""
-    if half_life_days is None:
-        return threshold < 1.0
-    # Links can at most double the half-life: below the threshold even then, the links need not be read.
-    if recall_strength(age_days, half_life(half_life_days, access_count, 1.0)) <= threshold:
-        return False
-    total = db.execute("SELECT total(confidence) FROM links WHERE source = ?", (memory_id,)).fetchone()[0]
-    links = link_strength(float(total))
-    return recall_strength(age_days, half_life(half_life_days, access_count, links)) > threshold

@@ -13,6 +13,7 @@ import pytest
 
 from ego_core import MEMORY_STORE, EmotionalTrace, EmotionTally, Memory, MemoryService
 from ego_memory.decay import half_life, link_strength, recall_strength
+from ego_memory.emotion_queries import unrecalled_floor
 from ego_memory.memories import Memories
 
 if TYPE_CHECKING:
@@ -129,6 +130,34 @@ def test_use_keeps_an_old_memory_strong(service: tuple[MemoryService, Memories])
     )
     assert memories_service.faded_emotions(["nostalgic", "melancholy"], NOW - 7 * DAY, NOW) == {
         "melancholy": NOW - 120 * DAY
+    }
+
+
+def test_a_much_recalled_memory_beyond_the_floor_keeps_its_emotion(service: tuple[MemoryService, Memories]) -> None:
+    # Unrecalled, no memory older than 2 · 90 · log2(2) = 180 days can be strong, however well linked; recalled
+    # 1,000 times, a 250-day-old memory still is (half-life 90·(1 + 0.5·ln 1001) ≈ 401 days, strength 0.65).
+    memories_service, memories = service
+    load(
+        memories,
+        [
+            item("mem_000000000001", 200 * DAY, "nostalgic"),  # the newest, faded
+            item("mem_000000000002", 250 * DAY, "neutral", "nostalgic", access_count=1000),
+            item("mem_000000000003", 210 * DAY, "melancholy"),
+            item("mem_000000000004", 260 * DAY, "melancholy", access_count=3),  # recalled, but not enough
+        ],
+    )
+    assert unrecalled_floor(NOW.timestamp(), 0.5, 90.0) == pytest.approx((NOW - 180 * DAY).timestamp())
+    assert memories_service.faded_emotions(["nostalgic", "melancholy"], NOW - 7 * DAY, NOW) == {
+        "melancholy": NOW - 210 * DAY
+    }
+
+
+def test_at_full_strength_every_emotion_seen_has_faded(service: tuple[MemoryService, Memories]) -> None:
+    memories_service, memories = service
+    load(memories, [item("mem_000000000001", 2 * DAY, "happy", "curious"), item("mem_000000000002", DAY, "happy")])
+    assert memories_service.faded_emotions(["happy", "curious", "sad"], NOW, NOW, strength=1.0) == {
+        "happy": NOW - DAY,
+        "curious": NOW - 2 * DAY,
     }
 
 
