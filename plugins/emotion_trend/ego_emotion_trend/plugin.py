@@ -68,7 +68,7 @@ class EmotionTrendPlugin(PluginBase):
 
     @hookimpl
     def on_wake_up(self, ctx: PluginContext) -> Section | None:
-        trend = _read(ctx, fading=False)
+        trend = _read(ctx, named=False, fading=False)  # counts only: the line names no memory
         line = wake_up_line(trend, ctx.config) if trend is not None else None
         return Section(key=TOOL, text=line, order=WAKE_UP_ORDER) if line else None
 
@@ -81,10 +81,10 @@ class EmotionTrendPlugin(PluginBase):
         return Section(key=TOOL, text=text, order=INTROSPECT_ORDER, scaffold=(INTROSPECT_POINTER,))
 
 
-def _read(ctx: PluginContext, *, fading: bool = True) -> Trend | None:
+def _read(ctx: PluginContext, *, named: bool = True, fading: bool = True) -> Trend | None:
     """The trend at the host clock, or None when the memory service is missing (degrade gracefully)."""
     service = ctx.services.get(MEMORY_STORE, MemoryService)
     if service is None:
         return None
     config: EmotionTrendConfig = ctx.config
-    return TrendReader(service, config, windows(ctx.now(), ctx.settings.tz, config)).read(fading=fading)
+    return TrendReader(service, config, windows(ctx.now(), ctx.settings.tz, config)).read(named=named, fading=fading)
