@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 from hypothesis import given, settings
@@ -119,7 +119,7 @@ def test_the_sections_stay_short_whatever_was_felt(
     assert line is not None
     assert "\n" not in line
     assert len(line) <= 20 * TOKENS
-    text = introspect_text(trend, NOW, NOW.tzinfo, config)  # type: ignore[arg-type]
+    text = introspect_text(trend, NOW, UTC, config)
     assert text is not None
     assert len(text) <= 100 * TOKENS
     assert "x" * 10 not in text  # no memory's text
@@ -129,7 +129,7 @@ def test_nothing_to_say_without_memories() -> None:
     config = EmotionTrendConfig()
     empty = Trend(count=0, level=Level.NONE)
     assert wake_up_line(empty, config) is None
-    assert introspect_text(empty, NOW, NOW.tzinfo, config) is None  # type: ignore[arg-type]
+    assert introspect_text(empty, NOW, UTC, config) is None
 
 
 def test_the_wake_up_line_falls_back_to_the_longer_windows() -> None:

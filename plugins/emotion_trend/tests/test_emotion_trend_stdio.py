@@ -8,6 +8,7 @@ import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
@@ -50,7 +51,7 @@ async def test_emotion_trend_over_stdio(child_env: Callable[..., dict[str, str]]
         assert "emotion_trend" in tools
         empty = tool_text(await client.call_tool("emotion_trend", {}))
         assert empty.startswith("No emotional history yet.")
-        feelings = [
+        feelings: list[dict[str, Any]] = [
             {"content": "Repotted the fern by the window.", "emotion": "contentment"},
             {"content": "Master asked about my day and listened.", "emotion": "happy"},
             {"content": SECRET, "emotion": "sad", "intensity": 0.9, "private": True},  # the peak
