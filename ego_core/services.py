@@ -6,8 +6,9 @@ imports the providing plugin.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
@@ -32,6 +33,29 @@ class BodySense(Protocol):
 
 
 MEMORY_STORE = "memory.store"
+
+
+def _counts(value: Mapping[str, int] | None) -> Mapping[str, int]:
+    return MappingProxyType(dict(value or {}))
+
+
+@attrs.frozen
+class EmotionTally:
+    """How the memories of one stretch of time felt, counted without reading their text (``MemoryService.tally``)."""
+
+    count: int = 0
+    valence: float = 0.0
+    """Mean valence (-1 to 1) of the memories; 0 when there are none."""
+    arousal: float = 0.0
+    """Mean arousal (0 to 1) of the memories; 0 when there are none."""
+    primary: Mapping[str, int] = attrs.field(factory=dict, converter=_counts)
+    """How many memories have each primary emotion."""
+    secondary: Mapping[str, int] = attrs.field(factory=dict, converter=_counts)
+    """How many memories name each secondary emotion."""
+    peak_id: str | None = None
+    """The most intense memory (the newest of equally intense ones)."""
+    last_id: str | None = None
+    """The newest memory."""
 
 
 @runtime_checkable
@@ -68,6 +92,28 @@ class MemoryService(Protocol):
 
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, Vectors]:
         """Stored vectors by id (1-D arrays) for the ids that exist."""
+        ...
+
+    def tally(self, since: datetime, until: datetime) -> EmotionTally:
+        """The memories stored at or after ``since`` and before ``until``, counted by emotion (no text is read,
+        so a month of a large store is counted in milliseconds)."""
+        ...
+
+    def faded_emotions(
+        self,
+        emotions: Collection[str],
+        before: datetime,
+        at: datetime,
+        *,
+        since: datetime | None = None,
+        strength: float = 0.5,
+    ) -> dict[str, datetime]:
+        """Which of ``emotions`` live on only in faded memories, with when each was last felt.
+
+        An emotion is returned when memories stored before ``before`` (and at or after ``since``) carry it, as
+        primary or secondary emotion, and the recall strength at ``at`` of every one of them - the recall
+        pipeline's time decay, 1 for a fresh memory - is at most ``strength``.
+        """
         ...
 
 

@@ -1,4 +1,4 @@
-"""The benchmarks as ``ego bench locomo|scale|consolidate|stages|tokens`` commands (JSON reports)."""
+"""The benchmarks as ``ego bench locomo|scale|consolidate|stages|tokens|emotion-trend`` commands (JSON reports)."""
 
 from __future__ import annotations
 
@@ -131,6 +131,27 @@ def _tokens(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], c
     return run_tokens(command=command, embedder=str(table.get("embedder", "onnx")), work_dir=args.work_dir)
 
 
+def _emotion_trend_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--size", type=int, default=100000, help="memories in the store (at least 1000)")
+    parser.add_argument("--days", type=int, default=365, help="days the memories are spread over (at least 31)")
+    parser.add_argument("--runs", type=int, default=200, help="timed calls of each kind")
+
+
+def _emotion_trend(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_bench.emotion_trend import run_emotion_trend
+
+    return run_emotion_trend(
+        args.size,
+        args.days,
+        host.settings,
+        table,
+        command=command,
+        runs=args.runs,
+        work_dir=args.work_dir,
+        show=not args.quiet,
+    )
+
+
 def bench_commands() -> list[Command]:
     return [
         bench_command(
@@ -156,6 +177,12 @@ def bench_commands() -> list[Command]:
             "the size of tools/list and of typical responses, in characters and estimated tokens",
             lambda _parser: None,
             _tokens,
+        ),
+        bench_command(
+            "emotion-trend",
+            "emotion_trend on a large store: the month window and the whole tool, JSON report",
+            _emotion_trend_options,
+            _emotion_trend,
         ),
     ]
 

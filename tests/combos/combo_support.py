@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ego_dedup import DedupPlugin
 from ego_desires import DesiresPlugin
+from ego_emotion_trend import EmotionTrendPlugin
 from ego_interoception.plugin import InteroceptionPlugin
 from ego_memory.plugin import MemoryPlugin
 from ego_self_model import SelfModelPlugin
@@ -23,4 +24,5 @@ PLUGINS: Mapping[str, Callable[[], object]] = {
     "interoception": InteroceptionPlugin,
     "desires": DesiresPlugin,
     "self_model": SelfModelPlugin,
+    "emotion_trend": EmotionTrendPlugin,
 }

@@ -22,7 +22,8 @@ COMBINATIONS = [
     ("memory", "desires", "interoception"),
     ("self_model",),
     ("memory", "self_model"),
-    ("memory", "desires", "self_model", "interoception"),
+    ("memory", "emotion_trend"),
+    ("memory", "desires", "emotion_trend", "self_model", "interoception"),
 ]
 
 
@@ -45,7 +46,11 @@ async def exercise(host: PluginHost) -> list[str]:
                 ("get_episode", {"episode_id": "ep_000000000000"}),
                 ("link_memories", {"source_id": "mem_000000000000", "target_id": "mem_000000000001"}),
             ]
-        calls += [("satisfy_desire", {"name": "curiosity"}), ("satisfy_desire", {"name": "nope"})]
+        calls += [
+            ("satisfy_desire", {"name": "curiosity"}),
+            ("satisfy_desire", {"name": "nope"}),
+            ("emotion_trend", {}),
+        ]
         calls += [
             ("consider_them", {"person": "Master"}),
             (

@@ -11,7 +11,8 @@ import os
 import re
 import sqlite3
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from ego_core import (
     OPEN_QUESTIONS,
     Clock,
     EmotionalTrace,
+    EmotionTally,
     Memory,
     OpenQuestion,
     PluginContext,
@@ -212,6 +214,32 @@ class FixedMemories:
         return found[-limit:]
 
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, Vectors]:
+        return {}
+
+    def tally(self, since: datetime, until: datetime) -> EmotionTally:
+        chosen = [m for m in self.memories if since <= m.timestamp < until]
+        if not chosen:
+            return EmotionTally()
+        return EmotionTally(
+            count=len(chosen),
+            valence=sum(m.emotional_trace.valence for m in chosen) / len(chosen),
+            arousal=sum(m.emotional_trace.arousal for m in chosen) / len(chosen),
+            primary=Counter(m.emotional_trace.primary for m in chosen),
+            secondary=Counter(e for m in chosen for e in m.emotional_trace.secondary),
+            peak_id=max(chosen, key=lambda m: (m.emotional_trace.intensity, m.timestamp)).id,
+            last_id=max(chosen, key=lambda m: m.timestamp).id,
+        )
+
+    def faded_emotions(
+        self,
+        emotions: Collection[str],
+        before: datetime,
+        at: datetime,
+        *,
+        since: datetime | None = None,
+        strength: float = 0.5,
+    ) -> dict[str, datetime]:
+        """These stand-in memories never fade (the desires read only ``recent``)."""
         return {}
 
     @hookimpl

@@ -6,7 +6,7 @@ import logging
 import math
 import secrets
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -16,6 +16,7 @@ from ego_core import (
     BodySense,
     Embedder,
     EmotionalTrace,
+    EmotionTally,
     InvalidArgumentError,
     Memory,
     MemoryLink,
@@ -29,6 +30,7 @@ from ego_core import (
     relative_age,
     truncate,
 )
+from ego_memory import emotion_queries
 from ego_memory.config import MemoryConfig
 from ego_memory.emotions import CATEGORIES, EMOTIONS, VIVID_INTENSITY
 from ego_memory.model import (
@@ -122,6 +124,29 @@ class Memories:
 
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, Vectors]:
         return self.store.embeddings(list(memory_ids))
+
+    def tally(self, since: datetime, until: datetime) -> EmotionTally:
+        return emotion_queries.tally(self.store, since.timestamp(), until.timestamp())
+
+    def faded_emotions(
+        self,
+        emotions: Collection[str],
+        before: datetime,
+        at: datetime,
+        *,
+        since: datetime | None = None,
+        strength: float = 0.5,
+    ) -> dict[str, datetime]:
+        recall = self.config.recall
+        return emotion_queries.faded_emotions(
+            self.store,
+            emotions,
+            before=before.timestamp(),
+            at=at.timestamp(),
+            since=since.timestamp() if since is not None else None,
+            strength=strength,
+            half_life_days=recall.half_life_days if recall.decay else None,
+        )
 
     def _nearest_ids(self, text: str, k: int) -> list[tuple[str, float]]:
         """Nearest memories by cosine similarity; the last answer is reused while the store is unchanged.

@@ -12,7 +12,6 @@ Every stage can be switched off through :class:`~ego_memory.config.RecallConfig`
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -21,6 +20,7 @@ import numpy as np
 
 from ego_core import Vectors
 from ego_memory.config import RecallConfig
+from ego_memory.decay import half_life, link_strength, recall_strength
 from ego_memory.emotions import EMOTIONS
 from ego_memory.store import Filters, MemoryStore
 from ego_memory.text import cue_terms, cues_in, fts_or, has_cjk, trigram_terms, word_terms
@@ -178,10 +178,9 @@ class RecallEngine:
             for m in score_of:
                 ts, emotion, intensity, importance, access_count, _last = rows[m]
                 if cfg.decay:
-                    strength = min(1.0, sum(conf for _, _, conf in link_map.get(m, [])) / 5.0)
-                    half_life = cfg.half_life_days * (1.0 + 0.5 * math.log1p(access_count)) * (1.0 + strength)
+                    links = link_strength(sum(conf for _, _, conf in link_map.get(m, [])))
                     age_days = max(0.0, present - ts) / DAY
-                    recency = math.exp(-math.log(2.0) * age_days / half_life)
+                    recency = recall_strength(age_days, half_life(cfg.half_life_days, access_count, links))
                     score_of[m] += cfg.decay_weight * (recency - 1.0)
                 if cfg.boosts:
                     profile = EMOTIONS.get(emotion)
