@@ -80,7 +80,7 @@ _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])(?P<local>[A-Za-z0-9._%+-]+)@(?P<doma
 _PHONE_INTERNATIONAL = re.compile(r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,5}(?![\w])")
 _PHONE_NATIONAL = re.compile(r"(?<![\w.:/-])\(?\d{2,4}\)?[\s.-]\d{3,4}[\s.-]\d{4}(?![\w-]|\.\d)")
 _PHONE_BARE = re.compile(r"(?<![\w.+-])0[1-9]\d{8,9}(?![\w-])")
-_CARD = re.compile(r"(?<![\w.-])[2-6](?:[ -]?\d){12,18}(?![\w-])")
+_CARD = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,40}")
 
 _EXAMPLE_DOMAINS = re.compile(r"(?i)(?:^|\.)(?:example\.(?:com|org|net)|[a-z0-9-]+\.(?:example|invalid|test|local))$")
 _REFERENCE = re.compile(r"^(?:[~/.$%{<\[(*#]|env:|vault:|file:|op://|ssm:|secret:|arn:)", re.IGNORECASE)
@@ -116,7 +116,7 @@ def shannon_entropy(text: str) -> float:
 def _is_reference(value: str) -> bool:
     """A placeholder or a pointer to where the secret lives (a path, a variable), not a secret."""
     stripped = value.strip("\"'`")
-    return bool(_REFERENCE.match(stripped) or _PLACEHOLDER.match(stripped)) or len(set(stripped)) <= 2
+    return bool(_REFERENCE.match(stripped) or _PLACEHOLDER.match(stripped)) or len(set(stripped)) <= 1
 
 
 def _looks_like_password(value: str) -> bool:
@@ -177,9 +177,25 @@ def _phone_ok(match: re.Match[str]) -> bool:
     return 8 <= len(_digits(match.group())) <= 15
 
 
-def _card_ok(match: re.Match[str]) -> bool:
-    digits = _digits(match.group())
-    return 13 <= len(digits) <= 19 and luhn_valid(digits)
+def _card_rule(text: str) -> Iterator[Finding]:
+    """Runs of digit groups; within each, the windows of whole groups that make a Luhn-valid number of 13 to
+    19 digits starting with 2-6 (so that digits written next to a card number, a date before it or a time
+    after it, do not hide it)."""
+    for match in _CARD.finditer(text):
+        groups = list(re.finditer(r"\d+", match.group()))
+        start = 0
+        while start < len(groups):
+            found = None
+            for end in range(len(groups), start, -1):
+                digits = "".join(g.group() for g in groups[start:end])
+                if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn_valid(digits):
+                    found = end
+                    break
+            if found is None:
+                start += 1
+                continue
+            yield Finding(CARD, match.start() + groups[start].start(), match.start() + groups[found - 1].end())
+            start = found
 
 
 def _entropy_rule(text: str) -> Iterator[Finding]:
@@ -202,7 +218,7 @@ RULES: tuple[Rule, ...] = (
     _pattern_rule(PHONE, _PHONE_INTERNATIONAL, _phone_ok),
     _pattern_rule(PHONE, _PHONE_NATIONAL, _phone_ok),
     _pattern_rule(PHONE, _PHONE_BARE),
-    _pattern_rule(CARD, _CARD, _card_ok),
+    _card_rule,
 )
 
 
@@ -238,14 +254,14 @@ def redact_sensitive(text: str) -> tuple[str, list[str]]:
         pieces: list[str] = []
         position = 0
         for finding in findings:
+            if finding.kind not in kinds:
+                kinds.append(finding.kind)  # also a finding inside one already masked: it was there
             if finding.end <= position:
                 continue
             start = max(finding.start, position)
             pieces.append(text[position:start])
             pieces.append(f"[REDACTED:{finding.kind}]")
             position = finding.end
-            if finding.kind not in kinds:
-                kinds.append(finding.kind)
         pieces.append(text[position:])
         text = "".join(pieces)
     else:
