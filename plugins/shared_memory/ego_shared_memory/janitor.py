@@ -26,7 +26,8 @@ from ego_shared_memory.events import (
 from ego_shared_memory.pins import compose_pins
 from ego_shared_memory.store import EventFilter, Pin, SqlStore
 
-STEPS: tuple[str, ...] = ("consolidate", "ttl", "conflicts", "scan")
+STEPS: tuple[str, ...] = ("scan", "conflicts", "ttl", "consolidate")
+"""In the order they run: the scan first, so that no pin quotes what it masks."""
 SCAN_STATE = "janitor.scan_seq"
 SCAN_BATCH = 500
 RESOLUTION_TTL_DAYS = 30
@@ -153,8 +154,9 @@ def run_janitor(
     unknown = [step for step in steps if step not in STEPS]
     if unknown:
         raise ValueError(f"unknown janitor step(s) {', '.join(unknown)}; expected some of {', '.join(STEPS)}")
-    report: dict[str, Any] = {"at": iso(now), "steps": list(steps)}
-    if "scan" in steps:  # first, so that no pin quotes what it masks
+    steps = [step for step in STEPS if step in steps]
+    report: dict[str, Any] = {"at": iso(now), "steps": steps}
+    if "scan" in steps:
         report["scan"] = scan(store, now, full=full_scan)
     if "conflicts" in steps:
         report["conflicts"] = resolve_conflicts(store, now)
