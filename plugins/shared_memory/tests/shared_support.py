@@ -181,7 +181,9 @@ EXAMPLES: tuple[dict[str, Any], ...] = (
         "kind": "bug",
         "dedupe_key": "gateway_auth_401_issue",
         "confidence": "high",
-        "content_md": "Gateway API Key が無効（401エラー）。原因: API Keyの有効期限切れ。対処: 新しいKeyを発行して更新。",
+        "content_md": (
+            "Gateway API Key が無効（401エラー）。原因: API Keyの有効期限切れ。対処: 新しいKeyを発行して更新。"
+        ),
         "source": {"system": "cli"},
         "supersedes": None,
         "ttl_days": 90,

@@ -140,7 +140,12 @@ async def test_a_private_memory_never_reaches_the_gateway(
         public = await call_ok(
             client,
             "shared_append",
-            {"scope": "global", "kind": "fact", "dedupe_key": "fact:shift_plan", "content": "The shift plan is in docs/shifts.md."},
+            {
+                "scope": "global",
+                "kind": "fact",
+                "dedupe_key": "fact:shift_plan",
+                "content": "The shift plan is in docs/shifts.md.",
+            },
         )
         assert "Shared (evt_" in public
     events = store.list_events(EventFilter(include_deprecated=True))
@@ -167,9 +172,7 @@ async def test_with_the_gateway_down_the_agent_is_told_to_stop(
     assert "nothing was saved" in write
 
 
-async def test_a_revoked_token_is_a_failed_read(
-    claude_host: Callable[..., PluginHost], store: SqlStore
-) -> None:
+async def test_a_revoked_token_is_a_failed_read(claude_host: Callable[..., PluginHost], store: SqlStore) -> None:
     host = claude_host()
     store.revoke_tokens("claude", datetime.now(UTC))
     async with mcp_client(host) as client:
@@ -185,7 +188,13 @@ async def test_a_local_store(make_host: HostFactory, tmp_path: Path) -> None:
         await call_ok(
             client,
             "shared_append",
-            {"scope": "agent:openclaw", "kind": "todo", "dedupe_key": "todo:backup", "content": "Back up the vault.", "ttl_days": 7},
+            {
+                "scope": "agent:openclaw",
+                "kind": "todo",
+                "dedupe_key": "todo:backup",
+                "content": "Back up the vault.",
+                "ttl_days": 7,
+            },
         )
         text = await call_ok(client, "shared_snapshot")
         wake = await call_ok(client, "wake_up")

@@ -16,8 +16,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from shared_support import ProcessGateway, clean_env, event
 
-from ego_core.testing import tool_text
 from ego_core.cli import main
+from ego_core.testing import tool_text
 from ego_shared_memory.events import parse_event
 from ego_shared_memory.store import EventFilter, SqlStore, open_store
 from ego_shared_memory.tokens import create_token
@@ -141,9 +141,7 @@ def test_export_markdown(ego, store_url: str, store: SqlStore, tmp_path: Path) -
     assert "The vault lives in ~/notes." in text
     assert "  Second line." in text
     assert "Only for gemini" not in text + pinned
-    code, _out, _err = ego(
-        "shared", "export-md", "--out", str(vault), "--include-agent-scopes", "--db", store_url
-    )
+    code, _out, _err = ego("shared", "export-md", "--out", str(vault), "--include-agent-scopes", "--db", store_url)
     assert "Only for gemini" in daily.read_text(encoding="utf-8")
 
 
@@ -163,7 +161,12 @@ def test_end_to_end_gateway_process_and_stdio_agent(pg_url: str, tmp_path: Path)
             async with Client(params) as client:
                 saved = await client.call_tool(
                     "shared_append",
-                    {"scope": "project:ego", "kind": "workflow", "dedupe_key": "workflow:release", "content": "Release on Fridays."},
+                    {
+                        "scope": "project:ego",
+                        "kind": "workflow",
+                        "dedupe_key": "workflow:release",
+                        "content": "Release on Fridays.",
+                    },
                 )
                 read = await client.call_tool("shared_snapshot", {})
                 return tool_text(saved), tool_text(read)

@@ -102,14 +102,26 @@ SECRETS: dict[str, st.SearchStrategy[str]] = {
         st.sampled_from(["com", "jp", "co.jp", "io", "de"]),
     ),
     PHONE: st.one_of(
-        st.builds(lambda a, b, c: f"+81 {a}-{b}-{c}", word(string.digits, 2, 2), word(string.digits, 4, 4), word(string.digits, 4, 4)),
-        st.builds(lambda a, b, c: f"({a}) {b}-{c}", word(string.digits, 3, 3), word(string.digits, 3, 3), word(string.digits, 4, 4)),
+        st.builds(
+            lambda a, b, c: f"+81 {a}-{b}-{c}",
+            word(string.digits, 2, 2),
+            word(string.digits, 4, 4),
+            word(string.digits, 4, 4),
+        ),
+        st.builds(
+            lambda a, b, c: f"({a}) {b}-{c}",
+            word(string.digits, 3, 3),
+            word(string.digits, 3, 3),
+            word(string.digits, 4, 4),
+        ),
         st.builds(lambda a, b: f"090-{a}-{b}", word(string.digits, 4, 4), word(string.digits, 4, 4)),
     ),
     CARD: card_number(),
     PASSWORD: st.one_of(
         st.builds(lambda p, d: f"password={p}{d}", word(string.ascii_letters, 4, 12), st.integers(0, 999)),
-        st.builds(lambda u, p: f"postgres://{u}:{p}9@db.internal/app", word(string.ascii_lowercase, 3, 8), word(ALNUM, 6, 16)),
+        st.builds(
+            lambda u, p: f"postgres://{u}:{p}9@db.internal/app", word(string.ascii_lowercase, 3, 8), word(ALNUM, 6, 16)
+        ),
     ),
     SECRET: st.builds(lambda v: f"GEMINI_API_KEY={v}7x", word(ALNUM, 10, 30)),
     PRIVATE_KEY: st.builds(

@@ -35,9 +35,7 @@ def test_the_served_document_is_the_one_the_tests_use(api: tuple[httpx.Client, O
     assert served == openapi.document
 
 
-def test_scopes_are_enforced_by_the_token(
-    api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str]
-) -> None:
+def test_scopes_are_enforced_by_the_token(api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str]) -> None:
     client, openapi = api
     claude, gemini = auth(token_for("claude")), auth(token_for("gemini"))
 
@@ -50,7 +48,9 @@ def test_scopes_are_enforced_by_the_token(
         client.get(SNAPSHOT, params={"scopes": "global,agent:gemini"}, headers=claude),
     ):
         assert response.status_code == 403
-        body = openapi.check(response, SNAPSHOT if response.request.method == "GET" else APPEND, response.request.method)
+        body = openapi.check(
+            response, SNAPSHOT if response.request.method == "GET" else APPEND, response.request.method
+        )
         assert "agent:gemini" in body["message"]
 
     shared = client.post(APPEND, json=event(dedupe_key="config:shared"), headers=gemini)
@@ -76,9 +76,7 @@ def test_scopes_are_enforced_by_the_token(
     assert asked_as_other.status_code == 403
 
 
-def test_operator_and_agent_tokens_do_not_mix(
-    api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str]
-) -> None:
+def test_operator_and_agent_tokens_do_not_mix(api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str]) -> None:
     client, openapi = api
     agent, admin = auth(token_for("claude")), auth(token_for("ops", admin=True))
     refused = client.post(APPEND, json=event(), headers=admin)
@@ -130,7 +128,7 @@ def test_sensitive_data_is_refused_never_echoed_never_stored(
     assert secret_part not in response.text
     assert text not in response.text
     assert store.event_count() == 0
-    assert store.list_events(EventFilter(terms=(text.split()[-1],), include_deprecated=True)) == []
+    assert store.list_events(EventFilter(terms=(text.rsplit(maxsplit=1)[-1],), include_deprecated=True)) == []
 
 
 def test_where_a_secret_lives_may_be_said(api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str]) -> None:
@@ -155,7 +153,9 @@ def test_idempotency_supersedes_and_last_write_wins(
     lower = openapi.check(
         client.post(
             APPEND,
-            json=event(run_id="run_gemini", confidence="low", content_md="The example setting moved to ~/example.toml."),
+            json=event(
+                run_id="run_gemini", confidence="low", content_md="The example setting moved to ~/example.toml."
+            ),
             headers=gemini,
         ),
         APPEND,
@@ -172,7 +172,9 @@ def test_idempotency_supersedes_and_last_write_wins(
     fix = openapi.check(
         client.post(
             APPEND,
-            json=event(run_id="run_fix", content_md="The example setting is in ~/example.toml.", supersedes=lower["event_id"]),
+            json=event(
+                run_id="run_fix", content_md="The example setting is in ~/example.toml.", supersedes=lower["event_id"]
+            ),
             headers=claude,
         ),
         APPEND,
@@ -226,14 +228,20 @@ def test_search_and_lookup_respect_scopes(api: tuple[httpx.Client, OpenApi], tok
     client, openapi = api
     claude, gemini = auth(token_for("claude")), auth(token_for("gemini"))
     mine = openapi.check(
-        client.post(APPEND, json=event(scope="agent:gemini", content_md="Heartbeat interval is 30 minutes."), headers=gemini),
+        client.post(
+            APPEND, json=event(scope="agent:gemini", content_md="Heartbeat interval is 30 minutes."), headers=gemini
+        ),
         APPEND,
         "post",
     )
     client.post(APPEND, json=event(content_md="Heartbeat dashboard lives at docs/heartbeat.md."), headers=claude)
-    found = openapi.check(client.get("/v1/memory/search", params={"q": "heartbeat"}, headers=claude), "/v1/memory/search", "get")
+    found = openapi.check(
+        client.get("/v1/memory/search", params={"q": "heartbeat"}, headers=claude), "/v1/memory/search", "get"
+    )
     assert [e["scope"] for e in found["events"]] == ["global"]
-    both = openapi.check(client.get("/v1/memory/search", params={"q": "HEARTBEAT"}, headers=gemini), "/v1/memory/search", "get")
+    both = openapi.check(
+        client.get("/v1/memory/search", params={"q": "HEARTBEAT"}, headers=gemini), "/v1/memory/search", "get"
+    )
     assert len(both["events"]) == 2
     hidden = client.get(f"/v1/memory/events/{mine['event_id']}", headers=claude)
     assert hidden.status_code == 403
@@ -266,7 +274,11 @@ def test_search_and_lookup_respect_scopes(api: tuple[httpx.Client, OpenApi], tok
     ],
 )
 def test_invalid_events_name_the_field_and_the_rule(
-    api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str], store: SqlStore, body: dict[str, object], field: str
+    api: tuple[httpx.Client, OpenApi],
+    token_for: Callable[..., str],
+    store: SqlStore,
+    body: dict[str, object],
+    field: str,
 ) -> None:
     client, openapi = api
     response = client.post(APPEND, json=body, headers=auth(token_for("claude")))
@@ -295,9 +307,7 @@ def test_bodies_that_are_not_events(api: tuple[httpx.Client, OpenApi], token_for
     assert client.get("/nowhere").json()["error"] == "http"
 
 
-def test_janitor_endpoints(
-    api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str], store: SqlStore
-) -> None:
+def test_janitor_endpoints(api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str], store: SqlStore) -> None:
     client, openapi = api
     claude, gemini, admin = auth(token_for("claude")), auth(token_for("gemini")), auth(token_for("ops", admin=True))
     client.post(APPEND, json=event(ttl_days=1), headers=claude)

@@ -75,7 +75,13 @@ def test_supersedes_deprecates_and_the_head_falls_back(store: SqlStore) -> None:
     assert store.get(old.event_id).deprecated  # type: ignore[union-attr]
     assert [e.event_id for e in store.heads("global", by="recent", limit=5, now=NOW)] == [new.event.event_id]
     retire = store.append(
-        draft(dedupe_key="config:retired", kind="deprecation", run_id="r3", content_md="A is gone.", supersedes=new.event.event_id),
+        draft(
+            dedupe_key="config:retired",
+            kind="deprecation",
+            run_id="r3",
+            content_md="A is gone.",
+            supersedes=new.event.event_id,
+        ),
         NOW,
     )
     assert retire.status == "superseded_previous"
@@ -153,7 +159,13 @@ def test_deleting_the_head_brings_back_the_previous_entry(store: SqlStore) -> No
     first = store.append(draft(content_md="First."), NOW - timedelta(days=40)).event
     second = store.append(draft(run_id="r2", content_md="Second."), NOW).event
     plan = cleanup(
-        store, NOW, older_than=timedelta(days=1), scope_patterns=("global",), expired_only=False, approve=False, actor="t"
+        store,
+        NOW,
+        older_than=timedelta(days=1),
+        scope_patterns=("global",),
+        expired_only=False,
+        approve=False,
+        actor="t",
     )
     assert [e.event_id for e in plan.events] == [first.event_id]
     store.delete_events([second.event_id], "t", NOW)

@@ -290,87 +290,90 @@ class SqlStore(ABC):
     # -- events ------------------------------------------------------------------------------------
 
     def append(self, draft: EventDraft, now: datetime) -> AppendResult:
+        return self.write(lambda tx: self._append_in(tx, draft, now))
+
+    def append_many(self, drafts: Sequence[EventDraft], now: datetime) -> list[AppendResult]:
+        """Several appends in one transaction (bulk loading): each with exactly :meth:`append`'s rules."""
+        return self.write(lambda tx: [self._append_in(tx, draft, now) for draft in drafts])
+
+    def _append_in(self, tx: Tx, draft: EventDraft, now: datetime) -> AppendResult:
         idem = idempotency_key(draft)
-
-        def run(tx: Tx) -> AppendResult:
-            tx.lock(f"{draft.scope}|{draft.dedupe_key}")
-            existing = tx.one(f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.idem_key = ?", (idem,))
-            if existing is not None:
-                return AppendResult(event=_event(existing), status="duplicate")
-            warnings: list[str] = []
-            target: Event | None = None
-            if draft.supersedes is not None:
-                row = tx.one(f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.event_id = ?", (draft.supersedes,))
-                if row is None:
-                    raise EventError("supersedes", "the id of an existing event (none has this id)")
-                target = _event(row)
-                check_access(draft.agent_id, target.scope, "supersede events in")
-                if (target.scope, target.dedupe_key) != (draft.scope, draft.dedupe_key):
-                    tx.lock(f"{target.scope}|{target.dedupe_key}")
-                if target.deprecated:
-                    warnings.append(f"{target.event_id} was already superseded; it stays deprecated")
-            previous = self._head(tx, draft.scope, draft.dedupe_key)
-            event_id = new_event_id()
-            expires = iso(now + timedelta(days=draft.ttl_days)) if draft.ttl_days > 0 else None
-            row = tx.one(
-                "INSERT INTO sm_events (event_id, agent_id, run_id, scope, kind, dedupe_key, confidence, content_md,"
-                " source, supersedes, ttl_days, created_at, expires_at, idem_key, redacted)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING seq",
-                (
-                    event_id,
-                    draft.agent_id,
-                    draft.run_id,
-                    draft.scope,
-                    draft.kind,
-                    draft.dedupe_key,
-                    draft.confidence,
-                    draft.content_md,
-                    _source_json(draft.source),
-                    draft.supersedes,
-                    draft.ttl_days,
-                    iso(now),
-                    expires,
-                    idem,
-                ),
+        tx.lock(f"{draft.scope}|{draft.dedupe_key}")
+        existing = tx.one(f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.idem_key = ?", (idem,))
+        if existing is not None:
+            return AppendResult(event=_event(existing), status="duplicate")
+        warnings: list[str] = []
+        target: Event | None = None
+        if draft.supersedes is not None:
+            row = tx.one(f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.event_id = ?", (draft.supersedes,))
+            if row is None:
+                raise EventError("supersedes", "the id of an existing event (none has this id)")
+            target = _event(row)
+            check_access(draft.agent_id, target.scope, "supersede events in")
+            if (target.scope, target.dedupe_key) != (draft.scope, draft.dedupe_key):
+                tx.lock(f"{target.scope}|{target.dedupe_key}")
+            if target.deprecated:
+                warnings.append(f"{target.event_id} was already superseded; it stays deprecated")
+        previous = self._head(tx, draft.scope, draft.dedupe_key)
+        event_id = new_event_id()
+        expires = iso(now + timedelta(days=draft.ttl_days)) if draft.ttl_days > 0 else None
+        row = tx.one(
+            "INSERT INTO sm_events (event_id, agent_id, run_id, scope, kind, dedupe_key, confidence, content_md,"
+            " source, supersedes, ttl_days, created_at, expires_at, idem_key, redacted)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING seq",
+            (
+                event_id,
+                draft.agent_id,
+                draft.run_id,
+                draft.scope,
+                draft.kind,
+                draft.dedupe_key,
+                draft.confidence,
+                draft.content_md,
+                _source_json(draft.source),
+                draft.supersedes,
+                draft.ttl_days,
+                iso(now),
+                expires,
+                idem,
+            ),
+        )
+        assert row is not None
+        seq = int(row[0])
+        self._set_head(tx, draft.scope, draft.dedupe_key, seq, pin_rank(draft.kind, draft.confidence))
+        if target is not None:
+            tx.run(
+                "INSERT INTO sm_deprecated (event_id, by_event_id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                (target.event_id, event_id, iso(now)),
             )
-            assert row is not None
-            seq = int(row[0])
-            self._set_head(tx, draft.scope, draft.dedupe_key, seq, pin_rank(draft.kind, draft.confidence))
-            if target is not None:
-                tx.run(
-                    "INSERT INTO sm_deprecated (event_id, by_event_id, at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                    (target.event_id, event_id, iso(now)),
+            if (target.scope, target.dedupe_key) != (draft.scope, draft.dedupe_key):
+                self._recompute_head(tx, target.scope, target.dedupe_key)
+        if previous is not None and previous.event_id != draft.supersedes:
+            old, new = CONFIDENCE_WORD[previous.confidence], CONFIDENCE_WORD[draft.confidence]
+            if new < old:
+                warnings.append(
+                    f"confidence dropped from {previous.confidence} to {draft.confidence} for dedupe_key "
+                    f"{draft.dedupe_key} ({previous.event_id} by {previous.agent_id}); the newer event is read "
+                    "(last write wins)"
                 )
-                if (target.scope, target.dedupe_key) != (draft.scope, draft.dedupe_key):
-                    self._recompute_head(tx, target.scope, target.dedupe_key)
-            if previous is not None and previous.event_id != draft.supersedes:
-                old, new = CONFIDENCE_WORD[previous.confidence], CONFIDENCE_WORD[draft.confidence]
-                if new < old:
-                    warnings.append(
-                        f"confidence dropped from {previous.confidence} to {draft.confidence} for dedupe_key "
-                        f"{draft.dedupe_key} ({previous.event_id} by {previous.agent_id}); the newer event is read "
-                        "(last write wins)"
-                    )
-                if previous.content_md != draft.content_md:
-                    self._insert_conflict(tx, draft.scope, draft.dedupe_key, event_id, previous.event_id, now=now)
-                    warnings.append(
-                        f"dedupe_key {draft.dedupe_key} already held different content ({previous.event_id} by "
-                        f"{previous.agent_id}); both are kept, the newer is read, and a conflict was recorded. "
-                        "To replace an entry on purpose, send supersedes with its event_id"
-                    )
-            elif previous is not None and previous.event_id == draft.supersedes:
-                old, new = CONFIDENCE_WORD[previous.confidence], CONFIDENCE_WORD[draft.confidence]
-                if new < old:
-                    warnings.append(
-                        f"confidence dropped from {previous.confidence} to {draft.confidence} for dedupe_key "
-                        f"{draft.dedupe_key}"
-                    )
-            stored = tx.one(f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.seq = ?", (seq,))
-            assert stored is not None
-            status: Status = "superseded_previous" if target is not None else "created"
-            return AppendResult(event=_event(stored), status=status, warnings=tuple(warnings))
-
-        return self.write(run)
+            if previous.content_md != draft.content_md:
+                self._insert_conflict(tx, draft.scope, draft.dedupe_key, event_id, previous.event_id, now=now)
+                warnings.append(
+                    f"dedupe_key {draft.dedupe_key} already held different content ({previous.event_id} by "
+                    f"{previous.agent_id}); both are kept, the newer is read, and a conflict was recorded. "
+                    "To replace an entry on purpose, send supersedes with its event_id"
+                )
+        elif previous is not None and previous.event_id == draft.supersedes:
+            old, new = CONFIDENCE_WORD[previous.confidence], CONFIDENCE_WORD[draft.confidence]
+            if new < old:
+                warnings.append(
+                    f"confidence dropped from {previous.confidence} to {draft.confidence} for dedupe_key "
+                    f"{draft.dedupe_key}"
+                )
+        stored = tx.one(f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.seq = ?", (seq,))
+        assert stored is not None
+        status: Status = "superseded_previous" if target is not None else "created"
+        return AppendResult(event=_event(stored), status=status, warnings=tuple(warnings))
 
     def _head(self, tx: Tx, scope: str, dedupe_key: str) -> Event | None:
         row = tx.one(
