@@ -20,7 +20,9 @@ LINE_CHARS = 160
 
 def estimate_tokens(text: str) -> int:
     """Roughly: four ASCII characters per token, one token per other character (Japanese, say)."""
-    ascii_chars = sum(1 for c in text if ord(c) < 128)
+    if text.isascii():
+        return math.ceil(len(text) / 4)
+    ascii_chars = len(text.encode("ascii", "ignore"))
     return math.ceil(ascii_chars / 4) + (len(text) - ascii_chars)
 
 

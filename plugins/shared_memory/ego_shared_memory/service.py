@@ -30,8 +30,8 @@ _log = logging.getLogger("ego.shared_memory.gateway")
 
 MAX_SEARCH = 100
 MAX_TERMS = 8
-PIN_CANDIDATES = 120
-"""Live entries per scope considered for the pinned summary (the budget holds far fewer)."""
+PIN_CANDIDATES = 40
+"""Live entries per scope considered for the pinned summary (the budget holds fewer)."""
 
 
 class NotFoundError(LookupError):

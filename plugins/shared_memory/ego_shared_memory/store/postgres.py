@@ -41,7 +41,7 @@ class PostgresStore(SqlStore):
         self.create_schema(prepare=lambda tx: tx.lock("schema"))
 
     def _schema_sql(self) -> list[str]:
-        return [s.replace("{seq}", "BIGSERIAL PRIMARY KEY") for s in SCHEMA]
+        return [s.replace("{seq}", "BIGSERIAL PRIMARY KEY").replace("{compact}", "") for s in SCHEMA]
 
     def _connect(self) -> Any:
         try:

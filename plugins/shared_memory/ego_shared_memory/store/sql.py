@@ -51,7 +51,8 @@ EVENT_COLUMNS = (
     "EXISTS (SELECT 1 FROM sm_deprecated d WHERE d.event_id = e.event_id)"
 )
 
-# Each backend fills in {seq} (its auto-increment primary key) and {text} (a text type).
+# Each backend fills in {seq} (its auto-increment primary key) and {compact} (SQLite: WITHOUT ROWID). Few
+# indexes, partial where most rows would not need them: every index is one more page written per append.
 SCHEMA: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS sm_events (
         seq {seq},
@@ -71,21 +72,20 @@ SCHEMA: tuple[str, ...] = (
         idem_key TEXT NOT NULL UNIQUE,
         redacted INTEGER NOT NULL DEFAULT 0)""",
     "CREATE INDEX IF NOT EXISTS sm_events_key ON sm_events (scope, dedupe_key, seq)",
-    "CREATE INDEX IF NOT EXISTS sm_events_scope ON sm_events (scope, seq)",
-    "CREATE INDEX IF NOT EXISTS sm_events_expires ON sm_events (expires_at)",
+    "CREATE INDEX IF NOT EXISTS sm_events_expires ON sm_events (expires_at) WHERE expires_at IS NOT NULL",
     """CREATE TABLE IF NOT EXISTS sm_deprecated (
         event_id TEXT PRIMARY KEY, by_event_id TEXT NOT NULL, at TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS sm_heads (
         scope TEXT NOT NULL, dedupe_key TEXT NOT NULL, seq BIGINT NOT NULL, rank INTEGER NOT NULL,
-        PRIMARY KEY (scope, dedupe_key))""",
+        conflict_id BIGINT, PRIMARY KEY (scope, dedupe_key)) {compact}""",
     "CREATE INDEX IF NOT EXISTS sm_heads_recent ON sm_heads (scope, seq DESC)",
     "CREATE INDEX IF NOT EXISTS sm_heads_rank ON sm_heads (scope, rank, seq DESC)",
-    "CREATE INDEX IF NOT EXISTS sm_heads_seq ON sm_heads (seq)",
+    "CREATE INDEX IF NOT EXISTS sm_heads_conflict ON sm_heads (conflict_id) WHERE conflict_id IS NOT NULL",
     """CREATE TABLE IF NOT EXISTS sm_conflicts (
         id {seq}, scope TEXT NOT NULL, dedupe_key TEXT NOT NULL, event_id TEXT NOT NULL,
         previous_event_id TEXT NOT NULL, detected_at TEXT NOT NULL, resolution_event_id TEXT,
         resolved_at TEXT, UNIQUE (event_id, previous_event_id))""",
-    "CREATE INDEX IF NOT EXISTS sm_conflicts_scope ON sm_conflicts (scope, resolved_at)",
+    "CREATE INDEX IF NOT EXISTS sm_conflicts_previous ON sm_conflicts (previous_event_id)",
     """CREATE TABLE IF NOT EXISTS sm_pins (
         scope TEXT NOT NULL, position INTEGER NOT NULL, dedupe_key TEXT NOT NULL, event_id TEXT NOT NULL,
         line TEXT NOT NULL, consolidated_at TEXT NOT NULL, PRIMARY KEY (scope, position))""",
@@ -316,6 +316,7 @@ class SqlStore(ABC):
                 warnings.append(f"{target.event_id} was already superseded; it stays deprecated")
         previous = self._head(tx, draft.scope, draft.dedupe_key)
         event_id = new_event_id()
+        created = iso(now)  # stored to the microsecond, and read back the same
         expires = iso(now + timedelta(days=draft.ttl_days)) if draft.ttl_days > 0 else None
         row = tx.one(
             "INSERT INTO sm_events (event_id, agent_id, run_id, scope, kind, dedupe_key, confidence, content_md,"
@@ -333,7 +334,7 @@ class SqlStore(ABC):
                 _source_json(draft.source),
                 draft.supersedes,
                 draft.ttl_days,
-                iso(now),
+                created,
                 expires,
                 idem,
             ),
@@ -348,6 +349,7 @@ class SqlStore(ABC):
             )
             if (target.scope, target.dedupe_key) != (draft.scope, draft.dedupe_key):
                 self._recompute_head(tx, target.scope, target.dedupe_key)
+            self._settle_conflicts_against(tx, target.event_id)
         if previous is not None and previous.event_id != draft.supersedes:
             old, new = CONFIDENCE_WORD[previous.confidence], CONFIDENCE_WORD[draft.confidence]
             if new < old:
@@ -358,6 +360,7 @@ class SqlStore(ABC):
                 )
             if previous.content_md != draft.content_md:
                 self._insert_conflict(tx, draft.scope, draft.dedupe_key, event_id, previous.event_id, now=now)
+                self._mark_head_conflict(tx, draft.scope, draft.dedupe_key, event_id)
                 warnings.append(
                     f"dedupe_key {draft.dedupe_key} already held different content ({previous.event_id} by "
                     f"{previous.agent_id}); both are kept, the newer is read, and a conflict was recorded. "
@@ -370,10 +373,23 @@ class SqlStore(ABC):
                     f"confidence dropped from {previous.confidence} to {draft.confidence} for dedupe_key "
                     f"{draft.dedupe_key}"
                 )
-        stored = tx.one(f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.seq = ?", (seq,))
-        assert stored is not None
+        stored = Event(
+            seq=seq,
+            event_id=event_id,
+            agent_id=draft.agent_id,
+            run_id=draft.run_id,
+            scope=draft.scope,
+            kind=draft.kind,
+            dedupe_key=draft.dedupe_key,
+            confidence=draft.confidence,
+            content_md=draft.content_md,
+            source=draft.source,
+            supersedes=draft.supersedes,
+            ttl_days=draft.ttl_days,
+            created_at=parse_iso(created),
+        )
         status: Status = "superseded_previous" if target is not None else "created"
-        return AppendResult(event=_event(stored), status=status, warnings=tuple(warnings))
+        return AppendResult(event=stored, status=status, warnings=tuple(warnings))
 
     def _head(self, tx: Tx, scope: str, dedupe_key: str) -> Event | None:
         row = tx.one(
@@ -384,10 +400,28 @@ class SqlStore(ABC):
         return _event(row) if row is not None else None
 
     def _set_head(self, tx: Tx, scope: str, dedupe_key: str, seq: int, rank: int) -> None:
+        """The key's head is event ``seq``; a new head starts without an open conflict (kept if unchanged)."""
         tx.run(
-            "INSERT INTO sm_heads (scope, dedupe_key, seq, rank) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (scope, dedupe_key) DO UPDATE SET seq = excluded.seq, rank = excluded.rank",
+            "INSERT INTO sm_heads (scope, dedupe_key, seq, rank, conflict_id) VALUES (?, ?, ?, ?, NULL)"
+            " ON CONFLICT (scope, dedupe_key) DO UPDATE SET seq = excluded.seq, rank = excluded.rank,"
+            " conflict_id = CASE WHEN sm_heads.seq = excluded.seq THEN sm_heads.conflict_id ELSE NULL END",
             (scope, dedupe_key, seq, rank),
+        )
+
+    def _mark_head_conflict(self, tx: Tx, scope: str, dedupe_key: str, event_id: str) -> None:
+        """The head ``event_id`` (if it still is the key's head) has an open conflict, the newest against it."""
+        tx.run(
+            "UPDATE sm_heads SET conflict_id = (SELECT MAX(c.id) FROM sm_conflicts c WHERE c.event_id = ?)"
+            " WHERE scope = ? AND dedupe_key = ? AND seq = (SELECT e.seq FROM sm_events e WHERE e.event_id = ?)",
+            (event_id, scope, dedupe_key, event_id),
+        )
+
+    def _settle_conflicts_against(self, tx: Tx, event_id: str) -> None:
+        """``event_id`` was superseded or deleted: a head's conflict with it is settled."""
+        tx.run(
+            "UPDATE sm_heads SET conflict_id = NULL WHERE conflict_id IN"
+            " (SELECT c.id FROM sm_conflicts c WHERE c.previous_event_id = ?)",
+            (event_id,),
         )
 
     def _recompute_head(self, tx: Tx, scope: str, dedupe_key: str) -> None:
@@ -533,31 +567,24 @@ class SqlStore(ABC):
     # -- conflicts ---------------------------------------------------------------------------------
 
     def _open_conflicts(self, tx: Tx, scopes: Sequence[str] | None, *, count_only: bool = False) -> Any:
-        columns = (
-            "COUNT(*)"
-            if count_only
-            else (
-                "c.id, c.scope, c.dedupe_key, c.event_id, c.previous_event_id, c.detected_at, c.resolution_event_id,"
-                " c.resolved_at"
-            )
-        )
-        where = [
-            "c.resolved_at IS NULL",
-            "EXISTS (SELECT 1 FROM sm_heads h JOIN sm_events e ON e.seq = h.seq WHERE e.event_id = c.event_id)",
-            "EXISTS (SELECT 1 FROM sm_events p WHERE p.event_id = c.previous_event_id)",
-            "NOT EXISTS (SELECT 1 FROM sm_deprecated d WHERE d.event_id = c.previous_event_id)",
-        ]
+        """Open conflicts: those a head still carries (a newer head, or the other side superseded or deleted,
+        settles it)."""
+        where = ["h.conflict_id IS NOT NULL"]
         params: list[Any] = []
         if scopes is not None:
             if not scopes:
                 return 0 if count_only else []
-            where.insert(0, f"c.scope IN ({_placeholders(scopes)})")
+            where.append(f"h.scope IN ({_placeholders(scopes)})")
             params += scopes
-        sql = f"SELECT {columns} FROM sm_conflicts c WHERE {' AND '.join(where)}"
         if count_only:
-            row = tx.one(sql, params)
+            row = tx.one(f"SELECT COUNT(*) FROM sm_heads h WHERE {' AND '.join(where)}", params)
             return int(row[0]) if row else 0
-        return [_conflict(row) for row in tx.all(sql + " ORDER BY c.id", params)]
+        sql = (
+            "SELECT c.id, c.scope, c.dedupe_key, c.event_id, c.previous_event_id, c.detected_at,"
+            " c.resolution_event_id, c.resolved_at FROM sm_heads h JOIN sm_conflicts c ON c.id = h.conflict_id"
+            f" WHERE {' AND '.join(where)} ORDER BY c.id"
+        )
+        return [_conflict(row) for row in tx.all(sql, params)]
 
     def open_conflicts(self, scopes: Sequence[str] | None = None) -> list[Conflict]:
         return cast("list[Conflict]", self.read(lambda tx: self._open_conflicts(tx, scopes)))
@@ -566,7 +593,14 @@ class SqlStore(ABC):
         return int(self.read(lambda tx: self._open_conflicts(tx, scopes, count_only=True)))
 
     def record_conflict(self, scope: str, dedupe_key: str, event_id: str, previous: str, *, now: datetime) -> bool:
-        return self.write(lambda tx: self._insert_conflict(tx, scope, dedupe_key, event_id, previous, now=now))
+        def run(tx: Tx) -> bool:
+            tx.lock(f"{scope}|{dedupe_key}")
+            added = self._insert_conflict(tx, scope, dedupe_key, event_id, previous, now=now)
+            if added:
+                self._mark_head_conflict(tx, scope, dedupe_key, event_id)
+            return added
+
+        return self.write(run)
 
     def undetected_conflicts(self) -> list[tuple[str, str, str, str]]:
         """(scope, dedupe_key, head event, the newest other live event with different content) for each key
@@ -593,14 +627,11 @@ class SqlStore(ABC):
         )
 
     def resolve_settled_conflicts(self, now: datetime) -> int:
-        """Marks conflicts that are no longer open (an event deprecated, deleted, or no longer the head)."""
+        """Marks conflicts that are no longer open (no head carries them any more)."""
         return self.write(
             lambda tx: tx.run(
-                "UPDATE sm_conflicts SET resolved_at = ? WHERE resolved_at IS NULL AND ("
-                " NOT EXISTS (SELECT 1 FROM sm_heads h JOIN sm_events e ON e.seq = h.seq"
-                "  WHERE e.event_id = sm_conflicts.event_id)"
-                " OR NOT EXISTS (SELECT 1 FROM sm_events p WHERE p.event_id = sm_conflicts.previous_event_id)"
-                " OR EXISTS (SELECT 1 FROM sm_deprecated d WHERE d.event_id = sm_conflicts.previous_event_id))",
+                "UPDATE sm_conflicts SET resolved_at = ? WHERE resolved_at IS NULL"
+                " AND NOT EXISTS (SELECT 1 FROM sm_heads h WHERE h.conflict_id = sm_conflicts.id)",
                 (iso(now),),
             )
         )
@@ -675,6 +706,7 @@ class SqlStore(ABC):
                 tx.run("DELETE FROM sm_candidates WHERE event_id = ?", (event_id,))
                 tx.run("DELETE FROM sm_pins WHERE event_id = ?", (event_id,))
                 self._recompute_head(tx, event.scope, event.dedupe_key)
+                self._settle_conflicts_against(tx, event_id)
                 self._audit(
                     tx,
                     actor,

@@ -29,7 +29,10 @@ class SQLiteStore(SqlStore):
         self.create_schema()
 
     def _schema_sql(self) -> list[str]:
-        return [s.replace("{seq}", "INTEGER PRIMARY KEY AUTOINCREMENT") for s in SCHEMA]
+        return [
+            s.replace("{seq}", "INTEGER PRIMARY KEY AUTOINCREMENT").replace("{compact}", "WITHOUT ROWID")
+            for s in SCHEMA
+        ]
 
     def _connect(self) -> Any:
         try:
