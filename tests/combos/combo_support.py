@@ -9,6 +9,7 @@ from pathlib import Path
 from ego_dedup import DedupPlugin
 from ego_interoception.plugin import InteroceptionPlugin
 from ego_memory.plugin import MemoryPlugin
+from ego_shared_memory import SharedMemoryPlugin
 from ego_workspace_sync.plugin import WorkspaceSyncPlugin
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,4 +20,5 @@ PLUGINS: Mapping[str, Callable[[], object]] = {
     "dedup": DedupPlugin,
     "workspace_sync": WorkspaceSyncPlugin,
     "interoception": InteroceptionPlugin,
+    "shared_memory": SharedMemoryPlugin,
 }
