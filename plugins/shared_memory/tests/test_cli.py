@@ -1,12 +1,16 @@
-"""`ego gateway …` and `ego shared …` through ego's command line (in-process), and an end-to-end run: a real
-`ego gateway serve` process, `ego serve` over stdio with the agent's tools, driven by the MCP SDK client."""
+"""`ego gateway …` and `ego shared …`: the registered commands in-process, the real `ego` once, and an
+end-to-end run: a real `ego gateway serve` process, `ego serve` over stdio with the agent's tools, driven by
+the MCP SDK client."""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import re
+import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,10 +18,10 @@ import anyio
 import httpx
 import pytest
 from mcp import Client, StdioServerParameters
-from shared_support import ProcessGateway, clean_env, event
+from shared_support import ProcessGateway, clean_env, ego_command, event
 
-from ego_core.cli import main
-from ego_core.testing import tool_text
+from ego_core.testing import HostFactory, tool_text
+from ego_shared_memory import SharedMemoryPlugin
 from ego_shared_memory.events import parse_event
 from ego_shared_memory.store import EventFilter, SqlStore, open_store
 from ego_shared_memory.tokens import create_token
@@ -26,11 +30,16 @@ NOW = datetime.now(UTC)
 
 
 @pytest.fixture
-def ego(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    monkeypatch.setenv("EGO_DATA_DIR", str(tmp_path / "data"))
+def ego(make_host: HostFactory, capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """Runs `ego <group> <name> ARGS` in-process: the plugin's registered command, parsed as ego parses it."""
+    host = make_host({"shared_memory": SharedMemoryPlugin()})
+    commands = {(command.group, command.name): command for _plugin, command in host.commands()}
 
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(["--plugins", "shared_memory", *args])
+    def run(group: str, name: str, *args: str) -> tuple[int, str, str]:
+        command = commands[(group, name)]
+        parser = argparse.ArgumentParser(prog=f"ego {group} {name}", allow_abbrev=False)
+        command.configure(parser)
+        code = command.run(parser.parse_args(list(args)), host)
         out, err = capsys.readouterr()
         return code, out, err
 
@@ -60,6 +69,30 @@ def test_token_create_list_revoke(ego, store_url: str, store: SqlStore) -> None:
     code, out, _err = ego("gateway", "token", "revoke", "claude", "--db", store_url)
     assert out.strip() == "revoked 1 token(s) of claude"
     assert store.token_owner(hashlib.sha256(token.encode()).hexdigest()) is None
+
+
+def test_the_real_command_line(store_url: str, store: SqlStore, tmp_path: Path) -> None:
+    env = clean_env(EGO_DATA_DIR=str(tmp_path / "data"), EGO_GATEWAY_DB=store_url)
+    made = subprocess.run(
+        [*ego_command(), "gateway", "token", "create", "openclaw"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    assert store.token_owner(hashlib.sha256(made.stdout.strip().encode()).hexdigest()) == ("openclaw", "agent")
+    missing = subprocess.run(
+        [*ego_command(), "shared", "list"],
+        env=clean_env(EGO_DATA_DIR=str(tmp_path / "data")),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert missing.returncode == 2
+    assert "ego: error: no store: give --db URL or set EGO_GATEWAY_DB" in missing.stderr
 
 
 def test_every_command_needs_a_store(ego, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
