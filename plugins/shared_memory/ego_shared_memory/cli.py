@@ -22,6 +22,7 @@ from ego_shared_memory.events import KINDS, Event, EventError, check_scope
 from ego_shared_memory.janitor import STEPS, cleanup, consolidate, parse_duration, run_janitor
 from ego_shared_memory.markdown import export_markdown
 from ego_shared_memory.pins import first_line
+from ego_shared_memory.portable import PortableError, export_store, import_store, summary_line
 from ego_shared_memory.store import URL_FORMS, EventFilter, SqlStore, StoreError, open_store
 from ego_shared_memory.store.base import Role
 from ego_shared_memory.tokens import create_token
@@ -418,6 +419,27 @@ def _export(ctx: PluginContext) -> Callable[[argparse.Namespace, SqlStore], int]
     return run
 
 
+def _file_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, help="the JSON Lines file")
+
+
+def _export_file(args: argparse.Namespace, store: SqlStore) -> int:
+    count = export_store(store, args.file, now=_now())
+    print(f"exported {count} event(s) and the token hashes to {args.file}")
+    return 0
+
+
+def _import_file(args: argparse.Namespace, store: SqlStore) -> int:
+    if not args.file.is_file():
+        raise UsageError(f"{args.file} is not a file")
+    try:
+        summary = import_store(store, args.file)
+    except PortableError as exc:
+        raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
+    print(summary_line(summary))
+    return 0
+
+
 def commands(ctx: PluginContext) -> list[Command]:
     no_options: Callable[[argparse.ArgumentParser], None] = lambda _parser: None  # noqa: E731
     return [
@@ -431,4 +453,8 @@ def commands(ctx: PluginContext) -> list[Command]:
         _command("conflicts", "shared", "open conflicts", no_options, _conflicts),
         _command("audit", "shared", "the audit trail (redactions, deletions, janitor runs)", _audit_options, _audit),
         _command("export-md", "shared", "write pins and daily logs as Markdown", _export_options, _export(ctx)),
+        _command("export", "shared", "every event and token hash to a JSON Lines file", _file_option, _export_file),
+        _command(
+            "import", "shared", "restore an export (idempotent), e.g. into PostgreSQL", _file_option, _import_file
+        ),
     ]

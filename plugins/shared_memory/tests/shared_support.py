@@ -22,6 +22,10 @@ import pytest
 import uvicorn
 from jsonschema import Draft202012Validator
 
+from ego_core import PluginHost
+from ego_core.testing import HostFactory
+from ego_memory.plugin import MemoryPlugin
+from ego_shared_memory import SharedMemoryPlugin
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.gateway import build_app
 from ego_shared_memory.openapi import openapi_document
@@ -216,3 +220,16 @@ def event(**fields: Any) -> dict[str, Any]:
     }
     body.update(fields)
     return body
+
+
+REPO = Path(__file__).resolve().parents[3]
+MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
+
+
+def agent_host(make_host: HostFactory, table: dict[str, Any], *, memory: bool = False) -> PluginHost:
+    plugins: dict[str, object] = {"shared_memory": SharedMemoryPlugin()}
+    config: dict[str, dict[str, Any]] = {"shared_memory": table}
+    if memory:
+        plugins["memory"] = MemoryPlugin()
+        config["memory"] = {"model_dir": str(MODEL_DIR)}
+    return make_host(plugins, config=config)

@@ -4,35 +4,20 @@ gateway down, and with the real memory plugin's private memories."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
-from shared_support import ThreadGateway
+from shared_support import ThreadGateway, agent_host
 
 from ego_core import ConfigError, PluginHost
 from ego_core.testing import HostFactory, call_error, call_ok, mcp_client
-from ego_memory.plugin import MemoryPlugin
-from ego_shared_memory import SharedMemoryPlugin
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.store import EventFilter, SqlStore
 
 pytestmark = pytest.mark.anyio
-
-REPO = Path(__file__).resolve().parents[3]
-MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
-
-
-def agent_host(make_host: HostFactory, table: dict[str, Any], *, memory: bool = False) -> PluginHost:
-    plugins: dict[str, object] = {"shared_memory": SharedMemoryPlugin()}
-    config: dict[str, dict[str, Any]] = {"shared_memory": table}
-    if memory:
-        plugins["memory"] = MemoryPlugin()
-        config["memory"] = {"model_dir": str(MODEL_DIR)}
-    return make_host(plugins, config=config)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ idempotency, last-write-wins heads and conflict records hold across threads and 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import secrets
@@ -146,8 +147,16 @@ class Tx:
         self._lock(self._cursor, key)
 
 
+@functools.lru_cache(maxsize=4096)
+def _source(text: str) -> Source:
+    """Most events share a handful of sources: parse each one once."""
+    source = json.loads(text)
+    return Source(
+        system=source.get("system", "other"), thread_id=source.get("thread_id"), message_id=source.get("message_id")
+    )
+
+
 def _event(row: Sequence[Any]) -> Event:
-    source = json.loads(row[9])
     return Event(
         seq=int(row[0]),
         event_id=row[1],
@@ -158,11 +167,7 @@ def _event(row: Sequence[Any]) -> Event:
         dedupe_key=row[6],
         confidence=row[7],
         content_md=row[8],
-        source=Source(
-            system=source.get("system", "other"),
-            thread_id=source.get("thread_id"),
-            message_id=source.get("message_id"),
-        ),
+        source=_source(row[9]),
         supersedes=row[10],
         ttl_days=int(row[11]),
         created_at=parse_iso(row[12]),
@@ -296,8 +301,34 @@ class SqlStore(ABC):
         """Several appends in one transaction (bulk loading): each with exactly :meth:`append`'s rules."""
         return self.write(lambda tx: [self._append_in(tx, draft, now) for draft in drafts])
 
-    def _append_in(self, tx: Tx, draft: EventDraft, now: datetime) -> AppendResult:
-        idem = idempotency_key(draft)
+    def import_event(self, event: Event) -> bool:
+        """Restores an exported event with its own id, time and redaction flag (in export order, so that
+        heads, deprecations and conflicts come out as they were). ``False`` when it is already here."""
+
+        def run(tx: Tx) -> bool:
+            if tx.one("SELECT 1 FROM sm_events WHERE event_id = ?", (event.event_id,)) is not None:
+                return False
+            draft = EventDraft(
+                agent_id=event.agent_id,
+                run_id=event.run_id,
+                scope=event.scope,
+                kind=event.kind,
+                dedupe_key=event.dedupe_key,
+                confidence=event.confidence,
+                content_md=event.content_md,
+                source=event.source,
+                supersedes=event.supersedes,
+                ttl_days=event.ttl_days,
+            )
+            result = self._append_in(tx, draft, event.created_at, event_id=event.event_id, redacted=event.redacted)
+            return result.status != "duplicate"
+
+        return self.write(run)
+
+    def _append_in(
+        self, tx: Tx, draft: EventDraft, now: datetime, *, event_id: str | None = None, redacted: bool = False
+    ) -> AppendResult:
+        idem = f"redacted:{event_id}" if redacted and event_id else idempotency_key(draft)
         tx.lock(f"{draft.scope}|{draft.dedupe_key}")
         existing = tx.one(f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.idem_key = ?", (idem,))
         if existing is not None:
@@ -315,13 +346,13 @@ class SqlStore(ABC):
             if target.deprecated:
                 warnings.append(f"{target.event_id} was already superseded; it stays deprecated")
         previous = self._head(tx, draft.scope, draft.dedupe_key)
-        event_id = new_event_id()
+        event_id = event_id or new_event_id()
         created = iso(now)  # stored to the microsecond, and read back the same
         expires = iso(now + timedelta(days=draft.ttl_days)) if draft.ttl_days > 0 else None
         row = tx.one(
             "INSERT INTO sm_events (event_id, agent_id, run_id, scope, kind, dedupe_key, confidence, content_md,"
             " source, supersedes, ttl_days, created_at, expires_at, idem_key, redacted)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING seq",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",
             (
                 event_id,
                 draft.agent_id,
@@ -337,6 +368,7 @@ class SqlStore(ABC):
                 created,
                 expires,
                 idem,
+                int(redacted),
             ),
         )
         assert row is not None
@@ -387,6 +419,7 @@ class SqlStore(ABC):
             supersedes=draft.supersedes,
             ttl_days=draft.ttl_days,
             created_at=parse_iso(created),
+            redacted=redacted,
         )
         status: Status = "superseded_previous" if target is not None else "created"
         return AppendResult(event=stored, status=status, warnings=tuple(warnings))
@@ -477,23 +510,23 @@ class SqlStore(ABC):
         open conflicts."""
 
         def run(tx: Tx) -> tuple[int, list[Event], list[Event], dict[str, int], int]:
+            # Keys first (index only), then the rows of the few events shown: a snapshot parses ~90 rows,
+            # however many entries the scopes hold.
             top = tx.one("SELECT MAX(seq) FROM sm_events")
-            recent_rows: list[Event] = []
-            pin_rows: list[Event] = []
+            newest: list[int] = []
+            ranked: list[tuple[int, int]] = []
             counts: dict[str, int] = {}
             for scope in scopes:
-                recent_rows += [
-                    _event(r)
+                newest += [
+                    int(r[0])
                     for r in tx.all(
-                        f"SELECT {EVENT_COLUMNS} FROM sm_heads h JOIN sm_events e ON e.seq = h.seq"
-                        " WHERE h.scope = ? ORDER BY h.seq DESC LIMIT ?",
-                        (scope, recent),
+                        "SELECT seq FROM sm_heads WHERE scope = ? ORDER BY seq DESC LIMIT ?", (scope, recent)
                     )
                 ]
-                pin_rows += [
-                    _event(r)
+                ranked += [
+                    (int(r[1]), int(r[0]))
                     for r in tx.all(
-                        f"SELECT {EVENT_COLUMNS} FROM sm_heads h JOIN sm_events e ON e.seq = h.seq"
+                        "SELECT h.seq, h.rank FROM sm_heads h JOIN sm_events e ON e.seq = h.seq"
                         " WHERE h.scope = ? AND (e.expires_at IS NULL OR e.expires_at > ?)"
                         " ORDER BY h.rank, h.seq DESC LIMIT ?",
                         (scope, iso(now), pins),
@@ -501,9 +534,24 @@ class SqlStore(ABC):
                 ]
                 count = tx.one("SELECT COUNT(*) FROM sm_heads WHERE scope = ?", (scope,))
                 counts[scope] = int(count[0]) if count else 0
+            recent_seqs = sorted(newest, reverse=True)[:recent]
+            pin_seqs = [seq for _rank, seq in sorted(ranked, key=lambda rs: (rs[0], -rs[1]))[:pins]]
+            wanted = sorted(set(recent_seqs) | set(pin_seqs))
+            rows: dict[int, Event] = {}
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                for row in tx.all(
+                    f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.seq IN ({_placeholders(chunk)})", chunk
+                ):
+                    rows[int(row[0])] = _event(row)
             conflicts = self._open_conflicts(tx, scopes, count_only=True)
-            recent_rows.sort(key=lambda e: e.seq, reverse=True)
-            return int(top[0] or 0) if top else 0, recent_rows[:recent], pin_rows, counts, int(conflicts)
+            return (
+                int(top[0] or 0) if top else 0,
+                [rows[seq] for seq in recent_seqs if seq in rows],
+                [rows[seq] for seq in pin_seqs if seq in rows],
+                counts,
+                int(conflicts),
+            )
 
         return self.read(run)
 
@@ -806,6 +854,29 @@ class SqlStore(ABC):
             TokenInfo(r[0], cast("Role", r[1]), parse_iso(r[2]), parse_iso(r[3]) if r[3] else None, r[4][:12])
             for r in rows
         ]
+
+    def token_rows(self) -> list[tuple[str, str, Role, datetime, datetime | None]]:
+        """(hash, agent, role, created, revoked) of every token, for an export (hashes, never tokens)."""
+        rows = self.read(
+            lambda tx: tx.all(
+                "SELECT token_hash, agent_id, role, created_at, revoked_at FROM sm_tokens ORDER BY created_at"
+            )
+        )
+        return [(r[0], r[1], cast("Role", r[2]), parse_iso(r[3]), parse_iso(r[4]) if r[4] else None) for r in rows]
+
+    def import_token(
+        self, token_hash: str, agent_id: str, role: Role, created: datetime, revoked: datetime | None
+    ) -> bool:
+        return (
+            self.write(
+                lambda tx: tx.run(
+                    "INSERT INTO sm_tokens (token_hash, agent_id, role, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)"
+                    " ON CONFLICT DO NOTHING",
+                    (token_hash, agent_id, role, iso(created), iso(revoked) if revoked else None),
+                )
+            )
+            > 0
+        )
 
     def revoke_tokens(self, agent_id: str, now: datetime) -> int:
         return self.write(
