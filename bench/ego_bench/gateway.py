@@ -5,7 +5,8 @@
 For each backend (SQLite in a temporary folder; PostgreSQL in a temporary schema of ``--pg-url``, dropped
 afterwards) a real ``ego gateway serve`` process is started on a free port. Then:
 
-1. **append**: ``--agents`` client processes, each with its own token and one keep-alive HTTP connection,
+1. **append**: ``--agents`` client processes, each with its own token and one keep-alive HTTP connection
+   (``http.client``),
    send ``--events`` events in all (split evenly) as fast as the gateway answers; throughput is the events
    over the wall clock from the first request to the last answer, with per-request latency percentiles.
 2. **snapshot**: the store is filled up to ``--snapshot-events`` events (bulk-loaded through the store with
@@ -17,6 +18,8 @@ Bounded in count and time: every phase stops at ``--max-seconds`` and the report
 
 from __future__ import annotations
 
+import http.client
+import json
 import multiprocessing
 import os
 import socket
@@ -68,21 +71,32 @@ def body(agent: str, index: int) -> dict[str, Any]:
 
 
 def _agent_worker(args: tuple[str, str, str, int, int, float]) -> dict[str, Any]:
-    """One agent: ``count`` appends over one keep-alive connection; stops at ``deadline`` (epoch seconds)."""
+    """One agent: ``count`` appends over one keep-alive connection; stops at ``deadline`` (epoch seconds).
+
+    The client is the standard library's ``http.client``: the lightest there is, so that on a small machine
+    the client processes leave the CPU to the gateway being measured."""
     url, token, agent, offset, count, deadline = args
+    host, port = url.removeprefix("http://").split(":")
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
     latencies: list[float] = []
     errors = 0
-    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    try:
         started = time.time()
         for index in range(offset, offset + count):
             if time.time() > deadline:
                 break
+            payload = json.dumps(body(agent, index))
             begin = time.perf_counter()
-            response = client.post("/v1/memory/append", json=body(agent, index))
+            connection.request("POST", "/v1/memory/append", body=payload, headers=headers)
+            response = connection.getresponse()
+            response.read()
             latencies.append((time.perf_counter() - begin) * 1000)
-            if response.status_code not in (200, 201):
+            if response.status not in (200, 201):
                 errors += 1
         finished = time.time()
+    finally:
+        connection.close()
     return {"sent": len(latencies), "errors": errors, "start": started, "end": finished, "latencies": latencies}
 
 

@@ -3,7 +3,8 @@
 - Agent side: the tools ``shared_snapshot`` and ``shared_append``, when ``[plugins.shared_memory]`` names a
   gateway (``gateway_url`` + ``token``) or a store on this machine (``db`` + ``agent_id``); unset, no tools.
 - Operator side: ``ego gateway serve | token …`` and ``ego shared list | search | cleanup | consolidate |
-  janitor | conflicts | audit | export-md``, each on the store given by ``--db`` or ``EGO_GATEWAY_DB``.
+  janitor | conflicts | audit | export-md | export | import``, each on the store given by ``--db`` or
+  ``EGO_GATEWAY_DB``.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ class SQLiteStore(SqlStore):
     placeholder = "?"
 
     def __init__(self, path: Path) -> None:
-        super().__init__(f"sqlite:///{path}")
+        super().__init__(f"sqlite://{path}" if path.is_absolute() else f"sqlite:{path}")
         self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
