@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import attrs
 import httpx
 import psycopg
 
@@ -106,8 +107,32 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process (Linux ``/proc``), or ``None`` where it cannot be read."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@attrs.frozen
+class Gateway:
+    url: str
+    pid: int
+
+    def cpu(self) -> float | None:
+        return process_cpu_seconds(self.pid)
+
+
+def _cpu_per_request(before: float | None, after: float | None, requests: int) -> float | None:
+    if before is None or after is None or requests == 0:
+        return None
+    return round((after - before) / requests * 1000, 3)
+
+
 @contextmanager
-def _gateway(db: str, work: Path) -> Iterator[str]:
+def _gateway(db: str, work: Path) -> Iterator[Gateway]:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("EGO_")}
     env["EGO_DATA_DIR"] = str(work / "gateway-data")
@@ -132,7 +157,7 @@ def _gateway(db: str, work: Path) -> Iterator[str]:
             if time.monotonic() > deadline:
                 raise RuntimeError("the gateway did not answer within 60 s")
             time.sleep(0.1)
-        yield url
+        yield Gateway(url, process.pid)
     finally:
         process.terminate()
         try:
@@ -166,7 +191,8 @@ def _backend_store(backend: str, work: Path, pg_url: str) -> Iterator[tuple[str,
             conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
-def _append_phase(url: str, tokens: dict[str, str], events: int, max_seconds: float) -> dict[str, Any]:
+def _append_phase(gateway: Gateway, tokens: dict[str, str], events: int, max_seconds: float) -> dict[str, Any]:
+    url = gateway.url
     agents = list(tokens)
     share = events // len(agents)
     deadline = time.time() + max_seconds
@@ -174,7 +200,9 @@ def _append_phase(url: str, tokens: dict[str, str], events: int, max_seconds: fl
         (url, tokens[a], a, 0, share + (1 if i < events % len(agents) else 0), deadline) for i, a in enumerate(agents)
     ]
     with multiprocessing.get_context("spawn").Pool(len(agents)) as pool:
+        cpu_before = gateway.cpu()
         results = pool.map(_agent_worker, jobs)
+        cpu_after = gateway.cpu()
     sent = sum(r["sent"] for r in results)
     seconds = max(r["end"] for r in results) - min(r["start"] for r in results)
     latencies = [ms for r in results for ms in r["latencies"]]
@@ -186,6 +214,7 @@ def _append_phase(url: str, tokens: dict[str, str], events: int, max_seconds: fl
         "seconds": round(seconds, 3),
         "per_second": round(sent / seconds, 1) if seconds > 0 else 0.0,
         "latency_ms": percentiles(latencies),
+        "gateway_cpu_ms_per_append": _cpu_per_request(cpu_before, cpu_after, sent),
         "stopped_by_time_limit": sent < events,
     }
 
@@ -223,7 +252,8 @@ def _fill(store: SqlStore, agents: Sequence[str], target: int, max_seconds: floa
     return {"events_in_store": store.event_count(), "fill_seconds": round(time.monotonic() - started, 1)}
 
 
-def _snapshot_phase(url: str, token: str, agent: str, count: int, max_seconds: float) -> dict[str, Any]:
+def _snapshot_phase(gateway: Gateway, token: str, agent: str, count: int, max_seconds: float) -> dict[str, Any]:
+    url = gateway.url
     params: dict[str, str | int] = {"scopes": f"global,project:bench,agent:{agent}", "limit_recent": 50}
     latencies: list[float] = []
     last: dict[str, Any] = {}
@@ -231,6 +261,7 @@ def _snapshot_phase(url: str, token: str, agent: str, count: int, max_seconds: f
         for _warm in range(5):
             client.get("/v1/memory/snapshot", params=params)
         deadline = time.monotonic() + max_seconds
+        cpu_before = gateway.cpu()
         for _ in range(count):
             if time.monotonic() > deadline:
                 break
@@ -238,9 +269,11 @@ def _snapshot_phase(url: str, token: str, agent: str, count: int, max_seconds: f
             response = client.get("/v1/memory/snapshot", params=params)
             latencies.append((time.perf_counter() - begin) * 1000)
             last = response.json()
+        cpu_after = gateway.cpu()
     return {
         "requests": len(latencies),
         "latency_ms": percentiles(latencies),
+        "gateway_cpu_ms_per_snapshot": _cpu_per_request(cpu_before, cpu_after, len(latencies)),
         "recent_events": len(last.get("recent_events", [])),
         "pinned_tokens": last.get("pinned_tokens"),
         "entries": last.get("entries"),
@@ -262,6 +295,8 @@ def run_gateway_bench(
 ) -> dict[str, Any]:
     report = report_header(command, embedder="none")
     report.update({"agents": agents, "events": events, "snapshot_events": snapshot_events, "targets": TARGETS})
+    # the machine may be shared: the load (runnable processes, 1/5/15 min) says how much CPU others took
+    report["load_average_before"] = [round(x, 2) for x in os.getloadavg()]
     ids = agent_ids(agents)
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(dir=work_dir, prefix="ego-bench-gateway-") as tmp:
@@ -281,7 +316,12 @@ def run_gateway_bench(
                         fill = _fill(store, ids, snapshot_events, max_seconds, show)
                         snapshot = _snapshot_phase(gateway, tokens[ids[0]], ids[0], snapshots, max_seconds)
                         snapshot.update(fill)
-                    results[backend] = {"store": store.display_url, "append": append, "snapshot": snapshot}
+                    results[backend] = {
+                        "store": store.display_url,
+                        "append": append,
+                        "snapshot": snapshot,
+                        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+                    }
             except (StoreError, psycopg.Error, RuntimeError) as exc:
                 results[backend] = {"error": f"{type(exc).__name__}: {exc}"}
     report["backends"] = results

@@ -52,9 +52,10 @@ class PostgresStore(SqlStore):
 
     @contextmanager
     def _transaction(self, conn: Any, *, write: bool) -> Iterator[Any]:
+        # a read is one REPEATABLE READ, READ ONLY transaction: psycopg puts both into its BEGIN
+        conn.isolation_level = None if write else psycopg.IsolationLevel.REPEATABLE_READ
+        conn.read_only = None if write else True
         with conn.transaction(), conn.cursor() as cursor:
-            if not write:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             yield cursor
 
     def _lock_key(self, cursor: Any, key: str) -> None:

@@ -510,47 +510,57 @@ class SqlStore(ABC):
         open conflicts."""
 
         def run(tx: Tx) -> tuple[int, list[Event], list[Event], dict[str, int], int]:
-            # Keys first (index only), then the rows of the few events shown: a snapshot parses ~90 rows,
-            # however many entries the scopes hold.
-            top = tx.one("SELECT MAX(seq) FROM sm_events")
+            # Three statements whatever the number of scopes (a round trip each on PostgreSQL): the keys of
+            # the newest and of the best-ranked heads of each scope, the counts, then the rows of the ~90
+            # events shown, however many entries the scopes hold.
+            parts: list[str] = []
+            params: list[Any] = []
+            for scope in scopes:
+                parts.append(
+                    "SELECT 'r', seq, 0 FROM (SELECT seq FROM sm_heads WHERE scope = ? ORDER BY seq DESC LIMIT ?) r"
+                )
+                params += [scope, recent]
+                parts.append(
+                    "SELECT 'p', seq, rank FROM (SELECT h.seq, h.rank FROM sm_heads h JOIN sm_events e ON e.seq = h.seq"
+                    " WHERE h.scope = ? AND (e.expires_at IS NULL OR e.expires_at > ?)"
+                    " ORDER BY h.rank, h.seq DESC LIMIT ?) p"
+                )
+                params += [scope, iso(now), pins]
             newest: list[int] = []
             ranked: list[tuple[int, int]] = []
-            counts: dict[str, int] = {}
-            for scope in scopes:
-                newest += [
-                    int(r[0])
-                    for r in tx.all(
-                        "SELECT seq FROM sm_heads WHERE scope = ? ORDER BY seq DESC LIMIT ?", (scope, recent)
-                    )
-                ]
-                ranked += [
-                    (int(r[1]), int(r[0]))
-                    for r in tx.all(
-                        "SELECT h.seq, h.rank FROM sm_heads h JOIN sm_events e ON e.seq = h.seq"
-                        " WHERE h.scope = ? AND (e.expires_at IS NULL OR e.expires_at > ?)"
-                        " ORDER BY h.rank, h.seq DESC LIMIT ?",
-                        (scope, iso(now), pins),
-                    )
-                ]
-                count = tx.one("SELECT COUNT(*) FROM sm_heads WHERE scope = ?", (scope,))
-                counts[scope] = int(count[0]) if count else 0
+            for which, seq, rank in tx.all(" UNION ALL ".join(parts), params):
+                if which == "r":
+                    newest.append(int(seq))
+                else:
+                    ranked.append((int(rank), int(seq)))
+            counts = dict.fromkeys(scopes, 0)
+            conflicts = 0
+            top = 0
+            for scope, count, open_conflicts in tx.all(
+                f"SELECT scope, COUNT(*), COUNT(conflict_id) FROM sm_heads WHERE scope IN ({_placeholders(scopes)})"
+                " GROUP BY scope UNION ALL SELECT '', COALESCE(MAX(seq), 0), 0 FROM sm_events",
+                list(scopes),
+            ):
+                if scope == "":
+                    top = int(count)
+                else:
+                    counts[scope] = int(count)
+                    conflicts += int(open_conflicts)
             recent_seqs = sorted(newest, reverse=True)[:recent]
             pin_seqs = [seq for _rank, seq in sorted(ranked, key=lambda rs: (rs[0], -rs[1]))[:pins]]
             wanted = sorted(set(recent_seqs) | set(pin_seqs))
             rows: dict[int, Event] = {}
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start : start + 500]
-                for row in tx.all(
-                    f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.seq IN ({_placeholders(chunk)})", chunk
-                ):
+            for first in range(0, len(wanted), 500):
+                chunk = wanted[first : first + 500]
+                sql = f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.seq IN ({_placeholders(chunk)})"
+                for row in tx.all(sql, chunk):
                     rows[int(row[0])] = _event(row)
-            conflicts = self._open_conflicts(tx, scopes, count_only=True)
             return (
-                int(top[0] or 0) if top else 0,
+                top,
                 [rows[seq] for seq in recent_seqs if seq in rows],
                 [rows[seq] for seq in pin_seqs if seq in rows],
                 counts,
-                int(conflicts),
+                conflicts,
             )
 
         return self.read(run)
