@@ -15,7 +15,6 @@ from typing import Any
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.events import (
     AccessError,
-    Event,
     EventError,
     check_access,
     iso,
@@ -134,7 +133,3 @@ class SharedMemory:
             )
         )
         return {"query": " ".join(terms), "events": [event.as_dict(now) for event in events]}
-
-
-def readable(events: Sequence[Event], agent_id: str) -> list[Event]:
-    return [event for event in events if may_access(agent_id, event.scope)]

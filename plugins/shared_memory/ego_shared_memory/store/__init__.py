@@ -66,3 +66,8 @@ def open_store(url: str) -> SqlStore:
 
         return PostgresStore(url)
     raise StoreError(f"unsupported store URL; expected {URL_FORMS}")
+
+
+def _implements_the_interface(store: SqlStore) -> SharedStore:
+    """mypy checks here that the SQL store (both backends) implements :class:`SharedStore`."""
+    return store

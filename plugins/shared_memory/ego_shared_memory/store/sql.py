@@ -330,9 +330,18 @@ class SqlStore(ABC):
     ) -> AppendResult:
         idem = f"redacted:{event_id}" if redacted and event_id else idempotency_key(draft)
         tx.lock(f"{draft.scope}|{draft.dedupe_key}")
-        existing = tx.one(f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.idem_key = ?", (idem,))
+        # the same event appended before, and the key's head, in one statement (one round trip)
+        found = tx.all(
+            f"SELECT 0, {EVENT_COLUMNS} FROM sm_events e WHERE e.idem_key = ?"
+            f" UNION ALL SELECT 1, {EVENT_COLUMNS} FROM sm_heads h JOIN sm_events e ON e.seq = h.seq"
+            " WHERE h.scope = ? AND h.dedupe_key = ?",
+            (idem, draft.scope, draft.dedupe_key),
+        )
+        existing = next((row[1:] for row in found if row[0] == 0), None)
         if existing is not None:
             return AppendResult(event=_event(existing), status="duplicate")
+        head = next((row[1:] for row in found if row[0] == 1), None)
+        previous = _event(head) if head is not None else None
         warnings: list[str] = []
         target: Event | None = None
         if draft.supersedes is not None:
@@ -345,7 +354,6 @@ class SqlStore(ABC):
                 tx.lock(f"{target.scope}|{target.dedupe_key}")
             if target.deprecated:
                 warnings.append(f"{target.event_id} was already superseded; it stays deprecated")
-        previous = self._head(tx, draft.scope, draft.dedupe_key)
         event_id = event_id or new_event_id()
         created = iso(now)  # stored to the microsecond, and read back the same
         expires = iso(now + timedelta(days=draft.ttl_days)) if draft.ttl_days > 0 else None
@@ -423,14 +431,6 @@ class SqlStore(ABC):
         )
         status: Status = "superseded_previous" if target is not None else "created"
         return AppendResult(event=stored, status=status, warnings=tuple(warnings))
-
-    def _head(self, tx: Tx, scope: str, dedupe_key: str) -> Event | None:
-        row = tx.one(
-            f"SELECT {EVENT_COLUMNS} FROM sm_heads h JOIN sm_events e ON e.seq = h.seq"
-            " WHERE h.scope = ? AND h.dedupe_key = ?",
-            (scope, dedupe_key),
-        )
-        return _event(row) if row is not None else None
 
     def _set_head(self, tx: Tx, scope: str, dedupe_key: str, seq: int, rank: int) -> None:
         """The key's head is event ``seq``; a new head starts without an open conflict (kept if unchanged)."""
