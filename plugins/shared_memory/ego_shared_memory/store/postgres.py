@@ -2,7 +2,7 @@
 
 Writes to one (scope, dedupe_key) are serialised by a transaction-scoped advisory lock on the key (hashed with
 the current schema, so stores in different schemas of one database do not block each other); a deadlock or
-serialisation failure is retried. Reads of a snapshot run in one REPEATABLE READ, READ ONLY transaction.
+serialisation failure is retried. Reads run statement by statement (a snapshot is two statements).
 """
 
 from __future__ import annotations
@@ -52,9 +52,13 @@ class PostgresStore(SqlStore):
 
     @contextmanager
     def _transaction(self, conn: Any, *, write: bool) -> Iterator[Any]:
-        # a read is one REPEATABLE READ, READ ONLY transaction: psycopg puts both into its BEGIN
-        conn.isolation_level = None if write else psycopg.IsolationLevel.REPEATABLE_READ
-        conn.read_only = None if write else True
+        if not write:
+            # Reads run statement by statement (autocommit): no BEGIN/COMMIT round trips. Events are
+            # immutable, so a read of several statements (a snapshot: keys, then rows) sees consistent events;
+            # at most a count includes an entry appended in between.
+            with conn.cursor() as cursor:
+                yield cursor
+            return
         with conn.transaction(), conn.cursor() as cursor:
             yield cursor
 

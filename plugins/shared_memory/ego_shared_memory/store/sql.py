@@ -510,42 +510,43 @@ class SqlStore(ABC):
         open conflicts."""
 
         def run(tx: Tx) -> tuple[int, list[Event], list[Event], dict[str, int], int]:
-            # Three statements whatever the number of scopes (a round trip each on PostgreSQL): the keys of
-            # the newest and of the best-ranked heads of each scope, the counts, then the rows of the ~90
+            # Two statements whatever the number of scopes (a round trip each on PostgreSQL): the keys of the
+            # newest and of the best-ranked heads of each scope with the counts, then the rows of the ~90
             # events shown, however many entries the scopes hold.
             parts: list[str] = []
             params: list[Any] = []
             for scope in scopes:
                 parts.append(
-                    "SELECT 'r', seq, 0 FROM (SELECT seq FROM sm_heads WHERE scope = ? ORDER BY seq DESC LIMIT ?) r"
+                    "SELECT 'r', seq, 0, '' FROM (SELECT seq FROM sm_heads WHERE scope = ? ORDER BY seq DESC LIMIT ?) r"
                 )
                 params += [scope, recent]
                 parts.append(
-                    "SELECT 'p', seq, rank FROM (SELECT h.seq, h.rank FROM sm_heads h JOIN sm_events e ON e.seq = h.seq"
-                    " WHERE h.scope = ? AND (e.expires_at IS NULL OR e.expires_at > ?)"
-                    " ORDER BY h.rank, h.seq DESC LIMIT ?) p"
+                    "SELECT 'p', seq, rank, '' FROM (SELECT h.seq, h.rank FROM sm_heads h"
+                    " JOIN sm_events e ON e.seq = h.seq WHERE h.scope = ?"
+                    " AND (e.expires_at IS NULL OR e.expires_at > ?) ORDER BY h.rank, h.seq DESC LIMIT ?) p"
                 )
                 params += [scope, iso(now), pins]
+            parts.append(
+                "SELECT 'c', COUNT(*), COUNT(conflict_id), scope FROM sm_heads"
+                f" WHERE scope IN ({_placeholders(scopes)}) GROUP BY scope"
+            )
+            params += scopes
+            parts.append("SELECT 'm', COALESCE(MAX(seq), 0), 0, '' FROM sm_events")
             newest: list[int] = []
             ranked: list[tuple[int, int]] = []
-            for which, seq, rank in tx.all(" UNION ALL ".join(parts), params):
-                if which == "r":
-                    newest.append(int(seq))
-                else:
-                    ranked.append((int(rank), int(seq)))
             counts = dict.fromkeys(scopes, 0)
             conflicts = 0
             top = 0
-            for scope, count, open_conflicts in tx.all(
-                f"SELECT scope, COUNT(*), COUNT(conflict_id) FROM sm_heads WHERE scope IN ({_placeholders(scopes)})"
-                " GROUP BY scope UNION ALL SELECT '', COALESCE(MAX(seq), 0), 0 FROM sm_events",
-                list(scopes),
-            ):
-                if scope == "":
-                    top = int(count)
+            for which, first, second, scope in tx.all(" UNION ALL ".join(parts), params):
+                if which == "r":
+                    newest.append(int(first))
+                elif which == "p":
+                    ranked.append((int(second), int(first)))
+                elif which == "c":
+                    counts[scope] = int(first)
+                    conflicts += int(second)
                 else:
-                    counts[scope] = int(count)
-                    conflicts += int(open_conflicts)
+                    top = int(first)
             recent_seqs = sorted(newest, reverse=True)[:recent]
             pin_seqs = [seq for _rank, seq in sorted(ranked, key=lambda rs: (rs[0], -rs[1]))[:pins]]
             wanted = sorted(set(recent_seqs) | set(pin_seqs))
