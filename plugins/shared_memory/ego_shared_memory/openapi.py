@@ -107,7 +107,12 @@ SCHEMAS: dict[str, Any] = {
             "pinned_event_ids": {"type": "array", "items": _EVENT_ID},
             "pinned_tokens": {"type": "integer", "minimum": 0},
             "pin_budget_tokens": {"type": "integer", "minimum": 1},
-            "entries": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+            "entries": {
+                "type": "object",
+                "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 1000},
+                "description": "live entries per scope, counted up to 1000",
+            },
+            "entries_complete": {"type": "boolean", "description": "false: some scope holds more than 1000"},
             "open_conflicts": {"type": "integer", "minimum": 0},
             "recent_events": {"type": "array", "items": _ref("StoredEvent")},
         },

@@ -47,16 +47,17 @@ class PinSet:
     tokens: int
 
 
-def compose_pins(candidates: Sequence[Event], *, total: int, budget_tokens: int) -> PinSet:
+def compose_pins(candidates: Sequence[Event], *, total: int, budget_tokens: int, complete: bool = True) -> PinSet:
     """Pins from ``candidates`` (live heads of one or more scopes) in rank order while they fit the budget.
 
-    ``total`` is how many live entries the scopes hold, for the closing "N more" line.
+    ``total`` is how many live entries the scopes hold, for the closing "N more" line (``complete`` false: at
+    least that many).
     """
     ordered = sorted(candidates, key=lambda e: (pin_rank(e.kind, e.confidence), -e.seq))
     lines: list[str] = []
     chosen: list[Event] = []
     used = 0
-    reserve = estimate_tokens(f"({total} more entries in the log: search or list them)")
+    reserve = estimate_tokens(f"({total}+ more entries in the log: search or list them)")
     for event in ordered:
         line = pin_line(event)
         cost = estimate_tokens(line) + 1
@@ -67,7 +68,7 @@ def compose_pins(candidates: Sequence[Event], *, total: int, budget_tokens: int)
         used += cost
     omitted = max(total - len(chosen), 0)
     if omitted:
-        lines.append(f"({omitted} more entries in the log: search or list them)")
+        lines.append(f"({omitted}{'' if complete else '+'} more entries in the log: search or list them)")
     markdown = "\n".join(lines)
     return PinSet(markdown=markdown, events=tuple(chosen), omitted=omitted, tokens=estimate_tokens(markdown))
 

@@ -24,6 +24,7 @@ from ego_shared_memory.events import (
 )
 from ego_shared_memory.pins import compose_pins
 from ego_shared_memory.store import EventFilter, SqlStore
+from ego_shared_memory.store.sql import COUNT_CAP
 
 _log = logging.getLogger("ego.shared_memory.gateway")
 
@@ -76,7 +77,12 @@ class SharedMemory:
         top, recent, candidates, counts, conflicts = self.store.snapshot_rows(
             chosen, recent=limit_recent, pins=PIN_CANDIDATES, now=now
         )
-        pins = compose_pins(candidates, total=sum(counts.values()), budget_tokens=self.settings.pin_budget_tokens)
+        complete = all(n <= COUNT_CAP for n in counts.values())
+        counts = {scope: min(n, COUNT_CAP) for scope, n in counts.items()}
+        conflicts = min(conflicts, COUNT_CAP)
+        pins = compose_pins(
+            candidates, total=sum(counts.values()), complete=complete, budget_tokens=self.settings.pin_budget_tokens
+        )
         identity = f"{agent_id}|{','.join(chosen)}|{limit_recent}|{top}|{self.settings.ruleset_stamp}"
         snapshot_id = f"snap_{top}_{hashlib.sha256(identity.encode()).hexdigest()[:12]}"
         _log.info("snapshot %s read by %s (%s)", snapshot_id, agent_id, ",".join(chosen))
@@ -91,6 +97,7 @@ class SharedMemory:
             "pinned_tokens": pins.tokens,
             "pin_budget_tokens": self.settings.pin_budget_tokens,
             "entries": counts,
+            "entries_complete": complete,
             "open_conflicts": conflicts,
             "recent_events": [event.as_dict(now) for event in recent],
         }

@@ -134,7 +134,7 @@ class SharedTools:
         entries = sum(int(n) for n in dict(snap.get("entries", {})).values())
         head = (
             f"Shared memory ({snap['snapshot_id']}, {snap['ruleset_stamp']}), {', '.join(snap['scopes'])}: "
-            f"{entries} entries"
+            f"{entries}{'' if snap.get('entries_complete', True) else '+'} entries"
         )
         conflicts = int(snap.get("open_conflicts", 0))
         if conflicts:

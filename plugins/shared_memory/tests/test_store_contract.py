@@ -278,3 +278,21 @@ def test_reopening_keeps_everything(store_url: str, store: SqlStore) -> None:
         assert again.append(draft(), NOW).status == "duplicate"
     finally:
         again.close()
+
+
+def test_a_snapshot_counts_a_huge_scope_only_up_to_the_cap(store: SqlStore) -> None:
+    from ego_shared_memory.service import SharedMemory
+    from ego_shared_memory.store.sql import COUNT_CAP
+
+    drafts = [
+        draft(dedupe_key=f"fact:k{index}", kind="fact", content_md=f"Fact {index}.") for index in range(COUNT_CAP + 5)
+    ]
+    store.append_many(drafts, NOW)
+    _top, recent, _pins, counts, _conflicts = store.snapshot_rows(["global"], recent=5, pins=10, now=NOW)
+    assert counts == {"global": COUNT_CAP + 1}
+    assert len(recent) == 5
+    snap = SharedMemory(store, GatewaySettings()).snapshot(agent_id="claude", scopes="global", limit_recent=3, now=NOW)
+    assert snap["entries"] == {"global": COUNT_CAP}
+    assert snap["entries_complete"] is False
+    assert "+ more entries in the log" in snap["pinned_md"]
+    assert store.event_count() == COUNT_CAP + 5

@@ -44,6 +44,8 @@ from ego_shared_memory.store.base import (
 
 T = TypeVar("T")
 SCHEMA_VERSION = 1
+COUNT_CAP = 1000
+"""A snapshot counts each scope's entries (and the open conflicts) up to this; more reads as COUNT_CAP + 1."""
 CONFIDENCE_WORD = {"high": 3, "med": 2, "low": 1}
 
 EVENT_COLUMNS = (
@@ -526,11 +528,14 @@ class SqlStore(ABC):
                     " AND (e.expires_at IS NULL OR e.expires_at > ?) ORDER BY h.rank, h.seq DESC LIMIT ?) p"
                 )
                 params += [scope, iso(now), pins]
+                # counted up to COUNT_CAP + 1: a huge scope costs no more than a big one
+                parts.append("SELECT 'c', COUNT(*), 0, ? FROM (SELECT 1 FROM sm_heads WHERE scope = ? LIMIT ?) c")
+                params += [scope, scope, COUNT_CAP + 1]
             parts.append(
-                "SELECT 'c', COUNT(*), COUNT(conflict_id), scope FROM sm_heads"
-                f" WHERE scope IN ({_placeholders(scopes)}) GROUP BY scope"
+                "SELECT 'k', COUNT(*), 0, '' FROM (SELECT 1 FROM sm_heads WHERE conflict_id IS NOT NULL"
+                f" AND scope IN ({_placeholders(scopes)}) LIMIT ?) k"
             )
-            params += scopes
+            params += [*scopes, COUNT_CAP + 1]
             parts.append("SELECT 'm', COALESCE(MAX(seq), 0), 0, '' FROM sm_events")
             newest: list[int] = []
             ranked: list[tuple[int, int]] = []
@@ -544,7 +549,8 @@ class SqlStore(ABC):
                     ranked.append((int(second), int(first)))
                 elif which == "c":
                     counts[scope] = int(first)
-                    conflicts += int(second)
+                elif which == "k":
+                    conflicts = int(first)
                 else:
                     top = int(first)
             recent_seqs = sorted(newest, reverse=True)[:recent]
