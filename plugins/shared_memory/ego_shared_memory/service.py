@@ -14,6 +14,8 @@ from typing import Any
 
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.events import (
+    JANITOR_KIND,
+    KINDS,
     AccessError,
     EventError,
     check_access,
@@ -126,6 +128,8 @@ class SharedMemory:
             raise EventError("q", "one or more words to look for")
         if not 1 <= limit <= MAX_SEARCH:
             raise EventError("limit", f"an integer from 1 to {MAX_SEARCH}")
+        if kind is not None and kind not in (*KINDS, JANITOR_KIND):
+            raise EventError("kind", f"one of {', '.join((*KINDS, JANITOR_KIND))}")
         chosen = parse_scopes(scopes) if scopes else []
         for scope in chosen:
             check_access(agent_id, scope, "read")

@@ -249,6 +249,11 @@ def test_search_and_lookup_respect_scopes(api: tuple[httpx.Client, OpenApi], tok
     missing = client.get("/v1/memory/events/evt_000000000000000000000000", headers=claude)
     assert missing.status_code == 404
     openapi.check(missing, "/v1/memory/events/{event_id}", "get")
+    bad_kind = client.get("/v1/memory/search", params={"q": "heartbeat", "kind": "opinion"}, headers=claude)
+    assert bad_kind.status_code == 422
+    assert openapi.check(bad_kind, "/v1/memory/search", "get")["field"] == "kind"
+    only = client.get("/v1/memory/search", params={"q": "heartbeat", "kind": "config"}, headers=gemini)
+    assert len(openapi.check(only, "/v1/memory/search", "get")["events"]) == 2
     empty = client.get("/v1/memory/search", params={"q": " "}, headers=claude)
     assert empty.status_code == 422
     assert openapi.check(empty, "/v1/memory/search", "get")["field"] == "q"
