@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ego_bench.gateway import gateway_options, gateway_run
 from ego_core import Command, PluginHost, hookimpl
 
 BenchRun = Callable[[argparse.Namespace, PluginHost, dict[str, Any], str], dict[str, Any]]
@@ -172,6 +173,7 @@ def bench_commands() -> list[Command]:
             lambda _parser: None,
             _stages,
         ),
+        bench_command("gateway", "shared memory gateway: appends/s and snapshot latency", gateway_options, gateway_run),
         bench_command(
             "tokens",
             "the size of tools/list and of typical responses, in characters and estimated tokens",

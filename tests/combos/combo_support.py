@@ -12,6 +12,7 @@ from ego_emotion_trend import EmotionTrendPlugin
 from ego_interoception.plugin import InteroceptionPlugin
 from ego_memory.plugin import MemoryPlugin
 from ego_self_model import SelfModelPlugin
+from ego_shared_memory import SharedMemoryPlugin
 from ego_workspace_sync.plugin import WorkspaceSyncPlugin
 
 REPO = Path(__file__).resolve().parents[2]
@@ -25,4 +26,5 @@ PLUGINS: Mapping[str, Callable[[], object]] = {
     "desires": DesiresPlugin,
     "self_model": SelfModelPlugin,
     "emotion_trend": EmotionTrendPlugin,
+    "shared_memory": SharedMemoryPlugin,
 }

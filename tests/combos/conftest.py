@@ -21,14 +21,16 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def combo_host(make_host: HostFactory, workspace: Path) -> Callable[..., PluginHost]:
-    """A host with the given built-in plugins (default: all), the real model, and a workspace."""
+def combo_host(make_host: HostFactory, workspace: Path, tmp_path: Path) -> Callable[..., PluginHost]:
+    """A host with the given built-in plugins (default: all), the real model, a workspace and a local shared
+    memory store."""
 
     def build(*ids: str, **memory: Any) -> PluginHost:
         chosen = ids or tuple(PLUGINS)
         config = {
             "memory": {"model_dir": str(MODEL_DIR), **memory},
             "workspace_sync": {"workspace_dir": str(workspace)},
+            "shared_memory": {"db": f"sqlite:///{tmp_path / 'shared.db'}", "agent_id": "claude"},
         }
         return make_host({plugin_id: PLUGINS[plugin_id]() for plugin_id in chosen}, config=config)
 

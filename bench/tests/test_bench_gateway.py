@@ -1,0 +1,33 @@
+"""The gateway benchmark measures a real gateway process: every event it sends is stored, and its snapshots
+read the store it filled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ego_bench.gateway import run_gateway_bench
+
+
+def test_a_small_run_appends_every_event_and_times_snapshots(tmp_path: Path) -> None:
+    report = run_gateway_bench(
+        command="test",
+        agents=2,
+        events=40,
+        snapshot_events=120,
+        snapshots=5,
+        backends=["sqlite"],
+        pg_url="postgresql://postgres@127.0.0.1:5432/test",
+        max_seconds=120,
+        work_dir=tmp_path,
+        show=False,
+    )
+    result = report["backends"]["sqlite"]
+    append, snapshot = result["append"], result["snapshot"]
+    assert (append["agents"], append["events_sent"], append["errors"]) == (2, 40, 0)
+    assert append["per_second"] > 0
+    assert append["latency_ms"]["p95"] >= append["latency_ms"]["p50"] > 0
+    assert snapshot["events_in_store"] == 120
+    assert snapshot["requests"] == 5
+    assert snapshot["recent_events"] == 50
+    assert sum(snapshot["entries"].values()) > 0
+    assert report["targets"] == {"append_per_second": 1000, "snapshot_p95_ms": 20}

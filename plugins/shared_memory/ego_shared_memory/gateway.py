@@ -1,0 +1,377 @@
+"""The gateway: an ASGI app (Starlette) over one store, with per-agent bearer tokens.
+
+Every answer is JSON, errors included (``{"error": code, "message": ...}``, plus ``field``/``rule`` for a
+422 and ``kinds`` when sensitive data was refused). ``/openapi.json`` describes every route and response.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from ego_shared_memory.config import GatewaySettings
+from ego_shared_memory.events import EVENT_ID, AccessError, EventError, check_agent_id
+from ego_shared_memory.janitor import STEPS, cleanup, parse_duration, run_janitor
+from ego_shared_memory.openapi import openapi_document
+from ego_shared_memory.service import NotFoundError, SharedMemory
+from ego_shared_memory.store import SqlStore, StoreError
+from ego_shared_memory.store.base import Role
+from ego_shared_memory.tokens import hash_token
+
+_log = logging.getLogger("ego.shared_memory.gateway")
+
+MAX_BODY_BYTES = 64 * 1024
+TOKEN_CACHE_SECONDS = 5.0
+"""A revoked token stops working within this many seconds on every replica."""
+
+Clock = Callable[[], datetime]
+T = TypeVar("T")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, error: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.payload: dict[str, Any] = {"error": error, "message": message, **extra}
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+class TokenCache:
+    def __init__(self, store: SqlStore) -> None:
+        self.store = store
+        self._entries: dict[str, tuple[tuple[str, Role] | None, float]] = {}
+        self._lock = threading.Lock()
+
+    async def owner(self, token: str) -> tuple[str, Role] | None:
+        digest = hash_token(token)
+        now = time.monotonic()
+        with self._lock:
+            cached = self._entries.get(digest)
+        if cached is not None and cached[1] > now:
+            return cached[0]
+        owner = await anyio.to_thread.run_sync(self.store.token_owner, digest)
+        with self._lock:
+            if len(self._entries) > 10_000:
+                self._entries.clear()
+            self._entries[digest] = (owner, now + TOKEN_CACHE_SECONDS)
+        return owner
+
+
+def build_app(
+    store: SqlStore,
+    settings: GatewaySettings,
+    *,
+    clock: Clock = _utc_now,
+    janitor_every: float | None = None,
+) -> Starlette:
+    """The gateway over ``store``. ``janitor_every`` (seconds) runs the janitor in the background (never
+    deleting anything)."""
+    service = SharedMemory(store, settings)
+    tokens = TokenCache(store)
+    inline = store.backend == "sqlite"
+
+    async def quick(work: Callable[[], T]) -> T:
+        """A short store call. SQLite answers from local memory and disk in well under a millisecond, and one
+        process writes at a time anyway: on the event loop it costs less than a thread hop. A network database
+        (PostgreSQL) waits on the network: in a worker thread, so that requests overlap."""
+        if inline:
+            return work()
+        return await anyio.to_thread.run_sync(work)
+
+    async def identify(request: Request, role: Role) -> str:
+        header = request.headers.get("authorization", "")
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise ApiError(401, "unauthorized", "send the agent's token as Authorization: Bearer <token>")
+        owner = await tokens.owner(token.strip())
+        if owner is None:
+            raise ApiError(401, "unauthorized", "the token is unknown or revoked; ask the operator for a new one")
+        agent, token_role = owner
+        if token_role != role:
+            if role == "admin":
+                raise ApiError(403, "forbidden", "the janitor endpoints need an operator token (--admin)")
+            raise ApiError(403, "forbidden", "operator tokens run the janitor; they cannot read or write memories")
+        return agent
+
+    async def read_json(request: Request, *, required: bool = True) -> Any:
+        body = await request.body()
+        if len(body) > MAX_BODY_BYTES:
+            raise ApiError(413, "too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
+        if not body.strip():
+            if required:
+                raise ApiError(400, "bad_request", "expected a JSON body")
+            return {}
+        try:
+            return json.loads(body, parse_constant=_reject_constant)
+        except (ValueError, UnicodeDecodeError):
+            raise ApiError(400, "bad_request", "the body is not valid JSON (NaN and Infinity are refused)") from None
+
+    def int_param(request: Request, name: str, default: int) -> int:
+        raw = request.query_params.get(name)
+        if raw is None or raw == "":
+            return default
+        try:
+            return int(raw)
+        except ValueError:
+            raise EventError(name, "an integer") from None
+
+    async def append(request: Request) -> Response:
+        agent = await identify(request, "agent")
+        body = await read_json(request)
+        result = await quick(lambda: service.append(body, agent_id=agent, now=clock()))
+        return JSONResponse(result, status_code=200 if result["status"] == "duplicate" else 201)
+
+    async def snapshot(request: Request) -> Response:
+        agent = await identify(request, "agent")
+        claimed = request.query_params.get("agent_id")
+        if claimed:
+            check_agent_id(claimed)
+            if claimed != agent:
+                raise AccessError(f"agent_id {claimed} does not match the token, which belongs to {agent}")
+        limit = int_param(request, "limit_recent", 50)
+        scopes = request.query_params.get("scopes") or None
+        result = await quick(lambda: service.snapshot(agent_id=agent, scopes=scopes, limit_recent=limit, now=clock()))
+        return JSONResponse(result)
+
+    async def event(request: Request) -> Response:
+        agent = await identify(request, "agent")
+        event_id = request.path_params["event_id"]
+        if not EVENT_ID.match(event_id):
+            raise EventError("event_id", "an event id evt_<24 hex digits>")
+        result = await anyio.to_thread.run_sync(lambda: service.event(agent_id=agent, event_id=event_id, now=clock()))
+        return JSONResponse(result)
+
+    async def search(request: Request) -> Response:
+        agent = await identify(request, "agent")
+        params = request.query_params
+        limit = int_param(request, "limit", 20)
+        include = params.get("include_deprecated", "false").lower() in ("1", "true", "yes")
+        kind = params.get("kind") or None
+        result = await anyio.to_thread.run_sync(
+            lambda: service.search(
+                agent_id=agent,
+                query=params.get("q", ""),
+                scopes=params.get("scopes") or None,
+                kind=kind,
+                limit=limit,
+                include_deprecated=include,
+                now=clock(),
+            )
+        )
+        return JSONResponse(result)
+
+    async def health(_request: Request) -> Response:
+        events = await anyio.to_thread.run_sync(store.max_seq)
+        return JSONResponse(
+            {"status": "ok", "backend": store.backend, "ruleset_stamp": settings.ruleset_stamp, "last_seq": events}
+        )
+
+    async def openapi(_request: Request) -> Response:
+        return JSONResponse(openapi_document())
+
+    async def janitor_run(request: Request) -> Response:
+        actor = await identify(request, "admin")
+        body = await read_json(request, required=False)
+        if not isinstance(body, Mapping):
+            raise EventError("body", "a JSON object {steps, full_scan}")
+        steps = body.get("steps", list(STEPS))
+        if not isinstance(steps, list) or not steps or any(step not in STEPS for step in steps):
+            raise EventError("steps", "a non-empty list of " + ", ".join(STEPS))
+        full = body.get("full_scan", False)
+        if not isinstance(full, bool):
+            raise EventError("full_scan", "true or false")
+        report = await anyio.to_thread.run_sync(
+            lambda: run_janitor(store, settings, clock(), steps=steps, full_scan=full)
+        )
+        _log.info("janitor run by %s: %s", actor, ", ".join(steps))
+        return JSONResponse(report)
+
+    async def janitor_conflicts(request: Request) -> Response:
+        await identify(request, "admin")
+        conflicts = await anyio.to_thread.run_sync(store.open_conflicts)
+        return JSONResponse(
+            {
+                "conflicts": [
+                    {
+                        "id": c.id,
+                        "scope": c.scope,
+                        "dedupe_key": c.dedupe_key,
+                        "event_id": c.event_id,
+                        "previous_event_id": c.previous_event_id,
+                        "detected_at": c.detected_at.isoformat(),
+                        "resolution_event_id": c.resolution_event_id,
+                    }
+                    for c in conflicts
+                ]
+            }
+        )
+
+    async def janitor_candidates(request: Request) -> Response:
+        await identify(request, "admin")
+        rows = await anyio.to_thread.run_sync(store.candidates)
+        return JSONResponse(
+            {"candidates": [{"event_id": e, "reason": r, "marked_at": m.isoformat()} for e, r, m in rows]}
+        )
+
+    async def janitor_audit(request: Request) -> Response:
+        await identify(request, "admin")
+        limit = int_param(request, "limit", 100)
+        if not 1 <= limit <= 1000:
+            raise EventError("limit", "an integer from 1 to 1000")
+        records = await anyio.to_thread.run_sync(lambda: store.audit(limit))
+        return JSONResponse(
+            {
+                "audit": [
+                    {
+                        "id": r.id,
+                        "at": r.at.isoformat(),
+                        "actor": r.actor,
+                        "action": r.action,
+                        "event_id": r.event_id,
+                        "detail": r.detail,
+                    }
+                    for r in records
+                ]
+            }
+        )
+
+    async def janitor_cleanup(request: Request) -> Response:
+        actor = await identify(request, "admin")
+        body = await read_json(request)
+        if not isinstance(body, Mapping):
+            raise EventError("body", "a JSON object {older_than, scopes, expired, approve}")
+        older = body.get("older_than")
+        try:
+            older_than = parse_duration(older) if isinstance(older, str) else None
+        except ValueError:
+            raise EventError("older_than", "a duration such as 30d, 12h or 2w") from None
+        if older is not None and older_than is None:
+            raise EventError("older_than", "a duration such as 30d, 12h or 2w")
+        scopes = body.get("scopes", [])
+        if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
+            raise EventError("scopes", "a list of scopes or patterns ending in * (agent:*)")
+        expired = body.get("expired", False)
+        approve = body.get("approve", False)
+        if not isinstance(expired, bool) or not isinstance(approve, bool):
+            raise EventError("approve" if not isinstance(approve, bool) else "expired", "true or false")
+        if older_than is None and not expired:
+            raise EventError("older_than", "a duration (or expired: true): what to select")
+        plan = await anyio.to_thread.run_sync(
+            lambda: cleanup(
+                store,
+                clock(),
+                older_than=older_than,
+                scope_patterns=scopes,
+                expired_only=expired,
+                approve=approve,
+                actor=f"gateway:{actor}",
+            )
+        )
+        return JSONResponse(
+            {
+                "approved": approve,
+                "selected": [e.event_id for e in plan.events],
+                "deleted": plan.deleted,
+            }
+        )
+
+    async def problem(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return JSONResponse(exc.payload, status_code=exc.status, headers=headers)
+
+    async def invalid(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, EventError)
+        payload: dict[str, Any] = {"error": "invalid", "message": exc.message, "field": exc.field, "rule": exc.rule}
+        if exc.kinds:
+            payload["error"] = "sensitive_data"
+            payload["kinds"] = list(exc.kinds)
+        return JSONResponse(payload, status_code=422)
+
+    async def forbidden(_request: Request, exc: Exception) -> Response:
+        return JSONResponse({"error": "forbidden", "message": str(exc)}, status_code=403)
+
+    async def not_found(_request: Request, exc: Exception) -> Response:
+        return JSONResponse({"error": "not_found", "message": str(exc)}, status_code=404)
+
+    async def http_error(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        return JSONResponse(
+            {"error": "http", "message": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers
+        )
+
+    async def unavailable(_request: Request, exc: Exception) -> Response:
+        _log.error("store unavailable: %s", exc)
+        return JSONResponse(
+            {"error": "unavailable", "message": "the store is unavailable; try again shortly"}, status_code=503
+        )
+
+    async def crashed(_request: Request, exc: Exception) -> Response:
+        _log.error("gateway request failed", exc_info=exc)
+        return JSONResponse({"error": "internal", "message": "internal error; it was logged"}, status_code=500)
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        stop = threading.Event()
+        worker: threading.Thread | None = None
+        if janitor_every:
+
+            def loop() -> None:
+                while not stop.wait(janitor_every):
+                    try:
+                        run_janitor(store, settings, clock())
+                    except Exception:
+                        _log.error("periodic janitor run failed", exc_info=True)
+
+            worker = threading.Thread(target=loop, name="shared-memory-janitor", daemon=True)
+            worker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            if worker is not None:
+                worker.join(timeout=30)
+
+    handlers: Mapping[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+        ApiError: problem,
+        EventError: invalid,
+        AccessError: forbidden,
+        NotFoundError: not_found,
+        HTTPException: http_error,
+        StoreError: unavailable,
+        Exception: crashed,
+    }
+    routes = [
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Route("/v1/health", health, methods=["GET"]),
+        Route("/v1/memory/snapshot", snapshot, methods=["GET"]),
+        Route("/v1/memory/append", append, methods=["POST"]),
+        Route("/v1/memory/events/{event_id}", event, methods=["GET"]),
+        Route("/v1/memory/search", search, methods=["GET"]),
+        Route("/v1/janitor/run", janitor_run, methods=["POST"]),
+        Route("/v1/janitor/conflicts", janitor_conflicts, methods=["GET"]),
+        Route("/v1/janitor/candidates", janitor_candidates, methods=["GET"]),
+        Route("/v1/janitor/audit", janitor_audit, methods=["GET"]),
+        Route("/v1/janitor/cleanup", janitor_cleanup, methods=["POST"]),
+    ]
+    return Starlette(routes=routes, exception_handlers=dict(handlers), lifespan=lifespan)

@@ -1,0 +1,75 @@
+"""Fixtures: a store on each backend (a fresh SQLite file, a fresh PostgreSQL schema), tokens, a gateway."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from shared_support import ThreadGateway, pg_schema, require_postgres
+
+from ego_shared_memory.config import GatewaySettings
+from ego_shared_memory.store import SqlStore, open_store
+from ego_shared_memory.tokens import create_token
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+@pytest.fixture(autouse=True)
+def _no_shared_settings_from_the_shell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's EGO_SHARED_* / EGO_GATEWAY_DB would win over the tests' configuration."""
+    for name in ("EGO_SHARED_URL", "EGO_SHARED_TOKEN", "EGO_SHARED_DB", "EGO_SHARED_AGENT", "EGO_SHARED_PROJECT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("EGO_GATEWAY_DB", raising=False)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> None:
+    require_postgres()
+
+
+@pytest.fixture
+def pg_url(postgres: None) -> Iterator[str]:
+    with pg_schema() as url:
+        yield url
+
+
+@pytest.fixture(params=BACKENDS)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'shared.db'}"
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[SqlStore]:
+    opened = open_store(store_url)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.fixture
+def settings() -> GatewaySettings:
+    return GatewaySettings()
+
+
+@pytest.fixture
+def token_for(store: SqlStore, settings: GatewaySettings) -> Callable[..., str]:
+    def make(agent_id: str, *, admin: bool = False) -> str:
+        return create_token(
+            store, agent_id, role="admin" if admin else "agent", agents=settings.agents, now=datetime.now(UTC)
+        )
+
+    return make
+
+
+@pytest.fixture
+def gateway(store: SqlStore, settings: GatewaySettings) -> Iterator[ThreadGateway]:
+    running = ThreadGateway(store, settings).start()
+    try:
+        yield running
+    finally:
+        running.stop()
