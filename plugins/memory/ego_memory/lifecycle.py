@@ -1,4 +1,4 @@
-"""The memory lifecycle (SPEC §5.6-5.7): link_memories, episodes, consolidate, forget."""
+"""The memory lifecycle: link_memories, episodes, consolidate, forget."""
 
 from __future__ import annotations
 
@@ -23,9 +23,12 @@ from ego_core import (
     relative_age,
     truncate,
 )
+from ego_memory.errors import StoreError
+from ego_memory.limits import MAX_EPISODE_MEMBERS
 from ego_memory.memories import Memories, extra_lines
 from ego_memory.privacy import mask_quotes
-from ego_memory.store import Episode, StoreError, to_millis
+from ego_memory.rows import Episode, to_millis
+from ego_memory.wording import count_of
 
 MEMORY_ID = re.compile(r"^mem_[0-9a-f]{12}$")
 EPISODE_ID = re.compile(r"^ep_[0-9a-f]{12}$")
@@ -46,7 +49,6 @@ REPLAY_CONFIDENCE = 0.6
 COACTIVATION_STEP = 0.05
 PRUNE_BELOW = 0.1
 EXPLICIT_CONFIDENCE = 0.9
-MAX_EPISODE_MEMBERS = 200
 
 
 def _shown_id(value: str, pattern: re.Pattern[str], kind: str) -> str:
@@ -92,7 +94,8 @@ class Lifecycle:
             raise ToolError(f"Invalid argument `link_type`: must be one of: {', '.join(LINK_TYPES)}.")
         if source == target:
             raise ToolError("Invalid argument `target_id`: a memory cannot be linked to itself.")
-        existing = self.store.existing_ids([source, target])
+        well_formed = [i for i in (source, target) if MEMORY_ID.match(i)]
+        existing = self.store.existing_ids(well_formed)
         for memory_id in (source, target):
             if memory_id not in existing:
                 raise self._not_found(memory_id)
@@ -113,7 +116,7 @@ class Lifecycle:
             raise ToolError("Invalid argument `memory_ids`: give at least one memory id.")
         if len(requested) > MAX_EPISODE_MEMBERS:
             raise ToolError(f"Invalid argument `memory_ids`: at most {MAX_EPISODE_MEMBERS} memories per episode.")
-        members = self.store.get(requested, with_links=False)
+        members = self.store.get([i for i in requested if MEMORY_ID.match(i)], with_links=False)
         found = {m.id for m in members}
         missing = [i for i in requested if i not in found]
         if missing:
@@ -140,7 +143,7 @@ class Lifecycle:
         self.store.add_episode(episode)
         tz = self.ctx.settings.tz
         data = (
-            f"Episode {episode.id} created: {len(ordered)} memories, "
+            f"Episode {episode.id} created: {count_of(len(ordered), 'memory', 'memories')}, "
             f"{episode.start.astimezone(tz):%Y-%m-%d %H:%M} to {episode.end.astimezone(tz):%Y-%m-%d %H:%M}, "
             f"importance {episode.importance}."
         )
@@ -184,8 +187,8 @@ class Lifecycle:
         run = ConsolidationRun(since=since, until=until, recent_ids=tuple(m.id for m in recent))
         texts, scaffold = compose_sections(self.ctx.hooks.notify("on_consolidate", run=run))
         summary = (
-            f"Consolidation complete. Replayed {len(recent)} events, strengthened {strengthened} co-activated "
-            f"link(s), created {created} link(s), pruned {pruned} weak link(s)."
+            f"Consolidation complete. Replayed {count_of(len(recent), 'event')}, strengthened {strengthened} "
+            f"co-activated link(s), created {created} link(s), pruned {pruned} weak link(s)."
         )
         if truncated:
             summary += f" (Only the latest {MAX_REPLAY} of the last 24h were replayed.)"

@@ -21,7 +21,8 @@ from ego_memory.config import MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS
 from ego_memory.embedding.errors import ProviderError
 from ego_memory.embedding.openai import OpenAIEmbedder
-from ego_memory.plugin import embedder_settings, embedding_tool_error
+from ego_memory.plugin import embedding_tool_error
+from ego_memory.runtime import embedder_settings
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
