@@ -148,18 +148,24 @@ class ChromaIndex:
             raise VectorIndexError(f"{where} failed while {doing} ({describe(exc)})") from exc
 
     def open(self) -> None:
-        import chromadb
-        from chromadb.config import Settings as ChromaSettings
-
-        settings = ChromaSettings(anonymized_telemetry=False)
         with self._failures("opening"):
             try:
-                self._connect(chromadb, settings)
+                self._connect()
+                self._collection = self._client.get_or_create_collection(
+                    self.name,
+                    configuration={"hnsw": dict(HNSW)},
+                    metadata={"embedding_model": self.model_id},
+                    embedding_function=None,
+                )
             except BaseException:
                 self.close(evict=True)
                 raise
 
-    def _connect(self, chromadb: Any, settings: Any) -> None:
+    def _connect(self) -> None:
+        import chromadb
+        from chromadb.config import Settings as ChromaSettings
+
+        settings = ChromaSettings(anonymized_telemetry=False)
         if self.url:
             parsed = urlparse(self.url)
             if parsed.scheme not in ("http", "https") or not parsed.hostname:
@@ -174,12 +180,6 @@ class ChromaIndex:
             self.directory.mkdir(parents=True, exist_ok=True)
             self._client = chromadb.PersistentClient(path=str(self.directory), settings=settings)
             self._system = _systems.acquire(self._client)
-        self._collection = self._client.get_or_create_collection(
-            self.name,
-            configuration={"hnsw": dict(HNSW)},
-            metadata={"embedding_model": self.model_id},
-            embedding_function=None,
-        )
 
     def close(self, *, evict: bool = False) -> None:
         """Release the client (the embedded System stops with its last user); ``evict``: the next open starts
@@ -207,7 +207,7 @@ class ChromaIndex:
         if self.url:
             with self._failures("deleting the collection"):
                 if self._client is None:
-                    self.open()
+                    self._connect()
                 if self.name in {c.name for c in self._client.list_collections()}:
                     self._client.delete_collection(self.name)
             self.close()
@@ -313,6 +313,6 @@ class ChromaIndex:
         """Delete this collection (another collection in the same directory stays), and close."""
         with self._failures("deleting the collection"):
             if self._client is None:
-                self.open()
+                self._connect()
             self._client.delete_collection(self.name)
         self.close()
