@@ -25,6 +25,8 @@ from ego_memory.limits import MAX_SECONDARY, MAX_TAGS
 from ego_memory.rows import to_epoch
 
 _log = logging.getLogger("ego.plugin.memory.store")
+logging.getLogger("chromadb.config").setLevel(logging.INFO)
+"""Chroma logs each component it starts and stops at DEBUG: noise in ego's log, and records at every shutdown."""
 
 HNSW = {"space": "cosine", "batch_size": 50, "sync_threshold": 100}
 """Cosine distance. Chroma's single-record add slows down with the number of records not yet applied to its
