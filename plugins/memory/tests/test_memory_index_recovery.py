@@ -23,6 +23,7 @@ from mcp.client.stdio import stdio_client
 from ego_core import EmotionalTrace, Memory
 from ego_core.testing import call_error, call_ok, mcp_client
 from ego_memory.embedding import OnnxEmbedder
+from ego_memory.errors import VectorIndexError
 from ego_memory.maintenance import INDEX_CHECK, INDEX_DAMAGED
 from ego_memory.store import MemoryStore
 from ego_memory.vector_index import collection_name
@@ -158,6 +159,14 @@ async def test_the_next_start_rebuilds_a_broken_index_from_sqlite(
     assert [e["event"] for e in events] == ["memory_index_rebuild", "memory_index_rebuilt"]
     assert events[0]["memories"] == 150
     assert events[1]["memories"] == 150
+    served = MemoryStore(memory_dir, onnx_embedder.model_id)
+    served.open(onnx_embedder.embed)
+    try:  # the server's rebuild holds every memory (nothing left to repair at this open)
+        assert served.rebuilt is None
+        assert set(seeded) < served.chroma.all_ids() == set(served.all_ids())
+        assert served.integrity_problems() == []
+    finally:
+        served.close()
 
     # broken again: an in-process host starts on it just the same
     damage(kind, memory_dir, onnx_embedder.model_id)
@@ -219,6 +228,25 @@ async def test_a_remember_refused_by_a_failing_index_is_an_error_result_over_mcp
     assert text.startswith("The memory store cannot serve this call: the vector index failed while adding vectors")
     assert "Nothing was lost" in text
     assert plugin._require().count() == 1
+
+
+def test_a_chroma_server_that_fails_is_never_rebuilt_by_itself(onnx_embedder: OnnxEmbedder, tmp_path: Path) -> None:
+    """A server may only be unreachable for a while: its collection is not deleted behind the user's back."""
+    directory = tmp_path / "store"
+    seed(directory, onnx_embedder, 3)
+    remote = MemoryStore(directory, onnx_embedder.model_id, chroma_url="http://127.0.0.1:9")
+    with pytest.raises(VectorIndexError, match="ego memory reindex --force") as refused:
+        remote.open(onnx_embedder.embed)
+    assert "the Chroma server at http://127.0.0.1:9 failed while opening" in str(refused.value)
+    assert remote.rebuilt is None
+    local = MemoryStore(directory, onnx_embedder.model_id)
+    local.open(onnx_embedder.embed)
+    try:
+        assert local.rebuilt is None
+        assert len(local.all_ids()) == 3
+        assert local.tables.meta(INDEX_DAMAGED) is None
+    finally:
+        local.close()
 
 
 def test_a_start_that_died_while_checking_the_index_rebuilds_it(
