@@ -85,9 +85,13 @@ def argument_error(tool: str, parameter: str, expected: str) -> ToolError:
 
 def _finite(args: Mapping[str, Any], name: str, default: float) -> float:
     value = args.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         raise argument_error("remember", name, "must be a finite number")
-    return float(value)
+    if isinstance(value, int):  # any size: clamped like other values out of range, never made a float first
+        return float(max(-1_000_000, min(1_000_000, value)))
+    if not math.isfinite(value):
+        raise argument_error("remember", name, "must be a finite number")
+    return value
 
 
 def _labels(args: Mapping[str, Any], name: str, max_items: int, max_chars: int) -> list[object]:

@@ -117,6 +117,10 @@ def test_the_handler_refuses_what_the_schema_cannot_say(memory_hosts: MemoryHost
         assert all(part in refused.value.message for part in parts), refused.value.message
     assert memories.count() == 0
     assert memories.remember({"content": "Nested just enough.", "body_state": nested(MAX_BODY_STATE_DEPTH)}).data
+    saved = memories.remember({"content": "A 5,000-digit importance.", "importance": 10**5000, "force": True})
+    stored = memories.store.get_one(saved.data.split("(id: ")[1][:16])
+    assert stored is not None
+    assert stored.importance == 5
 
 
 def bounded(schema: Mapping[str, Any]) -> list[str]:
