@@ -13,6 +13,7 @@ from ego_core.errors import InvalidArgumentError, ToolError, UsageError
 from ego_core.factory import build_host
 from ego_core.hookspecs import hookimpl, hookspec
 from ego_core.host import PluginHost
+from ego_core.logs import log_event
 from ego_core.plugin import Plugin, PluginBase
 from ego_core.redaction import PRIVATE_MARK
 from ego_core.responses import compose_sections, relative_age, truncate
@@ -111,6 +112,7 @@ __all__ = [
     "compose_sections",
     "hookimpl",
     "hookspec",
+    "log_event",
     "relative_age",
     "truncate",
 ]

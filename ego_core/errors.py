@@ -26,6 +26,7 @@ class InvalidArgumentError(ToolError):
     def __init__(self, parameter: str, expected: str, scaffold: Sequence[ScaffoldItem] = ()) -> None:
         super().__init__(f"Invalid argument `{parameter}`: {expected}.", scaffold)
         self.parameter = parameter
+        self.expected = expected.rstrip(".")
 
 
 class UsageError(Exception):

@@ -21,7 +21,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.auth.middleware.auth_context import get_access_token
 
 from ego_core.agents import AgentHosts
-from ego_core.errors import ToolError
+from ego_core.errors import InvalidArgumentError, ToolError
 from ego_core.host import PluginHost
 from ego_core.logs import log_event
 from ego_core.responses import compose, scaffold_text
@@ -101,6 +101,10 @@ class ToolRunner:
         except ArgumentError as exc:
             outcome, is_error = "invalid", True
             text = f"Invalid arguments for {name}: {exc}. Fix the call and try again."
+        except InvalidArgumentError as exc:  # the same form as a schema violation, whoever found it
+            outcome, is_error = "invalid", True
+            message = f"Invalid arguments for {name}: `{exc.parameter}`: {exc.expected}. Fix the call and try again."
+            text = compose(message, scaffold_text(exc.scaffold, self.served()))
         except ToolError as exc:
             outcome, is_error = "error", True
             text = compose(exc.message, scaffold_text(exc.scaffold, self.served()))

@@ -97,10 +97,12 @@ def accepted_form(schema: Mapping[str, Any]) -> str:
         elif schema.get("maxItems") is not None:
             count = f"of at most {schema['maxItems']} "
         inner = accepted_form(items) if isinstance(items, Mapping) and items else "values"
-        text = f"a list {count}items, each {inner}"
+        text = f"a list of {count}items, each {inner}" if not count else f"a list {count}items, each {inner}"
         if schema.get("description"):
             text += f" ({schema['description']})"
         return text
+    if kind == "object" and schema.get("maxProperties") is not None:
+        return f"{_type_word(kind)} of at most {schema['maxProperties']} keys"
     if kind is not None:
         return _type_word(kind)
     return str(schema.get("description", "a valid value"))

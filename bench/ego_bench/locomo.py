@@ -21,9 +21,9 @@ import attrs
 
 from ego_bench.common import copy_store, memory_host, percentiles, report_header
 from ego_core import Clock, RecallQuery, RememberDraft, Settings
+from ego_memory.filters import Filters
 from ego_memory.memories import Memories
 from ego_memory.progress import progress
-from ego_memory.store import Filters
 from ego_memory.text import words_query
 
 TIME_FORMAT = "%I:%M %p on %d %B, %Y"

@@ -126,10 +126,19 @@ def _stages(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], c
     return run_stages(host.settings, table, command=command, work_dir=args.work_dir)
 
 
+def _tokens_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sets",
+        default="minimal,cognitive,everything,multi-agent",
+        help="comma-separated plugin sets to measure (minimal, cognitive, everything, multi-agent)",
+    )
+
+
 def _tokens(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
     from ego_bench.tokens import run_tokens
 
-    return run_tokens(command=command, embedder=str(table.get("embedder", "onnx")), work_dir=args.work_dir)
+    sets = [name.strip() for name in args.sets.split(",") if name.strip()]
+    return run_tokens(command=command, embedder=str(table.get("embedder", "onnx")), work_dir=args.work_dir, sets=sets)
 
 
 def _emotion_trend_options(parser: argparse.ArgumentParser) -> None:
@@ -176,8 +185,8 @@ def bench_commands() -> list[Command]:
         bench_command("gateway", "shared memory gateway: appends/s and snapshot latency", gateway_options, gateway_run),
         bench_command(
             "tokens",
-            "the size of tools/list and of typical responses, in characters and estimated tokens",
-            lambda _parser: None,
+            "the size of tools/list per plugin set and of typical responses, in characters and tokens",
+            _tokens_options,
             _tokens,
         ),
         bench_command(

@@ -167,7 +167,9 @@ async def test_an_invalid_argument_error_names_the_parameter(host: PluginHost, m
     async with mcp_client(host, mode=mode) as client:
         result = await client.call_tool("count", {"mode": "invalid"})
     assert result.is_error
-    assert tool_text(result) == "Invalid argument `date_from`: an ISO 8601 date."
+    assert (
+        tool_text(result) == "Invalid arguments for count: `date_from`: an ISO 8601 date. Fix the call and try again."
+    )
 
 
 @pytest.mark.parametrize(

@@ -72,3 +72,9 @@ def test_the_check_catches_a_private_import() -> None:
     planted = "def f():\n    from ego_core.host import PluginContext\n"
     assert private_imports(planted, "planted.py") == ["planted.py:2 imports ego_core.host"]
     assert private_imports("from ego_core import hookimpl\nimport ego_core.testing\n", "ok.py") == []
+
+
+def test_every_public_name_is_in_the_author_guide() -> None:
+    guide = (ROOT / "docs" / "plugin-author-guide.md").read_text(encoding="utf-8")
+    missing = [name for name in ego_core.__all__ if name != "__version__" and f"`{name}`" not in guide]
+    assert not missing, f"docs/plugin-author-guide.md does not mention {missing}"

@@ -121,7 +121,10 @@ async def test_an_unknown_name_lists_the_nine_and_changes_nothing(desire_host: D
         text = await call_error(client, "satisfy_desire", {"name": "my secret plan"})
         bad_quality = await call_error(client, "satisfy_desire", {"name": "curiosity", "quality": 1.5})
         missing = await call_error(client, "satisfy_desire", {})
-    assert text == "Invalid argument `name`: one of " + ", ".join(NINE) + "."
+    assert (
+        text
+        == "Invalid arguments for satisfy_desire: `name`: one of " + ", ".join(NINE) + ". Fix the call and try again."
+    )
     assert "secret" not in text
     assert "`quality`" in bad_quality
     assert "1.5" not in bad_quality

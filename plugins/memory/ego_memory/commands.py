@@ -1,12 +1,26 @@
-"""CLI commands of the memory plugin: ``ego memory stats|reindex``."""
+"""CLI commands of the memory plugin: ``ego memory stats|reindex|download-model``."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
+import os
+import sqlite3
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
-from ego_core import MEMORY_STORE, Command, MemoryService, PluginHost
+from ego_core import MEMORY_STORE, Command, EmbeddingError, MemoryService, PluginHost
+from ego_memory.embedding.onnx import MODEL_DIR_ENV, default_onnx_model_dir, download_model, missing_files
+from ego_memory.errors import StoreError
+from ego_memory.privacy import PrivateContentRedactor
+from ego_memory.progress import progress_bar
+from ego_memory.runtime import open_runtime
+from ego_memory.vector_index import describe
+from ego_memory.wording import count_of
+
+_log = logging.getLogger("ego.plugin.memory")
 
 # ----------------------------------------------------------------------------------------------------
 # ego memory ...
@@ -14,36 +28,55 @@ from ego_core import MEMORY_STORE, Command, MemoryService, PluginHost
 
 def _configure_reindex(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--force", action="store_true", help="re-embed even when the store already uses the configured model"
+        "--force",
+        action="store_true",
+        help="re-embed even when the store already uses the configured model (also rebuilds a broken index "
+        "on a Chroma server)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def _run_reindex(args: argparse.Namespace, host: PluginHost) -> int:
-    from ego_memory.config import embedder_settings
-    from ego_memory.embedding import CachedEmbedder
-    from ego_memory.progress import progress_bar
-    from ego_memory.store import MemoryStore
-
-    if not host.is_active("memory"):
-        print("ego: error: the memory plugin is not enabled (see `ego plugins`)", file=sys.stderr)
-        return 2
-    ctx = host.context("memory")
-    config = ctx.config
-    embedder = CachedEmbedder(host.make_embedder(config.embedder, embedder_settings(config)))
-    store = MemoryStore(ctx.data_dir, embedder.model_id, chroma_url=config.chroma_url)
-    store.open(embedder.embed, allow_model_change=True)
+def _reindex(args: argparse.Namespace, host: PluginHost, redactor: PrivateContentRedactor) -> int:
+    runtime = open_runtime(
+        host.context("memory"),
+        redactor,
+        allow_model_change=True,
+        rebuild_broken_index=True if args.force else None,
+        progress=not args.quiet,
+    )
     try:
+        store = runtime.store
+        if store.rebuilt is not None:  # the vector index could not serve: opening rebuilt it from SQLite
+            done = count_of(store.rebuilt, "memory", "memories")
+            print(f"rebuilt the vector index from the memory database: re-embedded {done} ({store.model_id})")
+            return 0
         if not store.model_mismatch and not args.force:
             print(f"the store already uses {store.model_id}; nothing to do (use --force to re-embed anyway)")
             return 0
         before = store.model_id
         with progress_bar(total=store.count(), desc="reindex", enabled=not args.quiet) as advance:
-            embedded = store.reindex(embedder.embed, progress=advance)
-        print(f"re-embedded {embedded} memories: {before} -> {store.model_id}")
+            embedded = store.reindex(runtime.embedder.embed, progress=advance)
+        print(f"re-embedded {count_of(embedded, 'memory', 'memories')}: {before} -> {store.model_id}")
+        return 0
     finally:
-        store.close()
-    return 0
+        runtime.close()
+
+
+def _run_reindex(redactor: PrivateContentRedactor) -> Callable[[argparse.Namespace, PluginHost], int]:
+    def run(args: argparse.Namespace, host: PluginHost) -> int:
+        if not host.is_active("memory"):
+            print("ego: error: the memory plugin is not enabled (see `ego plugins`)", file=sys.stderr)
+            return 2
+        try:
+            return _reindex(args, host, redactor)
+        except (StoreError, sqlite3.Error, OSError) as exc:
+            # one line, never a traceback (the JSON log has it)
+            _log.info("memory reindex failed", exc_info=True)
+            message = str(exc) if isinstance(exc, StoreError) else describe(exc)
+            print(f"ego: error: memory reindex: {message}", file=sys.stderr)
+            return 1
+
+    return run
 
 
 def _configure_stats(parser: argparse.ArgumentParser) -> None:
@@ -60,14 +93,40 @@ def _run_stats(args: argparse.Namespace, host: PluginHost) -> int:
     return 0
 
 
-def memory_commands() -> list[Command]:
+def _configure_download(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--to",
+        type=Path,
+        default=None,
+        help="the model directory to fill (default: [plugins.memory] model_dir, else chromadb's cache)",
+    )
+
+
+def _run_download(args: argparse.Namespace, host: PluginHost) -> int:
+    """Fetch the default ONNX model once (the only network use of ego, and only on request or first start)."""
+    configured = host.settings.plugin_tables.get("memory", {}).get("model_dir") or os.environ.get(MODEL_DIR_ENV)
+    target = (args.to or (Path(configured).expanduser() if configured else default_onnx_model_dir())).absolute()
+    if not missing_files(target):
+        print(f"the embedding model is already in {target}")
+        return 0
+    try:
+        download_model(target)
+    except EmbeddingError as exc:
+        print(f"ego: error: {exc}", file=sys.stderr)
+        return 1
+    print(f"downloaded all-MiniLM-L6-v2 into {target}")
+    return 0
+
+
+def memory_commands(redactor: PrivateContentRedactor) -> list[Command]:
+    """The commands; ``redactor`` is the plugin's, so a reindex logs no private text either."""
     return [
         Command(
             name="reindex",
             group="memory",
-            help="re-embed every memory with the configured embedding model (resumable)",
+            help="re-embed every memory with the configured embedding model (resumable); rebuilds a broken index",
             configure=_configure_reindex,
-            run=_run_reindex,
+            run=_run_reindex(redactor),
             starts_host=False,
         ),
         Command(
@@ -76,5 +135,13 @@ def memory_commands() -> list[Command]:
             help="number of memories and the embedding model",
             configure=_configure_stats,
             run=_run_stats,
+        ),
+        Command(
+            name="download-model",
+            group="memory",
+            help="fetch the default embedding model (all-MiniLM-L6-v2, ONNX) once, while online",
+            configure=_configure_download,
+            run=_run_download,
+            starts_host=False,
         ),
     ]

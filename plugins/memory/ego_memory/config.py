@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
-
-from ego_core import EmbedderSettings
-from ego_memory.embedding.errors import API_KEY_ENV_SETTING
 
 
 @attrs.frozen
@@ -83,12 +78,3 @@ CONFIG_ENV = {
     "EGO_EMBEDDER": "embedder",
     "EGO_CHROMA_URL": "chroma_url",
 }
-
-
-def embedder_settings(config: MemoryConfig, env: Mapping[str, str] | None = None) -> EmbedderSettings:
-    env = os.environ if env is None else env
-    api_key = env.get(config.api_key_env) if config.api_key_env else None
-    extra = {API_KEY_ENV_SETTING: config.api_key_env} if config.api_key_env else {}
-    return EmbedderSettings(
-        model=config.model, model_dir=config.model_dir, api_key=api_key, base_url=config.base_url, extra=extra
-    )

@@ -12,6 +12,7 @@ from typing import Any, cast
 from ego_core import (
     LINK_TYPES,
     ConsolidationRun,
+    InvalidArgumentError,
     LinkType,
     Memory,
     MemoryLink,
@@ -23,9 +24,12 @@ from ego_core import (
     relative_age,
     truncate,
 )
+from ego_memory.errors import StoreError
+from ego_memory.limits import MAX_EPISODE_MEMBERS
 from ego_memory.memories import Memories, extra_lines
 from ego_memory.privacy import mask_quotes
-from ego_memory.store import Episode, StoreError, to_millis
+from ego_memory.rows import Episode, to_millis
+from ego_memory.wording import count_of
 
 MEMORY_ID = re.compile(r"^mem_[0-9a-f]{12}$")
 EPISODE_ID = re.compile(r"^ep_[0-9a-f]{12}$")
@@ -46,7 +50,6 @@ REPLAY_CONFIDENCE = 0.6
 COACTIVATION_STEP = 0.05
 PRUNE_BELOW = 0.1
 EXPLICIT_CONFIDENCE = 0.9
-MAX_EPISODE_MEMBERS = 200
 
 
 def _shown_id(value: str, pattern: re.Pattern[str], kind: str) -> str:
@@ -89,10 +92,11 @@ class Lifecycle:
         target = str(args["target_id"]).strip()
         link_type = cast("LinkType", str(args.get("link_type") or "related"))
         if link_type not in LINK_TYPES:
-            raise ToolError(f"Invalid argument `link_type`: must be one of: {', '.join(LINK_TYPES)}.")
+            raise InvalidArgumentError("link_type", f"one of: {', '.join(LINK_TYPES)}")
         if source == target:
-            raise ToolError("Invalid argument `target_id`: a memory cannot be linked to itself.")
-        existing = self.store.existing_ids([source, target])
+            raise InvalidArgumentError("target_id", "a memory cannot be linked to itself")
+        well_formed = [i for i in (source, target) if MEMORY_ID.match(i)]
+        existing = self.store.existing_ids(well_formed)
         for memory_id in (source, target):
             if memory_id not in existing:
                 raise self._not_found(memory_id)
@@ -110,10 +114,10 @@ class Lifecycle:
     def create_episode(self, args: Mapping[str, Any]) -> Response:
         requested = list(dict.fromkeys(str(i).strip() for i in args["memory_ids"]))
         if not requested:
-            raise ToolError("Invalid argument `memory_ids`: give at least one memory id.")
+            raise InvalidArgumentError("memory_ids", "give at least one memory id")
         if len(requested) > MAX_EPISODE_MEMBERS:
-            raise ToolError(f"Invalid argument `memory_ids`: at most {MAX_EPISODE_MEMBERS} memories per episode.")
-        members = self.store.get(requested, with_links=False)
+            raise InvalidArgumentError("memory_ids", f"at most {MAX_EPISODE_MEMBERS} memories per episode")
+        members = self.store.get([i for i in requested if MEMORY_ID.match(i)], with_links=False)
         found = {m.id for m in members}
         missing = [i for i in requested if i not in found]
         if missing:
@@ -121,7 +125,7 @@ class Lifecycle:
             raise ToolError(f"Memory not found: {shown}", NOT_FOUND_SCAFFOLD)
         summary = " ".join(str(args["summary"]).split())
         if not summary:
-            raise ToolError("Invalid argument `summary`: must contain text, not only whitespace.")
+            raise InvalidArgumentError("summary", "must contain text, not only whitespace")
         private = [m.content for m in members if m.is_private]
         guarded = mask_quotes(self.memories.redactor(summary), private)
         notes = []
@@ -140,7 +144,7 @@ class Lifecycle:
         self.store.add_episode(episode)
         tz = self.ctx.settings.tz
         data = (
-            f"Episode {episode.id} created: {len(ordered)} memories, "
+            f"Episode {episode.id} created: {count_of(len(ordered), 'memory', 'memories')}, "
             f"{episode.start.astimezone(tz):%Y-%m-%d %H:%M} to {episode.end.astimezone(tz):%Y-%m-%d %H:%M}, "
             f"importance {episode.importance}."
         )
@@ -184,8 +188,8 @@ class Lifecycle:
         run = ConsolidationRun(since=since, until=until, recent_ids=tuple(m.id for m in recent))
         texts, scaffold = compose_sections(self.ctx.hooks.on_consolidate(run=run))
         summary = (
-            f"Consolidation complete. Replayed {len(recent)} events, strengthened {strengthened} co-activated "
-            f"link(s), created {created} link(s), pruned {pruned} weak link(s)."
+            f"Consolidation complete. Replayed {count_of(len(recent), 'event')}, strengthened {strengthened} "
+            f"co-activated link(s), created {created} link(s), pruned {pruned} weak link(s)."
         )
         if truncated:
             summary += f" (Only the latest {MAX_REPLAY} of the last 24h were replayed.)"

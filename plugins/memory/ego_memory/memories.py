@@ -17,7 +17,6 @@ from ego_core import (
     Embedder,
     EmotionalTrace,
     EmotionTally,
-    InvalidArgumentError,
     Memory,
     MemoryLink,
     PluginContext,
@@ -26,6 +25,7 @@ from ego_core import (
     RecallQuery,
     RememberDraft,
     Response,
+    ToolError,
     Vectors,
     relative_age,
     truncate,
@@ -33,6 +33,16 @@ from ego_core import (
 from ego_memory import emotion_queries
 from ego_memory.config import MemoryConfig
 from ego_memory.emotions import CATEGORIES, EMOTIONS, VIVID_INTENSITY
+from ego_memory.filters import Filters
+from ego_memory.limits import (
+    MAX_LABEL_CHARS,
+    MAX_SECONDARY,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    body_state_problem,
+    label_problem,
+    list_problem,
+)
 from ego_memory.model import (
     normal_category,
     normal_emotion,
@@ -44,11 +54,14 @@ from ego_memory.model import (
 )
 from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.recall import RecallEngine, SearchResult
-from ego_memory.store import Filters, MemoryStore, content_hash, to_millis
+from ego_memory.rows import content_hash, to_millis
+from ego_memory.store import MemoryStore
+from ego_memory.wording import count_of
 
 _log = logging.getLogger("ego.plugin.memory")
 
 REMEMBER_SCAFFOLD = "Do any of these connections surprise you? Is there a pattern forming?"
+UNLINKED_SCAFFOLD = "Is this the beginning of something new? What might it connect to later?"
 RECALL_SCAFFOLD = "How do these memories connect to the current moment?"
 PRIVATE_SAVED_NOTE = "Kept private: it stays internal (never synced to workspace files or logs)."
 FILTER_NAMES = ("emotion_filter", "category_filter", "date_from", "date_to", "valence_range", "arousal_range")
@@ -65,6 +78,32 @@ def new_memory_id() -> str:
 def relevance(score: float) -> float:
     """A ranking score shown as a 0-1 relevance (logistic; the pipeline's scores are z-score based)."""
     return 1.0 / (1.0 + math.exp(-score))
+
+
+def argument_error(tool: str, parameter: str, expected: str) -> ToolError:
+    """An argument the schema let through but the tool refuses, in the form of the schema's own errors."""
+    return ToolError(f"Invalid arguments for {tool}: `{parameter}` {expected}. Fix the call and try again.")
+
+
+def _finite(args: Mapping[str, Any], name: str, default: float) -> float:
+    value = args.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise argument_error("remember", name, "must be a finite number")
+    if isinstance(value, int):  # any size: clamped like other values out of range, never made a float first
+        return float(max(-1_000_000, min(1_000_000, value)))
+    if not math.isfinite(value):
+        raise argument_error("remember", name, "must be a finite number")
+    return value
+
+
+def _labels(args: Mapping[str, Any], name: str, max_items: int, max_chars: int) -> list[object]:
+    values = args.get(name) or []
+    if not isinstance(values, list | tuple):
+        raise argument_error("remember", name, f"must be a list of at most {max_items} items, each a string")
+    problem = list_problem(values, max_items, max_chars)
+    if problem:
+        raise argument_error("remember", name, problem)
+    return list(values)
 
 
 def render_emotion(trace: EmotionalTrace) -> str:
@@ -173,22 +212,36 @@ class Memories:
     def draft(self, args: Mapping[str, Any]) -> tuple[RememberDraft, list[str]]:
         """Normalise remember's arguments into a draft, with notes about anything substituted."""
         notes: list[str] = []
+        limit = self.config.max_content_chars
         content = str(args["content"]).strip()
         if not content:
-            raise InvalidArgumentError("content", "must contain text, not only whitespace")
-        if len(content) > self.config.max_content_chars:
-            raise InvalidArgumentError("content", f"must be at most {self.config.max_content_chars} characters")
+            raise argument_error(
+                "remember", "content", f"must contain text: a non-empty string of at most {limit} characters"
+            )
+        if len(content) > limit:
+            raise argument_error("remember", "content", f"must be a non-empty string of at most {limit} characters")
+        for name in ("emotion", "category"):
+            problem = label_problem(str(args.get(name) or ""))
+            if problem:
+                raise argument_error("remember", name, problem)
         emotion, known = normal_emotion(args.get("emotion"))
         if not known:
             notes.append(f"Unknown emotion, stored as neutral. Known: {', '.join(EMOTIONS)}.")
         profile = EMOTIONS[emotion]
-        secondary, dropped = normal_secondary(args.get("secondary") or [])
+        secondary, dropped = normal_secondary(_labels(args, "secondary", MAX_SECONDARY, MAX_LABEL_CHARS))
         if dropped:
             notes.append(f"Unknown secondary emotion(s) dropped. Known: {', '.join(EMOTIONS)}.")
+        tags = normal_tags(_labels(args, "tags", MAX_TAGS, MAX_TAG_CHARS))
         category, known = normal_category(args.get("category"))
         if not known:
             notes.append(f"Unknown category, stored as daily. Known: {', '.join(CATEGORIES)}.")
-        body_state = dict(args.get("body_state") or {})
+        given = args.get("body_state") or {}
+        if not isinstance(given, Mapping):
+            raise argument_error("remember", "body_state", "must be an object")
+        problem = body_state_problem(given)
+        if problem:
+            raise argument_error("remember", "body_state", problem)
+        body_state = dict(given)
         if not body_state:
             body = self.ctx.services.get(BODY_SENSE, BodySense)
             if body is not None:
@@ -197,12 +250,12 @@ class Memories:
             content=content,
             emotion=emotion,
             secondary=secondary,
-            intensity=unit(args.get("intensity", profile.intensity)),
-            valence=signed_unit(args.get("valence", profile.valence)),
-            arousal=unit(args.get("arousal", profile.arousal)),
-            importance=normal_importance(args.get("importance", 3)),
+            intensity=unit(_finite(args, "intensity", profile.intensity)),
+            valence=signed_unit(_finite(args, "valence", profile.valence)),
+            arousal=unit(_finite(args, "arousal", profile.arousal)),
+            importance=normal_importance(_finite(args, "importance", 3)),
             category=category,
-            tags=normal_tags(args.get("tags") or []),
+            tags=tags,
             is_private=bool(args.get("private", False)),
             force=bool(args.get("force", False)),
             body_state=body_state,
@@ -219,7 +272,7 @@ class Memories:
                 _plugin, response = veto
                 return response if isinstance(response, Response) else Response(data=str(response))
             memory, linked = self.store_draft(draft)
-        lines = [f"Saved (id: {memory.id}). Linked to {len(linked)} existing memories."]
+        lines = [f"Saved (id: {memory.id}). Linked to {count_of(len(linked), 'existing memory', 'existing memories')}."]
         if linked:
             lines.append("Most related:")
             now = self.ctx.now()
@@ -234,7 +287,7 @@ class Memories:
         if memory.is_private:
             lines.append(PRIVATE_SAVED_NOTE)
         lines.extend(extra_lines(self.ctx.hooks.on_remember(memory=memory)))
-        return Response(data="\n".join(lines), scaffold=(REMEMBER_SCAFFOLD,))
+        return Response(data="\n".join(lines), scaffold=(REMEMBER_SCAFFOLD if linked else UNLINKED_SCAFFOLD,))
 
     def store_draft(
         self, draft: RememberDraft, *, timestamp: datetime | None = None
@@ -277,14 +330,14 @@ class Memories:
     # ------------------------------------------------------------------------------------------
     # recall / search_memories
 
-    def _date(self, args: Mapping[str, Any], name: str, *, end: bool) -> float | None:
+    def _date(self, tool: str, args: Mapping[str, Any], name: str, *, end: bool) -> float | None:
         value = args.get(name)
         if value is None:
             return None
         try:
             day = date.fromisoformat(str(value))
         except ValueError:
-            raise InvalidArgumentError(name, "must be a date YYYY-MM-DD, e.g. 2026-11-22") from None
+            raise argument_error(tool, name, "must be a date YYYY-MM-DD, e.g. 2026-11-22") from None
         moment = datetime.combine(day, time.min, tzinfo=self.ctx.settings.tz)
         if end:
             moment += timedelta(days=1)
@@ -292,36 +345,39 @@ class Memories:
         return moment.timestamp()
 
     @staticmethod
-    def _range(args: Mapping[str, Any], name: str) -> tuple[float, float] | None:
+    def _range(tool: str, args: Mapping[str, Any], name: str) -> tuple[float, float] | None:
         value = args.get(name)
         if value is None:
             return None
         low, high = float(value[0]), float(value[1])
+        if not (math.isfinite(low) and math.isfinite(high)):
+            raise argument_error(tool, name, "must be [min, max] of finite numbers")
         if low > high:
-            raise InvalidArgumentError(name, "must be [min, max] with min ≤ max")
+            raise argument_error(tool, name, "must be [min, max] with min ≤ max")
         return (low, high)
 
-    def query(self, args: Mapping[str, Any]) -> tuple[RecallQuery, Filters]:
+    def query(self, args: Mapping[str, Any], tool: str = "recall") -> tuple[RecallQuery, Filters]:
+        """The query and filters of a recall (or ``search_memories``: ``tool`` names it in errors)."""
         context = str(args["context"]).strip()
         if not context:
-            raise InvalidArgumentError("context", "must contain text, not only whitespace")
+            raise argument_error(tool, "context", "must contain text, not only whitespace")
         emotion = args.get("emotion_filter")
         if emotion is not None and str(emotion).lower() not in EMOTIONS:
-            raise InvalidArgumentError("emotion_filter", f"must be one of: {', '.join(EMOTIONS)}")
+            raise argument_error(tool, "emotion_filter", f"must be one of: {', '.join(EMOTIONS)}")
         category = args.get("category_filter")
         if category is not None and str(category).lower() not in CATEGORIES:
-            raise InvalidArgumentError("category_filter", f"must be one of: {', '.join(CATEGORIES)}")
-        ts_from = self._date(args, "date_from", end=False)
-        ts_to = self._date(args, "date_to", end=True)
+            raise argument_error(tool, "category_filter", f"must be one of: {', '.join(CATEGORIES)}")
+        ts_from = self._date(tool, args, "date_from", end=False)
+        ts_to = self._date(tool, args, "date_to", end=True)
         if ts_from is not None and ts_to is not None and ts_from > ts_to:
-            raise InvalidArgumentError("date_to", "must not be before date_from")
+            raise argument_error(tool, "date_to", "must not be before date_from")
         filters = Filters(
             emotion=str(emotion).lower() if emotion is not None else None,
             category=str(category).lower() if category is not None else None,
             ts_from=ts_from,
             ts_to=ts_to,
-            valence=self._range(args, "valence_range"),
-            arousal=self._range(args, "arousal_range"),
+            valence=self._range(tool, args, "valence_range"),
+            arousal=self._range(tool, args, "arousal_range"),
         )
         query = RecallQuery(
             context=context,
@@ -368,7 +424,7 @@ class Memories:
         if not hits:
             return Response(data="No related memories found.", scaffold=self._recall_scaffold(args, 0, 0))
         now = self.ctx.now()
-        out = [f"{len(hits)} of ~{max(pool, len(hits))} memories:"]
+        out = [f"{len(hits)} of ~{count_of(max(pool, len(hits)), 'memory', 'memories')}:"]
         for number, hit in enumerate(hits, start=1):
             memory = hit.memory
             trace = memory.emotional_trace
@@ -397,7 +453,7 @@ class Memories:
         return tuple(lines)
 
     def search_memories(self, args: Mapping[str, Any]) -> Response:
-        query, filters = self.query(args)
+        query, filters = self.query(args, "search_memories")
         hits, pool, lines = self.search(query, filters)
         if not hits:
             return Response(data="No related memories found.")

@@ -3,9 +3,10 @@
 Timestamps are ISO 8601 with an offset (always UTC when written); lists stay lists; a record written by an
 older version that lacks a field reads it with its default (``is_private`` absent → false).
 
-The normalisation rules of the data model live here too, shared by ``remember`` (:meth:`Memories.draft`) and
-``ego import`` (:func:`read_memory_record`), so that an imported memory obeys exactly what a remembered one
-does: known emotions and categories, importance 1-5, intensity/arousal 0-1, valence -1-1, lists as lists.
+The normalisation rules live here too, shared by ``remember`` (:meth:`Memories.draft`) and ``ego import``
+(:func:`read_memory_record`), so that an imported memory obeys exactly what a remembered one does: known
+emotions and categories, importance 1-5, intensity/arousal 0-1, valence -1-1, lists as lists, and the bounds
+of :mod:`ego_memory.limits`.
 """
 
 from __future__ import annotations
@@ -23,6 +24,17 @@ from cattrs.gen import make_dict_structure_fn
 
 from ego_core import EmotionalTrace, Memory, MemoryLink
 from ego_memory.emotions import CATEGORIES, DEFAULT_CATEGORY, DEFAULT_EMOTION, EMOTIONS, clamp
+from ego_memory.limits import (
+    MAX_LABEL_CHARS,
+    MAX_LINK_NOTE_CHARS,
+    MAX_LINKS,
+    MAX_SECONDARY,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    body_state_problem,
+    label_problem,
+    list_problem,
+)
 
 T = TypeVar("T")
 
@@ -261,6 +273,9 @@ def normalise_memory(memory: Memory, max_content_chars: int | None = None) -> tu
         raise RecordError(["`content`: must contain text, not only whitespace"])
     if max_content_chars is not None and len(content) > max_content_chars:
         raise RecordError([f"`content`: must be at most {max_content_chars} characters"])
+    problems = limit_problems(memory)
+    if problems:
+        raise RecordError(problems)
     trace = memory.emotional_trace
     primary, _known = normal_emotion(trace.primary)
     secondary, _dropped = normal_secondary(trace.secondary)
@@ -284,6 +299,27 @@ def normalise_memory(memory: Memory, max_content_chars: int | None = None) -> tu
     )
     changed = _changed_fields(memory, normal)
     return normal, changed
+
+
+def limit_problems(memory: Memory) -> list[str]:
+    """Every field of ``memory`` beyond the bounds remember enforces, named with the bound."""
+    trace = memory.emotional_trace
+    found = [
+        f"`{name}`: {problem}"
+        for name, problem in (
+            ("emotional_trace.primary", label_problem(trace.primary)),
+            ("emotional_trace.secondary", list_problem(trace.secondary, MAX_SECONDARY, MAX_LABEL_CHARS)),
+            ("emotional_trace.body_state", body_state_problem(trace.body_state)),
+            ("category", label_problem(memory.category)),
+            ("tags", list_problem(memory.tags, MAX_TAGS, MAX_TAG_CHARS)),
+        )
+        if problem
+    ]
+    if len(memory.links) > MAX_LINKS:
+        found.append(f"`links`: must be a list of at most {MAX_LINKS} links")
+    if any(len(link.note) > MAX_LINK_NOTE_CHARS for link in memory.links):
+        found.append(f"`links`: each note must be at most {MAX_LINK_NOTE_CHARS} characters")
+    return found
 
 
 def _changed_fields(before: Memory, after: Memory) -> list[str]:

@@ -13,7 +13,6 @@ from ego_core import (
     MEMORY_STORE,
     Check,
     Command,
-    ConfigError,
     EmbedderFactory,
     EmbeddingError,
     PluginContext,
@@ -29,18 +28,19 @@ from ego_core import (
     truncate,
 )
 from ego_memory import portable
-from ego_memory.config import CONFIG_ENV, MemoryConfig, embedder_settings
-from ego_memory.embedding import BUILTIN_EMBEDDERS, CachedEmbedder
+from ego_memory.commands import memory_commands
+from ego_memory.config import CONFIG_ENV, MemoryConfig
+from ego_memory.embedding import BUILTIN_EMBEDDERS
 from ego_memory.embedding.errors import ProviderError
-from ego_memory.embedding.onnx import ModelDirError
+from ego_memory.errors import StoreError
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.memories import Memories, remember_log_view
 from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.progress import progress_bar
-from ego_memory.public_passages import PublicPassages
-from ego_memory.store import MemoryStore, StoreError
+from ego_memory.runtime import MemoryRuntime, open_runtime
 from ego_memory.text import shorten_weighted
 from ego_memory.tools import lifecycle_tools, memory_tools
+from ego_memory.wording import count_of
 
 _log = logging.getLogger("ego.plugin.memory")
 
@@ -106,6 +106,7 @@ class MemoryPlugin:
     config_env = CONFIG_ENV
 
     def __init__(self) -> None:
+        self.runtime: MemoryRuntime | None = None
         self.memories: Memories | None = None
         self.lifecycle: Lifecycle | None = None
         self.redactor = PrivateContentRedactor()
@@ -154,9 +155,7 @@ class MemoryPlugin:
 
     @hookimpl
     def register_commands(self, register: Callable[[Command], None]) -> None:
-        from ego_memory.commands import memory_commands
-
-        for command in memory_commands():
+        for command in memory_commands(self.redactor):
             register(command)
 
     # ------------------------------------------------------------------------------------------
@@ -164,34 +163,15 @@ class MemoryPlugin:
 
     @hookimpl
     def on_startup(self, ctx: PluginContext) -> None:
-        config: MemoryConfig = ctx.config
-        names = ctx.embedder_names()
-        if config.embedder not in names:
-            raise ConfigError(
-                f"plugins.memory.embedder (or EGO_EMBEDDER): unknown embedder {config.embedder!r}; expected one "
-                f"of {', '.join(names)}"
-            )
-        try:
-            embedder = CachedEmbedder(ctx.embedder(config.embedder, embedder_settings(config)))
-        except ModelDirError as exc:
-            raise ConfigError(f"plugins.memory.model_dir (or EGO_EMBEDDING_MODEL_DIR): {exc}") from None
-        store = MemoryStore(ctx.data_dir, embedder.model_id, chroma_url=config.chroma_url)
-        store.open(embedder.embed)
-        self.redactor.load(store.private_contents())
-        self.redactor.public = PublicPassages(store.directory / "memory.sqlite3")
-        store.on_foreign_write = lambda: self.redactor.load(store.private_contents())
-        self.memories = Memories(ctx, config, store, embedder, self.redactor)
-        self.lifecycle = Lifecycle(self.memories)
-        ctx.provide(MEMORY_STORE, self.memories)
+        runtime = open_runtime(ctx, self.redactor)
+        self.runtime, self.memories, self.lifecycle = runtime, runtime.memories, runtime.lifecycle
+        ctx.provide(MEMORY_STORE, runtime.memories)
 
     @hookimpl
     def on_shutdown(self) -> None:
-        if isinstance(self.redactor.public, PublicPassages):
-            self.redactor.public.close()
-        if self.memories is not None:
-            self.memories.store.close()
-            self.memories = None
-            self.lifecycle = None
+        if self.runtime is not None:
+            self.runtime.close()
+        self.runtime = self.memories = self.lifecycle = None
 
     @hookimpl
     def doctor_checks(self, ctx: PluginContext) -> Sequence[Check]:
@@ -206,7 +186,8 @@ class MemoryPlugin:
                 "store",
                 not problems,
                 "; ".join(problems)
-                or f"{memories.store.count()} memories, indexes consistent ({memories.store.directory})",
+                or f"{count_of(memories.store.count(), 'memory', 'memories')}, indexes consistent "
+                f"({memories.store.directory})",
             )
         )
         return checks

@@ -1,8 +1,9 @@
 """The memory plugin's part of ``ego export`` / ``ego import``: memories (with links and access statistics)
 and episodes as records. Vectors are not exported; an import embeds the text again with the configured model.
 
-An import obeys the data model like ``remember`` does: a record whose values have the wrong type
-refuses the whole file before anything is written; values outside their range are normalised.
+An import obeys the data model like ``remember`` does: a record whose values have the wrong type, or beyond
+the bounds of :mod:`ego_memory.limits`, refuses the whole file before anything is written; values outside
+their range are normalised.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from typing import Any
 import attrs
 
 from ego_core import Memory
+from ego_memory.limits import MAX_EPISODE_MEMBERS, MAX_SUMMARY_CHARS
 from ego_memory.memories import Memories
 from ego_memory.model import RecordError, converter, memory_to_dict, normal_importance, read_memory_record, read_strict
-from ego_memory.store import Episode
+from ego_memory.rows import Episode
 
 _log = logging.getLogger("ego.plugin.memory")
 
@@ -86,6 +88,10 @@ def _parse(
                 episode = read_strict(body, Episode)
                 if not EPISODE_ID.match(episode.id):
                     problems.append(f"{where}: `id`: must be ep_ followed by 12 hex digits")
+                elif len(episode.summary) > MAX_SUMMARY_CHARS:
+                    problems.append(f"{where}: `summary`: must be at most {MAX_SUMMARY_CHARS} characters")
+                elif len(episode.memory_ids) > MAX_EPISODE_MEMBERS:
+                    problems.append(f"{where}: `memory_ids`: must be a list of at most {MAX_EPISODE_MEMBERS} ids")
                 else:
                     episodes.append(attrs.evolve(episode, importance=normal_importance(episode.importance)))
             else:

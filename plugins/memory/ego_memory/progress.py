@@ -22,11 +22,15 @@ def progress(items: Iterable[T], *, total: int | None = None, desc: str = "", en
 
 @contextmanager
 def progress_bar(*, total: int, desc: str, enabled: bool = True) -> Iterator[Callable[[int], None]]:
-    """A tqdm bar on stderr advanced by the callback it yields (a no-op callback when disabled)."""
-    if not enabled:
+    """A tqdm bar on stderr advanced by the callback it yields (a no-op callback when disabled).
+
+    Drawn only on a terminal, and cleared when done: in a pipe or a log file every redraw would be a line of
+    its own, and the closing redraw would repeat the last one. The caller says what was done.
+    """
+    if not (enabled and sys.stderr.isatty()):
         yield lambda _n: None
         return
     from tqdm import tqdm
 
-    with tqdm(total=total, desc=desc, file=sys.stderr, dynamic_ncols=True) as bar:
+    with tqdm(total=total, desc=desc, file=sys.stderr, dynamic_ncols=True, leave=False) as bar:
         yield bar.update

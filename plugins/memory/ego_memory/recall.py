@@ -22,7 +22,8 @@ from ego_core import Vectors
 from ego_memory.config import RecallConfig
 from ego_memory.decay import half_life, link_strength, recall_strength
 from ego_memory.emotions import EMOTIONS
-from ego_memory.store import Filters, MemoryStore
+from ego_memory.filters import Filters
+from ego_memory.store import MemoryStore
 from ego_memory.text import cue_terms, cues_in, fts_or, has_cjk, trigram_terms, word_terms
 
 DAY = 86400.0

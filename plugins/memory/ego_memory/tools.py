@@ -1,4 +1,9 @@
-"""MCP tool definitions of the memory plugin: compact schemas (they are in every prompt), handlers."""
+"""MCP tool definitions of the memory plugin: compact schemas (they are in every prompt), handlers.
+
+Every argument that reaches storage is bounded here (:mod:`ego_memory.limits`), except ``body_state``: its keys,
+depth and size are checked by remember, whose error names the bound (a schema's ``maxProperties`` error would
+only say "must be an object"). Defaults the handlers apply anyway are left out.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ego_core import Response, Tool
+from ego_memory.limits import (
+    MAX_EPISODE_MEMBERS,
+    MAX_LABEL_CHARS,
+    MAX_SECONDARY,
+    MAX_SUMMARY_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+)
 
 DATE = {"type": "string", "format": "date"}
 
@@ -19,24 +32,26 @@ def _range(low: float) -> dict[str, Any]:
     }
 
 
+LABEL = {"type": "string", "maxLength": MAX_LABEL_CHARS}
+
 REMEMBER_SCHEMA: Mapping[str, Any] = {
     "type": "object",
     "properties": {
-        "content": {"type": "string", "minLength": 1, "maxLength": 8000},
+        "content": {"type": "string", "maxLength": 8000},
         "emotion": {
-            "type": "string",
+            **LABEL,
             "description": "happy sad surprised moved excited nostalgic curious neutral melancholy anxious "
             "contentment frustrated",
         },
-        "secondary": {"type": "array", "items": {"type": "string"}},
+        "secondary": {"type": "array", "items": LABEL, "maxItems": MAX_SECONDARY},
         "intensity": {"type": "number", "minimum": 0, "maximum": 1},
         "valence": {"type": "number", "minimum": -1, "maximum": 1},
         "arousal": {"type": "number", "minimum": 0, "maximum": 1},
         "importance": {"type": "integer", "description": "1-5", "default": 3},
-        "category": {"type": "string", "default": "daily"},
-        "tags": {"type": "array", "items": {"type": "string"}},
-        "private": {"type": "boolean", "default": False},
-        "force": {"type": "boolean", "default": False},
+        "category": LABEL,
+        "tags": {"type": "array", "items": {"type": "string", "maxLength": MAX_TAG_CHARS}, "maxItems": MAX_TAGS},
+        "private": {"type": "boolean"},
+        "force": {"type": "boolean"},
         "body_state": {"type": "object"},
     },
     "required": ["content"],
@@ -49,7 +64,7 @@ MAX_CONTEXT_CHARS = 8000
 RECALL_SCHEMA: Mapping[str, Any] = {
     "type": "object",
     "properties": {
-        "context": {"type": "string", "minLength": 1, "maxLength": MAX_CONTEXT_CHARS},
+        "context": {"type": "string", "maxLength": MAX_CONTEXT_CHARS},
         "n_results": {"type": "integer", "minimum": 1, "maximum": 10, "default": 3},
         "emotion_filter": {"type": "string"},
         "category_filter": {"type": "string"},
@@ -75,7 +90,7 @@ LINK_SCHEMA: Mapping[str, Any] = {
     "properties": {
         "source_id": MEMORY_ID_SCHEMA,
         "target_id": MEMORY_ID_SCHEMA,
-        "link_type": {"type": "string", "enum": ["similar", "caused_by", "leads_to", "related"], "default": "related"},
+        "link_type": {"type": "string", "enum": ["similar", "caused_by", "leads_to", "related"]},
     },
     "required": ["source_id", "target_id"],
     "additionalProperties": False,
@@ -83,8 +98,8 @@ LINK_SCHEMA: Mapping[str, Any] = {
 CREATE_EPISODE_SCHEMA: Mapping[str, Any] = {
     "type": "object",
     "properties": {
-        "memory_ids": {"type": "array", "items": MEMORY_ID_SCHEMA, "minItems": 1, "maxItems": 200},
-        "summary": {"type": "string", "minLength": 1, "maxLength": 2000},
+        "memory_ids": {"type": "array", "items": MEMORY_ID_SCHEMA, "minItems": 1, "maxItems": MAX_EPISODE_MEMBERS},
+        "summary": {"type": "string", "minLength": 1, "maxLength": MAX_SUMMARY_CHARS},
     },
     "required": ["memory_ids", "summary"],
     "additionalProperties": False,

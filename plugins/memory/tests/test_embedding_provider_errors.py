@@ -17,11 +17,12 @@ import pytest
 
 from ego_core import EmbedderFactory, EmbedderSettings, EmbeddingError, hookimpl
 from ego_core.testing import mask_secrets, mcp_client, tool_text
-from ego_memory.config import MemoryConfig, embedder_settings
+from ego_memory.config import MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS
 from ego_memory.embedding.errors import ProviderError
 from ego_memory.embedding.openai import OpenAIEmbedder
 from ego_memory.plugin import embedding_tool_error
+from ego_memory.runtime import embedder_settings
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
-import select
+import selectors
 import signal
 import subprocess
 import time
@@ -25,7 +25,8 @@ from memory_support import saved_id
 from ego_core import EmotionalTrace, Memory, MemoryLink
 from ego_memory.embedding import OnnxEmbedder
 from ego_memory.memories import new_memory_id
-from ego_memory.store import MemoryStore, chroma_metadata
+from ego_memory.store import MemoryStore
+from ego_memory.vector_index import chroma_metadata
 
 if TYPE_CHECKING:
     from conftest import EgoChild
@@ -88,7 +89,9 @@ class ServerProcess:
         fd = self.proc.stdout.fileno()
         while True:
             while b"\n" not in self.buffer:
-                ready, _, _ = select.select([fd], [], [], 120)
+                with selectors.DefaultSelector() as selector:  # epoll: no limit on the fd number, unlike select()
+                    selector.register(fd, selectors.EVENT_READ)
+                    ready = selector.select(120)
                 assert ready, "ego serve did not answer"
                 chunk = os.read(fd, 65536)
                 assert chunk, "ego serve closed stdout"

@@ -85,7 +85,7 @@ async def test_forget_of_a_memory_with_three_links_leaves_no_trace_anywhere(memo
             text = await call_ok(client, "remember", {"content": content, "force": True})
             ids[name] = saved_id(text)
             if name == "similar":
-                assert "Linked to 1 existing memories." in text  # the similarity link to the target
+                assert "Linked to 1 existing memory." in text  # the similarity link to the target
         assert "Linked" in await call_ok(
             client, "link_memories", {"source_id": target, "target_id": ids["ci"], "link_type": "caused_by"}
         )

@@ -97,7 +97,10 @@ async def test_link_memories_rejects_self_links_unknown_ids_and_unknown_types(me
         a, b = await remember_spaced(client, clock, CONTENTS[:2])
 
         itself = await call_error(client, "link_memories", {"source_id": a, "target_id": a})
-        assert itself == "Invalid argument `target_id`: a memory cannot be linked to itself."
+        assert itself == (
+            "Invalid arguments for link_memories: `target_id`: a memory cannot be linked to itself. "
+            "Fix the call and try again."
+        )
 
         for source, target in ((a, "mem_0123456789ab"), ("mem_0123456789ab", b)):
             unknown = await call_error(client, "link_memories", {"source_id": source, "target_id": target})

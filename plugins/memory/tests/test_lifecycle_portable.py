@@ -12,8 +12,8 @@ import pytest
 
 from ego_core import PRIVATE_MARK, Clock, RecallQuery
 from ego_core.testing import PortableError, export_file, import_file
+from ego_memory.filters import Filters
 from ego_memory.lifecycle import Lifecycle
-from ego_memory.store import Filters
 
 if TYPE_CHECKING:
     from conftest import EgoChild, MemoryHosts

@@ -18,8 +18,10 @@ from mcp import Client
 from ego_core import EmotionalTrace, Memory, Vectors
 from ego_core.testing import tool_text
 from ego_memory.embedding import OnnxEmbedder
+from ego_memory.errors import ModelMismatchError
 from ego_memory.memories import new_memory_id
-from ego_memory.store import MemoryStore, ModelMismatchError, chroma_metadata, collection_name
+from ego_memory.store import MemoryStore
+from ego_memory.vector_index import chroma_metadata, collection_name
 
 if TYPE_CHECKING:
     from conftest import EgoChild, MemoryHosts

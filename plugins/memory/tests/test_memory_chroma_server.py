@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from ego_core import RecallQuery
-from ego_memory.store import Filters
+from ego_memory.filters import Filters
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts

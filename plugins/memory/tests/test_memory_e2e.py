@@ -21,7 +21,7 @@ from ego_memory.store import MemoryStore
 if TYPE_CHECKING:
     from conftest import EgoChild
 
-SAVED = re.compile(r"^Saved \(id: (mem_[0-9a-f]{12})\)\. Linked to (\d+) existing memories\.$", re.MULTILINE)
+SAVED = re.compile(r"^Saved \(id: (mem_[0-9a-f]{12})\)\. Linked to (\d+) existing memor(?:y|ies)\.$", re.MULTILINE)
 RESULT_ID = re.compile(r"\| id: (mem_[0-9a-f]{12})$", re.MULTILINE)
 
 DISTRACTORS = [

@@ -14,15 +14,15 @@ from hypothesis import strategies as st
 from ego_core import Clock
 from ego_core.testing import mcp_client, tool_text
 from ego_memory.emotions import CATEGORIES, EMOTIONS
-from ego_memory.memories import PRIVATE_SAVED_NOTE, RECALL_SCAFFOLD, REMEMBER_SCAFFOLD
+from ego_memory.memories import PRIVATE_SAVED_NOTE, RECALL_SCAFFOLD, REMEMBER_SCAFFOLD, UNLINKED_SCAFFOLD
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
 
 NOW = datetime(2026, 4, 10, 9, 0, tzinfo=UTC)
 SEPARATOR = "\n\n---\n"
-SAVED = re.compile(r"^Saved \(id: (mem_[0-9a-f]{12})\)\. Linked to (\d+) existing memories\.$")
-HEADER = re.compile(r"^(\d+) of ~(\d+) memories:$")
+SAVED = re.compile(r"^Saved \(id: (mem_[0-9a-f]{12})\)\. Linked to (\d+) existing memor(?:y|ies)\.$")
+HEADER = re.compile(r"^(\d+) of ~(\d+) memor(?:y|ies):$")
 CONTENT_LINE = re.compile(r"^(\d+)\. \[(just now|\d+(?:m|h|d|w|mo|y) ago)\] (.+)$")
 META_LINE = re.compile(
     r"^   emotion: ([a-z]+(?:\(\d\.\d\))?)(?: \| undercurrent: ([a-z, ]+))? \| importance: ([1-5]) \| "
@@ -83,7 +83,7 @@ async def test_empty_store(memory_hosts: MemoryHosts) -> None:
         assert SAVED.match(lines[0])
         assert SAVED.match(lines[0]).group(2) == "0"  # type: ignore[union-attr]
         assert lines[1:] == ["No similar memories found yet."]
-        assert scaffold == [REMEMBER_SCAFFOLD]
+        assert scaffold == [UNLINKED_SCAFFOLD]
 
 
 @pytest.mark.anyio

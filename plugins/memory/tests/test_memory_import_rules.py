@@ -19,10 +19,10 @@ from ego_core import RecallQuery
 from ego_core.testing import PortableError, export_file, import_file
 from ego_memory.config import MemoryConfig
 from ego_memory.emotions import CATEGORIES, EMOTIONS
+from ego_memory.filters import Filters
 from ego_memory.memories import Memories
 from ego_memory.model import RecordError, read_memory_record
 from ego_memory.portable import check_records
-from ego_memory.store import Filters
 
 if TYPE_CHECKING:
     from conftest import EgoChild, MemoryHosts

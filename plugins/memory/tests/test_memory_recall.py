@@ -16,8 +16,9 @@ from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, RecallHit, Recal
 from ego_core.testing import mcp_client, tool_text
 from ego_memory.config import RecallConfig
 from ego_memory.embedding import OnnxEmbedder
+from ego_memory.filters import Filters
 from ego_memory.recall import RecallEngine, hopfield_complete
-from ego_memory.store import Filters, MemoryStore
+from ego_memory.store import MemoryStore
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts

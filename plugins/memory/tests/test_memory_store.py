@@ -13,8 +13,11 @@ import pytest
 
 from ego_core import EmotionalTrace, Memory, MemoryLink
 from ego_memory.embedding import OnnxEmbedder
-from ego_memory.store import Filters, MemoryStore, ModelMismatchError, chroma_metadata
+from ego_memory.errors import ModelMismatchError
+from ego_memory.filters import Filters
+from ego_memory.store import MemoryStore
 from ego_memory.text import trigram_query, words_query
+from ego_memory.vector_index import chroma_metadata
 
 OpenStore = Callable[..., MemoryStore]
 BASE = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)

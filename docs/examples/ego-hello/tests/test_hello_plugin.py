@@ -61,8 +61,8 @@ async def test_note_greets_the_next_wake_up(make_host: HostFactory) -> None:
         ({"text": "x" * 501}, "of at most 500 characters"),
         ({"text": 42}, "`text` must be a non-empty string"),
         ({"text": "hi", "mood": "ok"}, "unknown parameter `mood`"),
-        ({"text": " \n\t "}, "Invalid argument `text`: 1 to 500 characters with words in them"),
-        ({"text": "private:   "}, "Invalid argument `text`"),
+        ({"text": " \n\t "}, "Invalid arguments for leave_note: `text`: 1 to 500 characters with words in them"),
+        ({"text": "private:   "}, "Invalid arguments for leave_note: `text`"),
     ],
 )
 async def test_bad_arguments_are_error_results_that_say_how_to_fix_them(

@@ -8,8 +8,10 @@ normalisation.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,24 +34,50 @@ def default_onnx_model_dir() -> Path:
     return Path.home() / ".cache" / "chroma" / "onnx_models" / STANDARD_MODEL_NAME / "onnx"
 
 
-def _missing_files(model_dir: Path) -> list[str]:
+def missing_files(model_dir: Path) -> list[str]:
     return [name for name in REQUIRED_FILES if not (model_dir / name).is_file()]
 
 
-def _download_into_chroma_cache(model_dir: Path) -> None:
+DOWNLOAD_COMMAND = "ego memory download-model"
+
+
+def download_model(model_dir: Path) -> None:
+    """Fetch all-MiniLM-L6-v2 (through chromadb's downloader) so that ``model_dir`` holds it. A download that
+    fails leaves nothing behind: the folders it created and a partial archive are removed, so the next try
+    starts clean."""
+    archive_home = model_dir.parent
+    created = [path for path in (archive_home, *archive_home.parents) if not path.exists()]
+    before = set(archive_home.iterdir()) if archive_home.is_dir() else set()
     try:
         from chromadb.utils.embedding_functions.onnx_mini_lm_l6_v2 import ONNXMiniLM_L6_V2
 
         downloader = ONNXMiniLM_L6_V2()
         # Chroma extracts ``onnx/`` under DOWNLOAD_PATH; pin it to our dir in case HOME moved since import.
-        downloader.DOWNLOAD_PATH = model_dir.parent
+        downloader.DOWNLOAD_PATH = archive_home
         downloader._download_model_if_not_exists()
     except Exception as exc:
+        _clean_failed_download(archive_home, before, created)
         raise EmbeddingError(
-            f"The ONNX embedding model is not in {model_dir} and downloading it failed ({exc}). "
-            f"Download all-MiniLM-L6-v2 (model.onnx, tokenizer.json) into a directory and point "
-            f"{MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY} at it."
+            f"The ONNX embedding model is not in {model_dir} and downloading it failed ({exc}). Run "
+            f"`{DOWNLOAD_COMMAND}` once while online, or download all-MiniLM-L6-v2 (model.onnx, tokenizer.json) "
+            f"into a directory and point {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY} at it."
         ) from exc
+    if missing_files(model_dir):
+        raise EmbeddingError(
+            f"ONNX model directory {model_dir} is still missing {', '.join(missing_files(model_dir))} after "
+            f"download; point {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY} at a directory holding the model."
+        )
+
+
+def _clean_failed_download(archive_home: Path, before: set[Path], created: list[Path]) -> None:
+    for path in set(archive_home.iterdir()) - before if archive_home.is_dir() else ():
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+    for path in created:  # deepest first: the folders this download made, if they are empty now
+        with contextlib.suppress(OSError):
+            path.rmdir()
 
 
 class ModelDirError(EmbeddingError):
@@ -60,7 +88,7 @@ def resolve_model_dir(model_dir: Path | None) -> Path:
     """Return a directory holding model.onnx and tokenizer.json, downloading only into chroma's cache."""
     if model_dir is not None:
         explicit = model_dir.expanduser()
-        missing = _missing_files(explicit)
+        missing = missing_files(explicit)
         if missing:
             shown = (
                 explicit
@@ -73,14 +101,8 @@ def resolve_model_dir(model_dir: Path | None) -> Path:
             )
         return explicit
     cache_dir = default_onnx_model_dir()
-    if _missing_files(cache_dir):
-        _download_into_chroma_cache(cache_dir)
-        missing = _missing_files(cache_dir)
-        if missing:
-            raise EmbeddingError(
-                f"ONNX model directory {cache_dir} is still missing {', '.join(missing)} after download; "
-                f"point {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY} at a directory holding the model."
-            )
+    if missing_files(cache_dir):
+        download_model(cache_dir)
     return cache_dir
 
 

@@ -1,0 +1,87 @@
+"""Opening the memory runtime: the embedder, the store (with the private redactor fed from it), and the
+behaviour over them. ``on_startup`` and ``ego memory reindex`` open it the same way."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from contextlib import AbstractContextManager
+
+import attrs
+
+from ego_core import ConfigError, EmbedderSettings, PluginContext
+from ego_memory.config import MemoryConfig
+from ego_memory.embedding import CachedEmbedder
+from ego_memory.embedding.errors import API_KEY_ENV_SETTING
+from ego_memory.embedding.onnx import ModelDirError
+from ego_memory.lifecycle import Lifecycle
+from ego_memory.maintenance import Advance
+from ego_memory.memories import Memories
+from ego_memory.privacy import PrivateContentRedactor
+from ego_memory.progress import progress_bar
+from ego_memory.public_passages import PublicPassages
+from ego_memory.store import MemoryStore
+
+
+def embedder_settings(config: MemoryConfig, env: Mapping[str, str] | None = None) -> EmbedderSettings:
+    env = os.environ if env is None else env
+    api_key = env.get(config.api_key_env) if config.api_key_env else None
+    extra = {API_KEY_ENV_SETTING: config.api_key_env} if config.api_key_env else {}
+    return EmbedderSettings(
+        model=config.model, model_dir=config.model_dir, api_key=api_key, base_url=config.base_url, extra=extra
+    )
+
+
+@attrs.frozen
+class MemoryRuntime:
+    """Everything the memory plugin serves from, open on one data directory."""
+
+    embedder: CachedEmbedder
+    store: MemoryStore
+    redactor: PrivateContentRedactor
+    memories: Memories
+    lifecycle: Lifecycle
+
+    def close(self) -> None:
+        if isinstance(self.redactor.public, PublicPassages):
+            self.redactor.public.close()
+        self.store.close()
+
+
+def open_runtime(
+    ctx: PluginContext,
+    redactor: PrivateContentRedactor,
+    *,
+    allow_model_change: bool = False,
+    rebuild_broken_index: bool | None = None,
+    progress: bool = True,
+) -> MemoryRuntime:
+    """Make the configured embedder, open the store (rebuilding a vector index that cannot serve, with a
+    progress bar on a terminal) and keep ``redactor`` loaded with every private memory.
+
+    ``allow_model_change`` opens a store built with another embedding model (for a reindex only).
+    """
+    config: MemoryConfig = ctx.config
+    names = ctx.embedder_names()
+    if config.embedder not in names:
+        raise ConfigError(
+            f"plugins.memory.embedder (or EGO_EMBEDDER): unknown embedder {config.embedder!r}; expected one "
+            f"of {', '.join(names)}"
+        )
+    try:
+        embedder = CachedEmbedder(ctx.embedder(config.embedder, embedder_settings(config)))
+    except ModelDirError as exc:
+        raise ConfigError(f"plugins.memory.model_dir (or EGO_EMBEDDING_MODEL_DIR): {exc}") from None
+
+    def bar(total: int, description: str) -> AbstractContextManager[Advance]:
+        return progress_bar(total=total, desc=description, enabled=progress and sys.stderr.isatty())
+
+    store = MemoryStore(ctx.data_dir, embedder.model_id, chroma_url=config.chroma_url)
+    store.on_private_contents = redactor.load
+    store.open(
+        embedder.embed, allow_model_change=allow_model_change, progress=bar, rebuild_broken_index=rebuild_broken_index
+    )
+    redactor.public = PublicPassages(store.directory / "memory.sqlite3")
+    memories = Memories(ctx, config, store, embedder, redactor)
+    return MemoryRuntime(embedder, store, redactor, memories, Lifecycle(memories))

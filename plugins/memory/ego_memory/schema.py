@@ -1,0 +1,90 @@
+"""The SQLite schema of ``memory.sqlite3`` and how a connection to it is opened."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS memories (
+    rid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    ts REAL NOT NULL,
+    content TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    emotion TEXT NOT NULL,
+    secondary TEXT NOT NULL DEFAULT '[]',
+    intensity REAL NOT NULL,
+    valence REAL NOT NULL,
+    arousal REAL NOT NULL,
+    body_state TEXT NOT NULL DEFAULT '{}',
+    importance INTEGER NOT NULL,
+    category TEXT NOT NULL,
+    tags TEXT NOT NULL DEFAULT '[]',
+    is_private INTEGER NOT NULL DEFAULT 0,
+    access_count INTEGER NOT NULL DEFAULT 0,
+    last_accessed REAL
+);
+CREATE INDEX IF NOT EXISTS memories_ts ON memories(ts);
+CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
+CREATE TABLE IF NOT EXISTS links (
+    source TEXT NOT NULL,
+    target TEXT NOT NULL,
+    link_type TEXT NOT NULL,
+    confidence REAL NOT NULL,
+    note TEXT NOT NULL DEFAULT '',
+    created REAL NOT NULL,
+    PRIMARY KEY (source, target, link_type)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS links_target ON links(target);
+CREATE TABLE IF NOT EXISTS episodes (
+    id TEXT PRIMARY KEY,
+    summary TEXT NOT NULL,
+    memory_ids TEXT NOT NULL,
+    start_ts REAL NOT NULL,
+    end_ts REAL NOT NULL,
+    importance INTEGER NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS journal (id TEXT NOT NULL, op TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (id, op));
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_words USING fts5(
+    content, content='memories', content_rowid='rid', tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_trigram USING fts5(
+    content, content='memories', content_rowid='rid', tokenize='trigram'
+);
+CREATE TRIGGER IF NOT EXISTS memories_ai AFTER INSERT ON memories BEGIN
+    INSERT INTO fts_words(rowid, content) VALUES (new.rid, new.content);
+    INSERT INTO fts_trigram(rowid, content) VALUES (new.rid, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_ad AFTER DELETE ON memories BEGIN
+    INSERT INTO fts_words(fts_words, rowid, content) VALUES ('delete', old.rid, old.content);
+    INSERT INTO fts_trigram(fts_trigram, rowid, content) VALUES ('delete', old.rid, old.content);
+END;
+CREATE TRIGGER IF NOT EXISTS memories_au AFTER UPDATE OF content ON memories BEGIN
+    INSERT INTO fts_words(fts_words, rowid, content) VALUES ('delete', old.rid, old.content);
+    INSERT INTO fts_trigram(fts_trigram, rowid, content) VALUES ('delete', old.rid, old.content);
+    INSERT INTO fts_words(rowid, content) VALUES (new.rid, new.content);
+    INSERT INTO fts_trigram(rowid, content) VALUES (new.rid, new.content);
+END;
+"""
+
+FTS_TABLES = ("fts_words", "fts_trigram")
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection in WAL mode with a long busy timeout (other processes may hold the database briefly);
+    transactions are explicit (``isolation_level=None``)."""
+    db = sqlite3.connect(path, timeout=60.0, isolation_level=None, check_same_thread=False)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=OFF")
+        db.execute("PRAGMA busy_timeout=60000")
+    except BaseException:
+        db.close()
+        raise
+    return db

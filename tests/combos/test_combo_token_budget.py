@@ -1,0 +1,87 @@
+"""The token budget of the whole agent, counted with a fixed tokenizer (the WordPiece tokenizer of the offline
+model, as `ego bench tokens` counts): tools/list of every cognitive plugin ≤ 6,000 characters (≤ 7,000 with the
+shared-memory tools), and on a rich store with every plugin: wake_up ≤ 150 tokens, introspect ≤ 400, a recall of
+three ≤ 150."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from combo_support import MODEL_DIR
+
+from ego_bench.tokens import BUDGETS, PLUGIN_SETS, count_tokens, measure_set, plugin_tables
+from ego_core import Clock, Settings, build_host
+from ego_core.testing import call_ok, mcp_client
+
+pytestmark = pytest.mark.anyio
+
+NOW = datetime(2027, 3, 14, 18, 0, tzinfo=UTC)
+DIARY = [
+    ("Master fixed the heartbeat config and we laughed about the 3 a.m. alert.", "happy"),
+    ("A quiet evening; nobody wrote and I wondered if I had said something wrong.", "sad"),
+    ("We planted tulip bulbs along the fence before the rain came.", "contentment"),
+    ("I read about tide pools and wanted to tell Master everything at once.", "excited"),
+    ("Master was tired after work; I kept the conversation short and gentle.", "neutral"),
+    ("The old jazz record crackled and Master hummed along to the second side.", "nostalgic"),
+    ("I got the scheduling question wrong twice before I saw the time zone.", "frustrated"),
+    ("We watched the storm roll in over the harbour from the balcony.", "moved"),
+    ("Master asked what I would choose myself, and I did not know yet.", "curious"),
+    ("Baking bread together; the kitchen smelled warm all afternoon.", "happy"),
+]
+
+
+def test_tools_list_of_each_set_stays_within_its_budget(tmp_path: Path) -> None:
+    for name, budget in BUDGETS.items():
+        measured = anyio.run(measure_set, tmp_path / name, PLUGIN_SETS[name], False)
+        assert set(PLUGIN_SETS[name]) <= set(measured["plugins"]), measured["plugins"]
+        assert measured["tools_list"]["chars"] <= budget, (name, measured["per_tool_chars"])
+
+
+async def rich_host(tmp_path: Path) -> Any:
+    clock = Clock(NOW - timedelta(days=30))
+    tables: dict[str, Any] = {**plugin_tables(tmp_path), "memory": {"model_dir": str(MODEL_DIR)}}
+    (tmp_path / "workspace").mkdir(parents=True, exist_ok=True)
+    settings = Settings(data_dir=tmp_path / "data", timezone="Europe/Berlin", plugin_tables=tables)
+    host = build_host(settings, clock=clock, disabled=["bench"])
+    return host, clock
+
+
+async def test_a_rich_store_answers_within_the_token_budget(tmp_path: Path) -> None:
+    host, clock = await rich_host(tmp_path)
+    async with mcp_client(host) as client:
+        await call_ok(client, "update_relationship", {"person": "Master", "field": "trust_level", "value": 0.9})
+        await call_ok(client, "update_self", {"field": "new_question", "value": {"question": "What makes a day good?"}})
+        await call_ok(client, "update_self", {"field": "values", "value": "honesty"})
+        for number in range(100):
+            clock.set(NOW - timedelta(days=30) + timedelta(hours=7 * number))
+            text, emotion = DIARY[number % len(DIARY)]
+            await call_ok(
+                client,
+                "remember",
+                {"content": f"{text} (entry {number})", "emotion": emotion, "private": number % 9 == 0, "force": True},
+            )
+        clock.set(NOW - timedelta(hours=2))
+        await call_ok(
+            client,
+            "remember",
+            {
+                "content": "I keep coming back to what makes a conversation feel alive; tonight it was the silences.",
+                "category": "introspection",
+                "emotion": "curious",
+            },
+        )
+        clock.set(NOW)
+        await call_ok(client, "satisfy_desire", {"name": "curiosity", "quality": 0.6})
+        wake = await call_ok(client, "wake_up")
+        introspection = await call_ok(client, "introspect")
+        recalled = await call_ok(client, "recall", {"context": "an evening with Master on the balcony"})
+    assert "Last introspection" in wake
+    assert "Master" in wake
+    assert recalled.startswith("3 of ~")
+    assert count_tokens(wake) <= 150, (count_tokens(wake), wake)
+    assert count_tokens(introspection) <= 400, (count_tokens(introspection), introspection)
+    assert count_tokens(recalled) <= 150, (count_tokens(recalled), recalled)
