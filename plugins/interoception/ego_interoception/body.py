@@ -292,11 +292,17 @@ class BodyState:
         }
 
     def summary(self) -> str:
-        """One short line, e.g. ``Body: evening, load low, memory calm, up 2.5h.``"""
-        return (
-            f"Body: {self.time_phase}, load {self.system_load}, memory {self.memory_pressure}, "
-            f"up {self.uptime_hours:.1f}h."
-        )
+        """One short line, e.g. ``Body: evening, load low, memory calm, up 2.5h.`` (``up 14h``, ``up 3d``)."""
+        return f"Body: {self.time_phase}, load {self.system_load}, memory {self.memory_pressure}, up {self.uptime()}."
+
+    def uptime(self) -> str:
+        """How long awake, as briefly as it is still meaningful: tenths of an hour, hours, then days."""
+        hours = self.uptime_hours
+        if hours < 10:
+            return f"{hours:.1f}h"
+        if hours < 48:
+            return f"{hours:.0f}h"
+        return f"{hours / 24:.0f}d"
 
 
 class BodySenseService:

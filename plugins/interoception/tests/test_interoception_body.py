@@ -23,6 +23,7 @@ from ego_interoception import (
     PHASES,
     UNKNOWN,
     BodySenseService,
+    BodyState,
     CpuMeter,
     PsutilSampler,
     Readings,
@@ -188,6 +189,14 @@ def test_body_state_is_small_json_and_satisfies_the_protocol() -> None:
     }
     assert json.loads(json.dumps(state)) == dict(state)
     assert service.summary() == "Body: morning, load high, memory moderate, up 2.5h."
+
+
+@pytest.mark.parametrize(
+    ("hours", "shown"), [(0.0, "0.0h"), (2.5, "2.5h"), (9.94, "9.9h"), (14.2, "14h"), (47.4, "47h"), (72.0, "3d")]
+)
+def test_uptime_is_as_brief_as_it_is_still_meaningful(hours: float, shown: str) -> None:
+    state = BodyState("night", "low", "calm", hours)
+    assert state.summary() == f"Body: night, load low, memory calm, up {shown}."
 
 
 def test_snapshot_keeps_the_numbers_behind_the_bands() -> None:

@@ -25,6 +25,7 @@ from ego_core import (
     RecallQuery,
     RememberDraft,
     Response,
+    ScaffoldItem,
     ToolError,
     Vectors,
     relative_age,
@@ -64,7 +65,6 @@ REMEMBER_SCAFFOLD = "Do any of these connections surprise you? Is there a patter
 UNLINKED_SCAFFOLD = "Is this the beginning of something new? What might it connect to later?"
 RECALL_SCAFFOLD = "How do these memories connect to the current moment?"
 PRIVATE_SAVED_NOTE = "Kept private: it stays internal (never synced to workspace files or logs)."
-FILTER_NAMES = ("emotion_filter", "category_filter", "date_from", "date_to", "valence_range", "arousal_range")
 SHOWN_LINKS = 3
 PRIVATE_RELATED = "(private) "
 """Marks a private memory on remember's ``Most related:`` lines: ``- [2h ago] (private) … (similarity: 0.82)``."""
@@ -422,35 +422,31 @@ class Memories:
         query, filters = self.query(args)
         hits, pool, lines = self.search(query, filters)
         if not hits:
-            return Response(data="No related memories found.", scaffold=self._recall_scaffold(args, 0, 0))
+            return Response(data="No related memories found.", scaffold=self._recall_scaffold(0))
         now = self.ctx.now()
         out = [f"{len(hits)} of ~{count_of(max(pool, len(hits)), 'memory', 'memories')}:"]
         for number, hit in enumerate(hits, start=1):
             memory = hit.memory
             trace = memory.emotional_trace
-            meta = [f"emotion: {render_emotion(trace)}"]
+            feeling = render_emotion(trace)
             if trace.secondary:
-                meta.append(f"undercurrent: {', '.join(trace.secondary)}")
-            meta += [
-                f"importance: {memory.importance}",
-                f"score: {relevance(hit.score):.2f}",
+                feeling += f", undercurrent {', '.join(trace.secondary)}"
+            meta = [
+                feeling,
+                f"importance {memory.importance}",
+                f"score {relevance(hit.score):.2f}",
                 f"private: {'true' if memory.is_private else 'false'}",
-                f"id: {memory.id}",
             ]
             out.append(f"{number}. [{relative_age(memory.timestamp, now)}] {truncate(memory.content, RECALL_SNIPPET)}")
-            out.append("   " + " | ".join(meta))
+            out.append("   " + " · ".join(meta))
         out.extend(lines)
-        return Response(data="\n".join(out), scaffold=self._recall_scaffold(args, len(hits), pool))
+        return Response(data="\n".join(out), scaffold=self._recall_scaffold(len(hits)))
 
     @staticmethod
-    def _recall_scaffold(args: Mapping[str, Any], shown: int, pool: int) -> tuple[str, ...]:
-        lines = [RECALL_SCAFFOLD] if shown else ["Try other words, or fewer filters."]
-        if shown and pool > shown:
-            lines.append(f"Showing {shown} of ~{pool}. Increase n_results for more.")
-        unused = [name for name in FILTER_NAMES if args.get(name) is None]
-        if unused:
-            lines.append("Also available: " + ", ".join(unused) + ".")
-        return tuple(lines)
+    def _recall_scaffold(shown: int) -> tuple[ScaffoldItem, ...]:
+        """Only the question: the header already says how many of how many, the filters are in the tool's schema,
+        and the ids (for forget or link_memories) are in search_memories' lines."""
+        return (RECALL_SCAFFOLD,) if shown else ("Try other words, or fewer filters.",)
 
     def search_memories(self, args: Mapping[str, Any]) -> Response:
         query, filters = self.query(args, "search_memories")

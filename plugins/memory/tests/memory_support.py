@@ -12,3 +12,20 @@ def saved_id(text: str) -> str:
     found = SAVED_ID.search(text)
     assert found, text
     return found.group(1)
+
+
+RESULT_LINE = re.compile(r"^\d+\. \[[^\]]+\] (.*)$", re.MULTILINE)
+
+
+def recalled_contents(text: str) -> list[str]:
+    """The contents of a ``recall`` response's results, best first (recall shows no ids: search_memories does)."""
+    return RESULT_LINE.findall(text.partition("\n\n---\n")[0])
+
+
+def recall_block(text: str, content: str) -> str:
+    """The two lines of the recall result showing ``content``: ``N. [age] content`` and its metadata line."""
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if RESULT_LINE.match(line) and line.endswith(f"] {content}"):
+            return line + "\n" + lines[index + 1]
+    raise AssertionError(f"{content!r} not in\n{text}")

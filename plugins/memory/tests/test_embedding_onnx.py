@@ -218,7 +218,7 @@ def test_missing_tokenizer_is_named(tmp_path: Path) -> None:
 
 def test_explicit_dir_is_never_downloaded_into(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     attempts: list[Path] = []
-    monkeypatch.setattr(onnx_module, "_download_into_chroma_cache", attempts.append)
+    monkeypatch.setattr(onnx_module, "download_model", attempts.append)
     with pytest.raises(EmbeddingError, match=r"model\.onnx"):
         OnnxEmbedder(EmbedderSettings(model_dir=tmp_path))
     assert attempts == []

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
+from memory_support import recalled_contents
 
 from ego_core import Clock, ConsolidationRun, EmotionalTrace, Memory, Section, hookimpl
 from ego_memory.memories import Memories, new_memory_id
@@ -164,9 +165,9 @@ def test_recall_co_activation_strengthens_links_through_the_real_recall(memory_h
     before = pair(rows, a, b, "similar")
     assert before is not None
     clock.set(NOW - timedelta(hours=1))
-    recalled = memories.recall({"context": "tomato seedlings on the balcony", "n_results": 5}).data
-    assert a in recalled
-    assert b in recalled
+    recalled = recalled_contents(memories.recall({"context": "tomato seedlings on the balcony", "n_results": 5}).data)
+    assert "Planted tomato seedlings in pots on the balcony." in recalled
+    assert "Watered the tomato seedlings in the balcony pots." in recalled
     clock.set(NOW)
     summary = plugin.lifecycle.consolidate({}).data
     assert "strengthened 1 co-activated link(s)" in summary

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from mcp import Client
+from memory_support import recall_block, recalled_contents
 
 from ego_core.testing import tool_text
 from ego_memory.embedding import OnnxEmbedder
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from conftest import EgoChild
 
 SAVED = re.compile(r"^Saved \(id: (mem_[0-9a-f]{12})\)\. Linked to (\d+) existing memor(?:y|ies)\.$", re.MULTILINE)
-RESULT_ID = re.compile(r"\| id: (mem_[0-9a-f]{12})$", re.MULTILINE)
 
 DISTRACTORS = [
     "Fixed a flaky unit test in the payment service by pinning the random seed.",
@@ -46,18 +46,9 @@ def saved_id(result: Any) -> str:
     return match.group(1)
 
 
-def result_ids(result: Any) -> list[str]:
+def result_contents(result: Any) -> list[str]:
     assert not result.is_error, tool_text(result)
-    return RESULT_ID.findall(tool_text(result).partition("\n\n---\n")[0])
-
-
-def block_of(text: str, memory_id: str) -> str:
-    """The two lines of one recall result: ``N. [age] content`` and its metadata line."""
-    lines = text.splitlines()
-    for index, line in enumerate(lines):
-        if line.endswith(f"| id: {memory_id}"):
-            return lines[index - 1] + "\n" + line
-    raise AssertionError(f"{memory_id} not in\n{text}")
+    return recalled_contents(tool_text(result))
 
 
 @pytest.mark.anyio
@@ -83,17 +74,17 @@ async def test_remember_recall_and_restart_over_stdio(ego_child: EgoChild, onnx_
                 },
             )
         )
-        rare = saved_id(await client.call_tool("remember", {"content": RARE, "category": "observation"}))
-        japanese = saved_id(await client.call_tool("remember", {"content": JAPANESE, "emotion": "contentment"}))
+        saved_id(await client.call_tool("remember", {"content": RARE, "category": "observation"}))
+        saved_id(await client.call_tool("remember", {"content": JAPANESE, "emotion": "contentment"}))
         private = saved_id(
             await client.call_tool(
                 "remember", {"content": PRIVATE, "emotion": "anxious", "private": True, "tags": ["fear"]}
             )
         )
 
-        assert result_ids(await client.call_tool("recall", {"context": PARAPHRASE}))[0] == target
-        assert result_ids(await client.call_tool("recall", {"context": "XQZ-4471"}))[0] == rare
-        assert result_ids(await client.call_tool("recall", {"context": "夕焼けを見た日"}))[0] == japanese
+        assert result_contents(await client.call_tool("recall", {"context": PARAPHRASE}))[0] == TARGET
+        assert result_contents(await client.call_tool("recall", {"context": "XQZ-4471"}))[0] == RARE
+        assert result_contents(await client.call_tool("recall", {"context": "夕焼けを見た日"}))[0] == JAPANESE
 
         bad = await client.call_tool("remember", {"content": ""})
         assert bad.is_error
@@ -103,24 +94,23 @@ async def test_remember_recall_and_restart_over_stdio(ego_child: EgoChild, onnx_
     # a new server process on the same data directory
     async with Client(ego_child.stdio("--plugins", "memory")) as client:
         recalled = await client.call_tool("recall", {"context": PARAPHRASE})
-        assert result_ids(recalled)[0] == target
-        block = block_of(tool_text(recalled), target)
+        assert result_contents(recalled)[0] == TARGET
+        block = recall_block(tool_text(recalled), TARGET)
         assert re.match(rf"1\. \[(just now|\d+m ago)\] {re.escape(TARGET)}\n", block), block
         assert re.search(
-            r"^   emotion: moved\(0\.9\) \| undercurrent: nostalgic \| importance: 5 \| score: [01]\.\d\d \| "
-            rf"private: false \| id: {target}$",
+            r"^   moved\(0\.9\), undercurrent nostalgic · importance 5 · score [01]\.\d\d · private: false$",
             block,
             re.MULTILINE,
         ), block
 
-        assert result_ids(await client.call_tool("recall", {"context": "XQZ-4471"}))[0] == rare
+        assert result_contents(await client.call_tool("recall", {"context": "XQZ-4471"}))[0] == RARE
         found = await client.call_tool("search_memories", {"context": PARAPHRASE, "n_results": 1})
         assert re.search(rf"^{target} \| (just now|\d+m ago) \| moved \| relationship \|", tool_text(found), re.M)
         assert "private: false" in tool_text(found)
 
         secret = await client.call_tool("recall", {"context": "fear that Master might leave"})
-        assert result_ids(secret)[0] == private
-        assert "| private: true | id: " + private in tool_text(secret)
+        assert result_contents(secret)[0] == PRIVATE
+        assert recall_block(tool_text(secret), PRIVATE).endswith("· private: true")
 
     # the store the servers left behind, opened directly
     store = MemoryStore(ego_child.data_dir / "memory", onnx_embedder.model_id)

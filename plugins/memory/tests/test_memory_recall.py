@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import numpy as np
 import pytest
+from memory_support import recalled_contents
 
 from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, RecallHit, RecallNote, RecallQuery, hookimpl
 from ego_core.testing import mcp_client, tool_text
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from conftest import MemoryHosts
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
-RESULT_ID = re.compile(r"\| id: (mem_[0-9a-f]{12})$", re.MULTILINE)
 
 BREAD = [
     "I baked a loaf of sourdough bread this morning.",
@@ -321,7 +321,8 @@ def test_access_statistics_are_updated_in_one_batch_for_exactly_the_hits(
         response = memories.recall({"context": "fresh bread from the oven", "n_results": 3})
     finally:
         memories.store.db.set_trace_callback(None)
-    returned = RESULT_ID.findall(response.data)
+    by_text = {text: mid(number) for number, text in enumerate(BREAD + OTHERS)}
+    returned = [by_text[content] for content in recalled_contents(response.data)]
     assert len(returned) == 3
 
     updates = [s for s in statements if re.match(r"\s*UPDATE\s+memories\b", s, re.IGNORECASE)]
@@ -364,7 +365,8 @@ async def test_on_recall_result_lines_and_boosts_are_applied(
     assert [h.memory.id for h in hits] == plain
     assert all(isinstance(h.memory, Memory) for h in hits)
     assert "Annotator: a thread runs through these." in data.splitlines()
-    assert RESULT_ID.findall(data) == [plain[-1], *plain[:-1]]
+    text_of = {mid(number): text for number, text in enumerate(BREAD + OTHERS)}
+    assert recalled_contents(data) == [text_of[memory_id] for memory_id in [plain[-1], *plain[:-1]]]
 
 
 @pytest.mark.anyio
@@ -404,9 +406,9 @@ JAPANESE_CORPUS = [
 
 @pytest.mark.parametrize("context", ["夕焼けを見た日", "夕焼け", "一緒に夕焼けを見たこと"])
 def test_a_japanese_memory_is_found_by_a_japanese_query(context: str, japanese_memories: Any) -> None:
-    memories, ids = japanese_memories
+    memories, _ids = japanese_memories
     response = memories.recall({"context": context, "n_results": 3})
-    assert RESULT_ID.findall(response.data)[0] == ids[0]
+    assert recalled_contents(response.data)[0] == JAPANESE_CORPUS[0]
 
 
 @pytest.fixture(scope="module")
@@ -455,12 +457,10 @@ def test_an_older_japanese_memory_is_not_buried_by_newer_ones_of_the_same_frame(
 ) -> None:
     memories, ids = japanese_diary
     response = getattr(memories, tool)({"context": context, "n_results": 3})
-    found = (
-        RESULT_ID.findall(response.data)
-        if tool == "recall"
-        else re.findall(r"^(mem_[0-9a-f]{12}) \|", response.data, re.MULTILINE)
-    )
-    assert found[0] == ids[0], response.data  # the only memory that holds 夕焼け
+    if tool == "recall":
+        assert recalled_contents(response.data)[0] == JAPANESE_CORPUS[0], response.data
+    else:  # the only memory that holds 夕焼け
+        assert re.findall(r"^(mem_[0-9a-f]{12}) \|", response.data, re.MULTILINE)[0] == ids[0], response.data
 
 
 def test_interference_spares_an_older_memory_holding_a_cue_the_newer_one_lacks(

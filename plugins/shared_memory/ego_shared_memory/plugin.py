@@ -105,18 +105,11 @@ class SharedMemoryPlugin:
 
     @hookimpl
     def on_wake_up(self, ctx: PluginContext) -> Section | None:
+        """No line of its own (wake_up stays short): a scaffold line points at shared_snapshot when it serves."""
         if self._client is None:
             return None
-        config: SharedMemoryConfig = ctx.config
-        who = f" as {config.agent_id}" if config.agent_id else ""
-        return Section(
-            key="shared_memory",
-            text=f"Shared memory: {self._client.describe()}{who}.",
-            order=WAKE_UP_ORDER,
-            scaffold=(
-                ScaffoldLine("What do the other agents already know? shared_snapshot shows it.", {"shared_snapshot"}),
-            ),
-        )
+        pointer = ScaffoldLine("shared_snapshot shows what the other agents know.", {"shared_snapshot"})
+        return Section(key="shared_memory", text="", order=WAKE_UP_ORDER, scaffold=(pointer,))
 
     @hookimpl
     def doctor_checks(self, ctx: PluginContext) -> Sequence[Check]:

@@ -184,8 +184,8 @@ async def test_a_local_store(make_host: HostFactory, tmp_path: Path) -> None:
         text = await call_ok(client, "shared_snapshot")
         wake = await call_ok(client, "wake_up")
     assert "openclaw · agent:openclaw · todo `todo:backup`" in text
-    assert "Shared memory: local store" in wake
-    assert "shared_snapshot" in wake
+    assert "local store" not in wake  # no line of its own (no path in the agent's context): only the pointer
+    assert "shared_snapshot shows what the other agents know." in wake
 
 
 async def test_without_configuration_there_are_no_tools(make_host: HostFactory) -> None:
