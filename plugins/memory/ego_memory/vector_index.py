@@ -34,6 +34,18 @@ index; applying every 50 and persisting every 100 keeps an add at ~8 ms instead 
 30 ms just before a sync with the defaults of 100/1000), at 10,000 and 100,000 vectors alike (docs/benchmarks.md)."""
 
 
+def remove_tree(directory: Path, attempts: int = 5) -> None:
+    """``rmtree``, walking again when a file vanishes under it (Chroma's closing threads finish a journal late)."""
+    for _ in range(attempts - 1):
+        try:
+            shutil.rmtree(directory)
+            return
+        except FileNotFoundError:
+            if not directory.exists():
+                return
+    shutil.rmtree(directory)
+
+
 def collection_name(model_id: str) -> str:
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model_id).strip("-._") or "model"
     return f"memories-{slug}"[:480]
@@ -217,7 +229,7 @@ class ChromaIndex:
             self.close(evict=True)
             try:
                 if self.directory.is_dir() and not self.directory.is_symlink():
-                    shutil.rmtree(self.directory)
+                    remove_tree(self.directory)
                 elif self.directory.exists() or self.directory.is_symlink():
                     self.directory.unlink()
             except OSError as exc:
