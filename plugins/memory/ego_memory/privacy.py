@@ -1,9 +1,10 @@
 """Keeping private memories from leaking: a redactor that masks their text wherever it appears.
 
 The memory plugin registers it with the core's redaction pipeline, so log records, workspace files, gateway
-payloads and public exports never carry a private memory's content. Texts are compared folded: whitespace
-runs (spaces, tabs, line breaks, non-breaking spaces) count as one space and letters as lower case, so
-re-wrapping or re-casing a private text does not get it through. Two passes:
+payloads and public exports never carry a private memory's content. Texts are compared folded: in Unicode
+compatibility form (NFKC), whitespace runs (spaces, tabs, line breaks, non-breaking spaces) as one space and
+letters as lower case, so re-normalising (a plugin that stores text NFC), re-wrapping or re-casing a private
+text does not get it through. Two passes:
 
 - **Openings.** A match starts at the first ``KEY`` characters of a form of the content (the whole text, or
   one of its lines) and extends as far as the text keeps following that content, so every truncation width
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections.abc import Callable, Iterable
 
 from ego_core import PRIVATE_MARK
@@ -41,23 +43,35 @@ QUOTE_MIN_WIDE = 8
 Span = tuple[int, int]
 
 
+def _clusters(text: str) -> Iterable[tuple[int, str]]:
+    """Each character with the combining marks that follow it, and where it starts."""
+    start = 0
+    for index in range(1, len(text) + 1):
+        if index == len(text) or not unicodedata.combining(text[index]):
+            yield start, text[start:index]
+            start = index
+
+
 def fold_with_positions(text: str) -> tuple[str, list[int]]:
-    """``text`` with every whitespace run made one space and letters lower-cased (character for character),
-    and for each folded character the index of the original character it stands for."""
+    """``text`` in compatibility form (NFKC: a composed and a decomposed "é", a compatibility ideograph and its
+    unified one, "ﬁ" and "fi" are the same), every whitespace run made one space and letters lower-cased; and for
+    each folded character the index of the original character it stands for."""
     chars: list[str] = []
     positions: list[int] = []
     in_space = False
-    for index, char in enumerate(text):
-        if char.isspace():
-            if not in_space:
-                chars.append(" ")
-                positions.append(index)
-                in_space = True
-            continue
-        in_space = False
-        lower = char.lower()
-        chars.append(lower if len(lower) == 1 else char)
-        positions.append(index)
+    normal = unicodedata.is_normalized("NFKC", text)
+    for index, piece in enumerate(text) if normal else _clusters(text):
+        for char in piece if normal else unicodedata.normalize("NFKC", piece):
+            if char.isspace():
+                if not in_space:
+                    chars.append(" ")
+                    positions.append(index)
+                    in_space = True
+                continue
+            in_space = False
+            lower = char.lower()
+            chars.append(lower if len(lower) == 1 else char)
+            positions.append(index)
     return "".join(chars), positions
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import logging
 import re
+import unicodedata
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 from hypothesis import assume, given, settings
@@ -123,6 +124,27 @@ def test_private_text_never_survives_the_redactor(private: str, before: str, aft
     for line in private.splitlines():
         if len(line.strip()) >= 8:
             assert not survives(line.strip(), before + line + after)
+
+
+@settings(max_examples=200, deadline=None)
+@given(private=TEXT, form=st.sampled_from(["NFC", "NFD", "NFKC", "NFKD"]), before=TEXT, after=TEXT)
+def test_a_private_text_another_plugin_stored_normalised_is_masked(
+    private: str, form: Literal["NFC", "NFD", "NFKC", "NFKD"], before: str, after: str
+) -> None:
+    """A plugin that keeps text in a normal form (the self-model stores NFC: a compatibility ideograph becomes
+    its unified one, a decomposed accent one character) must not carry a private text out in that form."""
+    private = private.strip()
+    assume(len(private) >= 8)
+    redactor = PrivateContentRedactor()
+    redactor.add("mem_ffffffffffff", private)
+    stored = unicodedata.normalize(form, private)
+    masked = redactor(before + " " + stored + " " + after)
+    assert PRIVATE_MARK in masked
+    kept = unicodedata.normalize("NFKC", masked.replace(PRIVATE_MARK, "\x00")).lower()
+    secret = " ".join(unicodedata.normalize("NFKC", private).lower().split())
+    runs = {secret[i : i + 12] for i in range(len(secret) - 11)}
+    outside = " ".join(unicodedata.normalize("NFKC", before + "\x00" + after).lower().split())
+    assert not {run for run in runs if run in " ".join(kept.split()) and run not in outside}
 
 
 def test_removed_memories_are_no_longer_masked() -> None:
