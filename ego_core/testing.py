@@ -6,6 +6,7 @@
   entry-point discovery runs without pip.
 - ``mcp_client(host)``: an async context manager giving an in-memory MCP ``Client`` for the host's server.
 - ``tool_text(result)``: the text of a tool result; ``call_ok`` / ``call_error`` call a tool and check it.
+- ``tools_named(text)``: which of ``BUILT_IN_TOOLS`` a response names (it may name only served ones).
 
 It also re-exports what plugin tests need from the core's internals, so a plugin's tests import only from
 ``ego_core`` and ``ego_core.testing``: ``SEPARATOR`` (between a response's data and its scaffold),
@@ -20,9 +21,10 @@ from __future__ import annotations
 
 import importlib
 import logging
+import re
 import sys
 import textwrap
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -189,6 +191,37 @@ async def mcp_client(host: PluginHost, *, mode: str = "auto") -> AsyncIterator[A
 
     async with Client(build_server(host), mode=mode) as client:
         yield client
+
+
+BUILT_IN_TOOLS = frozenset(
+    {
+        "wake_up",
+        "introspect",
+        "remember",
+        "recall",
+        "search_memories",
+        "forget",
+        "link_memories",
+        "create_episode",
+        "get_episode",
+        "consolidate",
+        "feel_desires",
+        "satisfy_desire",
+        "emotion_trend",
+        "consider_them",
+        "update_self",
+        "update_relationship",
+        "am_i_being_genuine",
+        "shared_snapshot",
+        "shared_append",
+    }
+)
+"""Every tool the core and the built-in plugins define (a test of the whole set keeps it complete)."""
+
+
+def tools_named(text: str, names: Iterable[str] = BUILT_IN_TOOLS) -> set[str]:
+    """The tools of ``names`` that ``text`` names as whole words: a response may name only tools that are served."""
+    return {name for name in names if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)}
 
 
 def tool_text(result: Any) -> str:

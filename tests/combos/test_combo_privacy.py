@@ -23,34 +23,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ego_core import Clock, PluginHost, Settings
-from ego_core.testing import HostFactory, ToolRunner, configure_logging, export_file, tool_text
+from ego_core.testing import BUILT_IN_TOOLS, HostFactory, ToolRunner, configure_logging, export_file, tool_text
 
 WINDOW = 12
 START = datetime(2027, 3, 1, 8, 0, tzinfo=UTC)
 PUBLIC_WORDS = (
     "sky river letter kettle alert garden violin tea night Master harbour lantern bread storm festival morning"
 ).split()
-EVERY_TOOL = {
-    "wake_up",
-    "introspect",
-    "remember",
-    "recall",
-    "search_memories",
-    "forget",
-    "link_memories",
-    "create_episode",
-    "get_episode",
-    "consolidate",
-    "feel_desires",
-    "satisfy_desire",
-    "emotion_trend",
-    "consider_them",
-    "update_self",
-    "update_relationship",
-    "am_i_being_genuine",
-    "shared_snapshot",
-    "shared_append",
-}
 
 private_words = st.text(alphabet=st.characters(categories=("Ll", "Lu", "Nd", "Lo")), min_size=3, max_size=9)
 private_texts = (
@@ -210,7 +189,7 @@ def test_private_text_reaches_no_output_of_any_plugin(
     host = make_host({pid: make() for pid, make in PLUGINS.items()}, config=config, settings=settings_, clock=clock)
     host.start()
     session = Session(host, clock)
-    assert {tool.name for _plugin, tool in host.tools()} == EVERY_TOOL
+    assert {tool.name for _plugin, tool in host.tools()} == BUILT_IN_TOOLS
     try:
         session.remember(data.draw(private_texts, label="first private"), private=True)
         session.remember(data.draw(public_texts, label="first public"), private=False)
@@ -218,8 +197,8 @@ def test_private_text_reaches_no_output_of_any_plugin(
         session.public.append("tea at 5")
         synced = [p for p in workspace.rglob("*") if p.is_file() and p.stat().st_size > 0]
         assert synced, "the public memory was not synced to the workspace"
-        tools = data.draw(st.permutations(sorted(EVERY_TOOL)), label="every tool once")
-        tools += data.draw(st.lists(st.sampled_from(sorted(EVERY_TOOL)), max_size=12), label="then more")
+        tools = data.draw(st.permutations(sorted(BUILT_IN_TOOLS)), label="every tool once")
+        tools += data.draw(st.lists(st.sampled_from(sorted(BUILT_IN_TOOLS)), max_size=12), label="then more")
         for tool in tools:
             step(session, data.draw, tool)
             clock.set(clock.now() + timedelta(hours=data.draw(st.integers(0, 30))))
@@ -228,7 +207,7 @@ def test_private_text_reaches_no_output_of_any_plugin(
     finally:
         host.stop()
 
-    assert session.called == EVERY_TOOL
+    assert session.called == BUILT_IN_TOOLS
     assert session.alive_private, "no private memory was kept"
     outputs = {
         "log": sorted(logs.glob("ego-*.jsonl")),

@@ -38,27 +38,6 @@ UNRELATED = (
 # Scored 0.968 against PARAPHRASES[0]: a near-duplicate in other words, refused by the guard.
 NEAR_DUPLICATE = "Watched herons fishing during my morning walk along the river."
 
-# Every tool name ego defines: a response may name one only when it is served.
-ALL_TOOLS = (
-    "wake_up",
-    "feel_desires",
-    "introspect",
-    "consider_them",
-    "remember",
-    "recall",
-    "am_i_being_genuine",
-    "satisfy_desire",
-    "consolidate",
-    "forget",
-    "link_memories",
-    "update_relationship",
-    "update_self",
-    "emotion_trend",
-    "get_episode",
-    "create_episode",
-    "search_memories",
-)
-
 
 def memory_config(**dedup: Any) -> dict[str, Mapping[str, Any]]:
     config: dict[str, Mapping[str, Any]] = {"memory": {"model_dir": str(MODEL_DIR)}}
@@ -82,10 +61,6 @@ def saved_id(text: str) -> str:
     found = SAVED_ID.match(text)
     assert found is not None, text
     return found.group(1)
-
-
-def mentioned_tools(text: str) -> set[str]:
-    return {name for name in ALL_TOOLS if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)}
 
 
 async def remember(client: Any, content: str, **extra: Any) -> str:

@@ -6,10 +6,10 @@ import re
 from collections.abc import Callable
 
 import pytest
-from dedup_support import PARAPHRASES, UNRELATED, mentioned_tools, remember, saved_id
+from dedup_support import PARAPHRASES, UNRELATED, remember, saved_id
 
 from ego_core import PluginHost
-from ego_core.testing import SEPARATOR, mcp_client, tool_text
+from ego_core.testing import SEPARATOR, mcp_client, tool_text, tools_named
 
 pytestmark = pytest.mark.anyio
 
@@ -39,7 +39,7 @@ async def test_consolidate_lists_the_paraphrase_pairs(dedup_host: Callable[..., 
             assert content not in data
         assert REVIEW in scaffold.splitlines()
         assert BOTH in scaffold.splitlines()
-        assert mentioned_tools(text) <= served
+        assert tools_named(text) <= served
 
         # the agent follows the scaffold: forgets one copy; the pairs it was part of are gone
         forgot = await client.call_tool("forget", {"memory_id": ids[1]})

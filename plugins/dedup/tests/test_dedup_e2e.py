@@ -9,10 +9,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from dedup_support import EGO, JA_FIRST, PARAPHRASES, mentioned_tools, saved_id
+from dedup_support import EGO, JA_FIRST, PARAPHRASES, saved_id
 from mcp import Client, StdioServerParameters
 
-from ego_core.testing import tool_text
+from ego_core.testing import tool_text, tools_named
 from ego_dedup import NOT_SAVED
 
 GUARD_WORDS = ("Not saved", "already exists", "repetition", "Similarity:")
@@ -66,7 +66,7 @@ async def test_the_guard_over_stdio(child_env: Callable[..., dict[str, str]]) ->
         first = saved_id(tool_text(await client.call_tool("remember", {"content": PARAPHRASES[0]})))
         again = tool_text(await client.call_tool("remember", {"content": PARAPHRASES[0]}))
         assert again.startswith(f"{NOT_SAVED}\nExisting (id: {first}, just now): {PARAPHRASES[0]}\nSimilarity: 1.00\n")
-        assert mentioned_tools(again) <= served
+        assert tools_named(again) <= served
         saved_id(tool_text(await client.call_tool("remember", {"content": JA_FIRST})))
         forced = tool_text(await client.call_tool("remember", {"content": PARAPHRASES[0], "force": True}))
         saved_id(forced)

@@ -6,10 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from dedup_support import NEAR_DUPLICATE, PARAPHRASES, UNRELATED, memory_config, mentioned_tools, remember, saved_id
+from dedup_support import NEAR_DUPLICATE, PARAPHRASES, UNRELATED, memory_config, remember, saved_id
 
 from ego_core import Clock, PluginHost, ScaffoldLine, Tool, hookimpl
-from ego_core.testing import SEPARATOR, HostFactory, mcp_client, tool_text
+from ego_core.testing import SEPARATOR, HostFactory, mcp_client, tool_text, tools_named
 from ego_dedup import GUARD_SCAFFOLD, NOT_SAVED, DedupPlugin
 from ego_dedup.merge import REVIEW_WITH_RECALL, REVIEW_WITH_RECALL_AND_FORGET, review_scaffold
 from ego_memory.plugin import MemoryPlugin
@@ -30,7 +30,7 @@ class LimitedMemory(MemoryPlugin):
 
 
 def test_lines_that_name_a_tool_declare_it() -> None:
-    assert all(isinstance(line, str) and not mentioned_tools(line) for line in GUARD_SCAFFOLD)
+    assert all(isinstance(line, str) and not tools_named(line) for line in GUARD_SCAFFOLD)
     assert REVIEW_WITH_RECALL_AND_FORGET.needs == frozenset({"recall", "forget"})
     assert REVIEW_WITH_RECALL.needs == frozenset({"recall"})
     for recall in (True, False):
@@ -38,7 +38,7 @@ def test_lines_that_name_a_tool_declare_it() -> None:
             for line in review_scaffold(recall=recall, forget=forget):
                 text = line.text if isinstance(line, ScaffoldLine) else line
                 needs = line.needs if isinstance(line, ScaffoldLine) else frozenset()
-                assert mentioned_tools(text) <= needs
+                assert tools_named(text) <= needs
                 assert needs <= {name for name, on in (("recall", recall), ("forget", forget)) if on}
 
 
@@ -66,7 +66,7 @@ async def test_every_tool_named_in_a_response_is_served(dedup_host: Callable[...
     assert "use recall to review the existing memory" in texts[1]
     assert "Review each pair with recall. If one is redundant, use forget to remove it." in texts[-1]
     for text in texts:
-        assert mentioned_tools(text) <= served, text
+        assert tools_named(text) <= served, text
 
 
 async def test_without_recall_and_forget_the_responses_do_not_name_them(make_host: HostFactory, clock: Clock) -> None:
@@ -89,7 +89,7 @@ async def test_without_recall_and_forget_the_responses_do_not_name_them(make_hos
     assert "Review each pair and consider which to keep." in scaffold
     assert "If both have value, consider which perspective to keep." in scaffold
     for text in texts:
-        assert mentioned_tools(text) <= served, text
+        assert tools_named(text) <= served, text
 
 
 async def test_with_recall_but_without_forget(make_host: HostFactory, clock: Clock) -> None:
@@ -105,7 +105,7 @@ async def test_with_recall_but_without_forget(make_host: HostFactory, clock: Clo
     assert "Review each pair with recall and consider which to keep." in scaffold
     assert "forget" not in texts[-1]
     for text in texts:
-        assert mentioned_tools(text) <= served, text
+        assert tools_named(text) <= served, text
 
 
 async def test_with_dedup_disabled_duplicates_are_stored_and_nothing_mentions_the_guard(

@@ -58,26 +58,6 @@ NINE = (
 )
 TAG = re.compile(r"^([a-z_]+)\[(\d\.\d\d)/(low|mid|high)\]$")
 
-# Every tool name ego defines: a response may name one only when it is served.
-ALL_TOOLS = (
-    "wake_up",
-    "feel_desires",
-    "introspect",
-    "consider_them",
-    "remember",
-    "recall",
-    "am_i_being_genuine",
-    "satisfy_desire",
-    "consolidate",
-    "forget",
-    "link_memories",
-    "update_relationship",
-    "update_self",
-    "emotion_trend",
-    "get_episode",
-    "create_episode",
-    "search_memories",
-)
 
 EGO = [sys.executable, "-m", "ego_core.cli"]
 REPO = Path(__file__).resolve().parents[3]

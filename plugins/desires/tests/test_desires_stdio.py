@@ -4,15 +4,14 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
-from desires_support import ALL_TOOLS, EGO, NINE, child_env, level_map, parse_levels, stdio, store_rows
+from desires_support import EGO, NINE, child_env, level_map, parse_levels, stdio, store_rows
 from mcp import Client
 
-from ego_core.testing import call_error, call_ok
+from ego_core.testing import call_error, call_ok, tools_named
 
 pytestmark = pytest.mark.anyio
 
@@ -34,7 +33,7 @@ async def test_desires_alone_over_stdio(tmp_path: Path) -> None:
         assert store_rows(data) == rows
         texts = [fresh, satisfied, after, await call_ok(client, "wake_up"), await call_ok(client, "introspect")]
     for text in texts:
-        named = {word for word in re.findall(r"[a-z_]+", text) if word in ALL_TOOLS}
+        named = tools_named(text)
         assert named <= served, text
 
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from datetime import timedelta
 
 import pytest
 from desires_support import (
-    ALL_TOOLS,
     NINE,
     DesireHostFactory,
     FixedQuestions,
@@ -21,7 +19,7 @@ from desires_support import (
 )
 
 from ego_core import DESIRE_LEVELS, Clock, DesireLevels, PluginHost
-from ego_core.testing import ToolRunner, call_error, call_ok, mcp_client, tool_text
+from ego_core.testing import ToolRunner, call_error, call_ok, mcp_client, tool_text, tools_named
 from ego_desires.curve import logit
 
 pytestmark = pytest.mark.anyio
@@ -175,10 +173,6 @@ async def test_the_question_threshold_is_configurable(desire_host: DesireHostFac
     assert dh.levels()["cognitive_coherence"] == pytest.approx(0.6)
 
 
-def named_tools(text: str) -> set[str]:
-    return {word for word in re.findall(r"[a-z_]+", text) if word in ALL_TOOLS}
-
-
 async def test_with_only_desires_every_response_names_only_served_tools(desire_host: DesireHostFactory) -> None:
     dh = desire_host(others={"questions": FixedQuestions([question(1)])})
     async with mcp_client(dh.host) as client:
@@ -193,7 +187,7 @@ async def test_with_only_desires_every_response_names_only_served_tools(desire_h
             await call_ok(client, "feel_desires"),
         ]
     for text in texts:
-        assert named_tools(text) <= served, text
+        assert tools_named(text) <= served, text
 
 
 async def test_the_introspect_hint_is_shown_only_while_introspect_is_served(desire_host: DesireHostFactory) -> None:

@@ -21,31 +21,6 @@ NOON = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 QUESTION_ID = re.compile(r"\b(q_[0-9a-f]{12})\b")
 SAVED_ID = re.compile(r"^Saved \(id: (mem_[0-9a-f]{12})\)")
 
-# Every tool name ego defines: a response may name one only when it is served.
-ALL_TOOLS = (
-    "wake_up",
-    "feel_desires",
-    "introspect",
-    "consider_them",
-    "remember",
-    "recall",
-    "am_i_being_genuine",
-    "satisfy_desire",
-    "consolidate",
-    "forget",
-    "link_memories",
-    "update_relationship",
-    "update_self",
-    "emotion_trend",
-    "get_episode",
-    "create_episode",
-    "search_memories",
-)
-
-
-def named_tools(text: str) -> set[str]:
-    return {word for word in re.findall(r"[a-z_]+", text) if word in ALL_TOOLS}
-
 
 def question_id(text: str) -> str:
     found = QUESTION_ID.search(text)

@@ -7,10 +7,10 @@ import json
 from collections.abc import Callable
 
 import pytest
-from self_model_support import named_tools, question_id
+from self_model_support import question_id
 
 from ego_core import ConfigError, PluginHost, Section, hookimpl
-from ego_core.testing import SEPARATOR, HostFactory, call_ok, mcp_client, structure_plugin_config
+from ego_core.testing import SEPARATOR, HostFactory, call_ok, mcp_client, structure_plugin_config, tools_named
 from ego_self_model import SelfModelConfig
 
 
@@ -63,7 +63,7 @@ async def test_every_tool_works_without_the_memory_plugin(self_host: Callable[..
             await call_ok(client, "wake_up"),
         ]
     for text in texts:
-        assert named_tools(text) <= served, text
+        assert tools_named(text) <= served, text
         assert "💭" not in text
     introspect = texts[-3]
     assert f'- "Why words?" ({qid}, importance 4)' in introspect

@@ -13,11 +13,11 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from self_model_support import MODEL_DIR, NOON, DesiresStandIn, named_tools
+from self_model_support import MODEL_DIR, NOON, DesiresStandIn
 from tokenizers import Tokenizer
 
 from ego_core import Clock, PluginHost, Section, hookimpl
-from ego_core.testing import HostFactory, call_ok, mcp_client
+from ego_core.testing import HostFactory, call_ok, mcp_client, tools_named
 
 BUDGET = 150
 THOUGHT = (
@@ -70,7 +70,7 @@ async def wake(host: PluginHost) -> tuple[str, set[str]]:
 def check(text: str, served: set[str]) -> None:
     count = tokens(text)
     assert count < BUDGET, f"wake_up is {count} tokens:\n{text}"
-    assert named_tools(text) <= served, text
+    assert tools_named(text) <= served, text
     assert "mem_" not in text
     assert not re.search(r"\d{4}-\d{2}-\d{2}", text), "a thought, not a record: no timestamps"
 
