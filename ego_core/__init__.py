@@ -30,6 +30,7 @@ from ego_core.services import (
     OpenQuestions,
     QuestionState,
 )
+from ego_core.storage import write_transaction
 from ego_core.types import (
     LINK_TYPES,
     Check,
@@ -115,4 +116,5 @@ __all__ = [
     "log_event",
     "relative_age",
     "truncate",
+    "write_transaction",
 ]

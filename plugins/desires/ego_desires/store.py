@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
+from ego_core import write_transaction
 from ego_desires.catalog import DESIRES
 from ego_desires.curve import EARLIEST, INITIAL, LATEST, Anchor
 
@@ -118,13 +119,8 @@ class DesireStore:
         db = self._db
         if db is None:
             raise DesireStoreError("the desires store is closed")
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(db):
             yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
 
     @staticmethod
     def _bring_back(db: sqlite3.Connection, now: float) -> None:

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ego_core import Memory, MemoryLink
+from ego_core import Memory, MemoryLink, write_transaction
 from ego_memory.rows import MEMORY_COLUMNS, row_to_memory
 
 CHUNK = 500
@@ -26,14 +26,8 @@ class Tables:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        db = self.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(self.db) as db:
             yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
 
     # ------------------------------------------------------------------------------------------
     # The metadata table: embedding model, active collection, generation, pending repairs

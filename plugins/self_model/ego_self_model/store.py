@@ -21,7 +21,7 @@ from typing import Any, Final
 import attrs
 import numpy as np
 
-from ego_core import Vectors
+from ego_core import Vectors, write_transaction
 
 SCHEMA_VERSION: Final = 1
 DB_NAME: Final = "self_model.sqlite3"
@@ -232,15 +232,8 @@ class StateStore:
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``): committed when the block ends, rolled back if it raises."""
-        with self._lock:
-            db = self._connection()
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+        with self._lock, write_transaction(self._connection()) as db:
+            yield db
 
     # ------------------------------------------------------------------------------------------
     # Self-model fields
