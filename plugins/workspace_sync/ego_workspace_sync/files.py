@@ -5,7 +5,9 @@
   (same inode, size and modification time, else it starts over), and ``os.replace``-s it over the real file,
   then fsyncs the directory. A failure at any step leaves the original file as it was and removes the
   temporary file. Bytes that another program appended to the old file in the instant between the check and the
-  replace are carried over to the new one.
+  replace are carried over to the new one. A program that opened the old file just before the replace may write
+  to it a moment later still: the old version stays open (the last ``LINGERING`` of each file) and what reaches
+  it is carried over by the next rewrite of that file, or by :func:`carry_over_late_appends` (at shutdown).
 - New files get ``0o666`` minus the umask (the kernel applies it); a rewritten file keeps its permission bits.
 - :class:`WorkspaceLock` serialises ego's writers: a thread lock within a process, then an exclusive ``flock``
   on ``<workspace>/.ego-workspace.lock`` across processes (two ``ego serve`` processes on one workspace).
@@ -39,6 +41,11 @@ RETRY_PAUSE_S = 0.002
 MAX_RETRY_PAUSE_S = 0.1
 """Pause before each new attempt, doubling from ``RETRY_PAUSE_S`` up to this: lets the other writer finish."""
 
+LINGERING = 4
+"""Replaced versions of each file kept open, to catch what another program still appends to them ..."""
+TOTAL = 32
+"""... and of all files together (the oldest is read one last time and closed)."""
+
 # Ours: ".<file name>.<12 hex digits>.ego-tmp" (and ".<name>.<8 chars>.ego-tmp" of earlier versions).
 _TEMPORARY = re.compile(r"^\..+\.(?:[0-9a-f]{12}|[a-z0-9_]{8})" + re.escape(TEMP_SUFFIX) + r"$")
 
@@ -67,17 +74,103 @@ def rewrite(path: Path, change: Change, *, attempts: int = ATTEMPTS) -> bool:
     real = real_path(path)
     for attempt in range(attempts):
         with _Snapshot.take(real) as before:
-            data = change(before.data)
+            earlier = _REPLACED.appended(real)  # written to versions replaced before: part of the file too
+            data = change(_with_tail(before.data, earlier) if earlier else before.data)
             if data is None:
+                _REPLACED.give_back(real, earlier)
                 return False
             if _replace_if_unchanged(real, data, before):
                 fsync_directory(real.parent)
                 late = before.appended_since()
+                _REPLACED.keep(real, before, len(before.data or b"") + len(late))
                 if late:  # appended to the old file between our check and the replace: keep those bytes
                     _carry_over(real, late, attempts)
                 return True
+            _REPLACED.give_back(real, earlier)
         time.sleep(min(RETRY_PAUSE_S * 2**attempt, MAX_RETRY_PAUSE_S))  # let the other writer finish
     raise FileChangedError(path)
+
+
+class _ReplacedVersions:
+    """The last versions of files that rewrites replaced, still open, with how much of each has been read."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: list[tuple[Path, int, list[int]]] = []  # (real path, fd, [offset read]), oldest first
+        self._pending: dict[Path, bytes] = {}
+
+    def keep(self, real: Path, snapshot: _Snapshot, offset: int) -> None:
+        """Keep the replaced version open; its first ``offset`` bytes are accounted for."""
+        if snapshot.fd is None:
+            return
+        try:
+            fd = os.dup(snapshot.fd)
+        except OSError:
+            return
+        with self._lock:
+            self._open.append((real, fd, [offset]))
+            mine = [entry for entry in self._open if entry[0] == real]
+            for entry in [*mine[: max(0, len(mine) - LINGERING)], *self._open[: max(0, len(self._open) - TOTAL)]]:
+                if entry in self._open:
+                    self._close(entry)
+
+    def _close(self, entry: tuple[Path, int, list[int]]) -> None:
+        real, fd, offset = entry
+        late = _read_from(fd, offset[0])
+        if late:
+            self._pending[real] = self._pending.get(real, b"") + late
+        os.close(fd)
+        self._open.remove(entry)
+
+    def appended(self, real: Path) -> bytes:
+        """What was appended to replaced versions of ``real`` since they were last looked at."""
+        with self._lock:
+            found = [self._pending.pop(real, b"")]
+            for path, fd, offset in self._open:
+                if path == real:
+                    late = _read_from(fd, offset[0])
+                    offset[0] += len(late)
+                    found.append(late)
+        return b"".join(found)
+
+    def give_back(self, real: Path, late: bytes) -> None:
+        """``late`` was not written after all (the rewrite changed nothing or starts over): keep it for later."""
+        if late:
+            with self._lock:
+                self._pending[real] = late + self._pending.get(real, b"")
+
+    def release(self, real: Path) -> None:
+        """Close the kept versions of ``real`` (what reached them since the last look is kept for later)."""
+        with self._lock:
+            for entry in [entry for entry in self._open if entry[0] == real]:
+                self._close(entry)
+
+    def paths(self) -> list[Path]:
+        with self._lock:
+            return sorted({*(entry[0] for entry in self._open), *self._pending})
+
+
+def _read_from(fd: int, offset: int) -> bytes:
+    try:
+        size = os.fstat(fd).st_size
+        return os.pread(fd, size - offset, offset) if size > offset else b""
+    except OSError:
+        return b""
+
+
+_REPLACED = _ReplacedVersions()
+
+
+def carry_over_late_appends(under: Path) -> None:
+    """Write into each file below ``under`` that ego rewrote what other programs appended to its replaced
+    versions since, then close those versions (at shutdown, under the workspace lock)."""
+    root = real_path(under)
+    for real in _REPLACED.paths():
+        if real.is_relative_to(root):
+            late = _REPLACED.appended(real)
+            if late:
+                _carry_over(real, late, ATTEMPTS)
+            _REPLACED.release(real)
 
 
 def _carry_over(real: Path, late: bytes, attempts: int) -> None:

@@ -52,7 +52,9 @@ class WorkspaceSyncPlugin:
 
     @hookimpl
     def on_shutdown(self) -> None:
-        self.writer = None
+        writer, self.writer = self.writer, None
+        if writer is not None:
+            writer.close()
 
     @hookimpl
     def on_remember(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:

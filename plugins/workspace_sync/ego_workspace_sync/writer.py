@@ -38,6 +38,7 @@ from ego_workspace_sync.files import (
     LOCK_NAME,
     WorkspaceLock,
     atomic_remove,
+    carry_over_late_appends,
     real_path,
     rewrite,
     stale_temporaries,
@@ -304,6 +305,14 @@ class WorkspaceWriter:
                 reason=reason,
                 kept=kept,
             ) from exc
+
+    def close(self) -> None:
+        """At shutdown: what other programs appended to files just before ego replaced them goes into the files."""
+        try:
+            with self._lock.hold():
+                carry_over_late_appends(self.root)
+        except OSError as exc:
+            self.log.warning("workspace: late appends of other programs could not be carried over: %s", _reason(exc))
 
     def recover(self) -> None:
         """At startup: remove temporary files a killed writer left, and retry pending work. Creates nothing

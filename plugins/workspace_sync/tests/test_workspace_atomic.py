@@ -438,6 +438,29 @@ def test_an_append_to_the_old_file_just_after_the_replace_is_carried_over(
     assert ids_of(curated) == ["mem_aaaaaaaaaaaa", "mem_bbbbbbbbbbbb"]
 
 
+@pytest.mark.parametrize("then", ["the next rewrite", "shutdown"])
+def test_an_append_to_the_old_file_well_after_the_replace_is_carried_over(tmp_path: Path, then: str) -> None:
+    """A program that opened the file before ego's replace may write to it long after (it was descheduled): the
+    bytes reach the file with ego's next rewrite of it, or when ego shuts down."""
+    root = tmp_path / "ws"
+    writer = WorkspaceWriter(root, tz=TOKYO, redact=lambda text: text)
+    writer.append_curated(sample_memory("mem_aaaaaaaaaaaa", "First"))
+    curated = root / "MEMORY.md"
+    handle = os.open(curated, os.O_WRONLY | os.O_APPEND)  # the other program opens the file ...
+    writer.append_curated(sample_memory("mem_bbbbbbbbbbbb", "Second"))  # ... ego replaces it ...
+    os.write(handle, HUMAN)  # ... and only then does the other program write
+    os.close(handle)
+    assert HUMAN not in curated.read_bytes()
+    if then == "shutdown":
+        writer.close()
+    else:
+        writer.append_curated(sample_memory("mem_cccccccccccc", "Third"))
+    data = curated.read_bytes()
+    assert data.count(HUMAN) == 1
+    expected = ["mem_aaaaaaaaaaaa", "mem_bbbbbbbbbbbb"] + (["mem_cccccccccccc"] if then != "shutdown" else [])
+    assert ids_of(curated) == expected
+
+
 APPENDER = textwrap.dedent(
     """
     import sys, time
