@@ -66,10 +66,20 @@ def bench_command(name: str, help: str, options: Callable[[argparse.ArgumentPars
 def _locomo_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, required=True, help="folder of LoCoMo *.json conversations")
     parser.add_argument("--ablate", action="store_true", help="also run with each recall stage switched off")
+    parser.add_argument(
+        "--loo",
+        action="store_true",
+        help="also tune the recall parameters on four conversations and score the fifth, for each of the five",
+    )
+    parser.add_argument(
+        "--link-modes",
+        default="links,no_links",
+        help="comma-separated: links (remember's automatic links), no_links (none)",
+    )
 
 
 def _locomo(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
-    from ego_bench.locomo import run_locomo
+    from ego_bench.locomo import NEW_STAGES, run_locomo
 
     if not args.data.is_dir():
         raise ValueError(f"--data {args.data} is not a directory of LoCoMo *.json files")
@@ -79,6 +89,9 @@ def _locomo(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], c
         table,
         command=command,
         ablate=args.ablate,
+        loo=args.loo,
+        link_modes=[mode.strip() for mode in args.link_modes.split(",") if mode.strip()],
+        new_stages=NEW_STAGES,
         work_dir=args.work_dir,
         show=not args.quiet,
     )
