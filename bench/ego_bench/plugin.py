@@ -100,6 +100,12 @@ def _locomo(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], c
 def _scale_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated increasing store sizes")
     parser.add_argument("--operations", type=int, default=200, help="timed remembers and recalls per size")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="folder of LoCoMo *.json conversations: grow the store from their turns (default: synthetic text)",
+    )
 
 
 def _scale(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
@@ -116,6 +122,7 @@ def _scale(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], co
         operations=args.operations,
         work_dir=args.work_dir,
         show=not args.quiet,
+        data_dir=args.data,
     )
 
 

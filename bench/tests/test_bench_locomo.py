@@ -285,3 +285,48 @@ def test_hopfield_completion_pulls_toward_the_cluster_the_lexical_evidence_point
     order_off = [h.id for h in without.hits]
     assert order_off.index("distractor") < order_off.index("target")
     assert order_on.index("target") < order_on.index("distractor")
+
+
+def test_the_realistic_scale_corpus_is_linked_as_remember_links_it(
+    ego_settings: Settings, model_dir: Path, tmp_path: Path
+) -> None:
+    """Bulk-loading the realistic corpus makes the same similarity and sequence links as storing each text
+    through remember's path one by one (the copies are near-duplicates, so similarity links abound)."""
+    from datetime import UTC, datetime, timedelta
+
+    from ego_bench.common import memory_host
+    from ego_bench.scale import LinkedLoader, realistic_text
+    from ego_core import Clock, RememberDraft
+
+    turns = [
+        "Ann: I planted tomatoes in the garden this spring.",
+        "Bo: Nice, mine never grow that well.",
+        "Ann: The secret is compost from the kitchen.",
+        "Bo: I adopted a grey cat called Pixel.",
+        "Ann: Pixel sounds adorable!",
+    ]
+    count = 15  # three copies
+    assert realistic_text(turns, 7) == "Ann: The secret is compost from the kitchen. (copy 1)"
+    origin = datetime(2025, 1, 1, tzinfo=UTC)
+    spacing = timedelta(minutes=1)
+    table = {"model_dir": str(model_dir)}
+
+    def links_by_text(memories: Any) -> set[tuple[str, str, str]]:
+        stored = memories.store.get(memories.store.all_ids())
+        text = {m.id: m.content for m in stored}
+        return {(m.content, link.link_type, text[link.target_id]) for m in stored for link in m.links}
+
+    with memory_host(tmp_path / "bulk", ego_settings, table, Clock(origin)) as (_host, memories):
+        loader = LinkedLoader(memories, turns, origin, spacing)
+        loader.load(8, show=False)
+        loader.load(count - 8, show=False)  # a second batch sees the first one as the store
+        bulk = links_by_text(memories)
+        assert loader.similar_links > 0
+    clock = Clock(origin)
+    with memory_host(tmp_path / "one-by-one", ego_settings, table, clock) as (_host, memories):
+        for i in range(count):
+            moment = origin + spacing * i
+            clock.set(moment)
+            memories.store_draft(RememberDraft(content=realistic_text(turns, i), force=True), timestamp=moment)
+        one_by_one = links_by_text(memories)
+    assert bulk == one_by_one

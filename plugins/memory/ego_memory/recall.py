@@ -24,7 +24,17 @@ from ego_memory.decay import half_life, link_strength, recall_strength
 from ego_memory.emotions import EMOTIONS
 from ego_memory.filters import Filters
 from ego_memory.store import MemoryStore
-from ego_memory.text import cue_terms, cues_in, fts_or, has_cjk, trigram_terms, word_terms
+from ego_memory.text import (
+    asks_when,
+    cue_terms,
+    cues_in,
+    fts_or,
+    has_cjk,
+    has_time_expression,
+    label_terms,
+    trigram_terms,
+    word_terms,
+)
 
 DAY = 86400.0
 
@@ -150,6 +160,12 @@ class RecallEngine:
             return Candidates(context, query_vector, [], [], lexical, np.zeros((0, 0), np.float32), {}, {}, 0.0)
         rows = self.store.scoring_rows(candidates)
         link_map = self.store.link_rows(candidates) if (cfg.decay or cfg.spreading) else {}
+        if cfg.spreading and cfg.two_hop:
+            reached = {target for links in link_map.values() for target, _, _ in links} - set(link_map)
+            link_map.update(self.store.link_rows(sorted(reached)))
+        contents: dict[str, str | None] = {}
+        if cfg.speaker or cfg.temporal:
+            contents.update(self.store.contents(candidates))
         return Candidates(
             context=context,
             query_vector=query_vector,
@@ -160,6 +176,7 @@ class RecallEngine:
             rows=rows,
             link_map=link_map,
             present=self.present(now),
+            contents=contents,
         )
 
     def _contents(self, found: Candidates, ids: Sequence[str]) -> dict[str, str]:
@@ -245,6 +262,9 @@ class RecallEngine:
                 vectors = {m: patterns[i] for i, m in enumerate(candidates)}
                 self._interfere(found, cfg, score_of, rows, vectors)
 
+        if (cfg.speaker or cfg.temporal) and score_of:
+            self._fields(found, cfg, score_of, stages)
+
         if cfg.spreading and score_of:
             stages.append("spreading")
             floor = min(score_of.values())
@@ -255,6 +275,17 @@ class RecallEngine:
                 for target, link_type, confidence in link_map.get(source, []):
                     gain = cfg.similar_gain if link_type == "similar" else cfg.sequence_gain
                     activation[target] = activation.get(target, 0.0) + gain * confidence * lift
+            if cfg.two_hop:
+                stages.append("two_hop")
+                second: dict[str, float] = {}
+                for node, passed in activation.items():
+                    for target, link_type, confidence in link_map.get(node, []):
+                        if target in sources:
+                            continue
+                        gain = cfg.similar_gain if link_type == "similar" else cfg.sequence_gain
+                        second[target] = second.get(target, 0.0) + cfg.two_hop_gain * gain * confidence * passed
+                for target, value in second.items():
+                    activation[target] = activation.get(target, 0.0) + value
             newcomers = [m for m in activation if m not in score_of]
             if newcomers:
                 if filters is None:  # the ones that still exist
@@ -274,6 +305,21 @@ class RecallEngine:
             stages=tuple(stages),
             completed_patterns=completed_patterns,
         )
+
+    def _fields(self, found: Candidates, cfg: RecallConfig, score_of: dict[str, float], stages: list[str]) -> None:
+        """Field-aware matching (a ``<label>: `` the context names) and temporal cues (a context asking when)."""
+        texts = self._contents(found, list(score_of))
+        terms = set(word_terms(found.context))
+        when = cfg.temporal and asks_when(found.context)
+        if cfg.speaker:
+            stages.append("speaker")
+        if when:
+            stages.append("temporal")
+        for m, text in texts.items():
+            if cfg.speaker and label_terms(text) & terms:
+                score_of[m] += cfg.speaker_weight
+            if when and has_time_expression(text):
+                score_of[m] += cfg.temporal_weight
 
     def _interfere(
         self,
