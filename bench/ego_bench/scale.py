@@ -230,7 +230,10 @@ class LinkedLoader:
             size = min(batch_size, count - offset)
             first = start_index + offset
             texts = [realistic_text(self.turns, first + i) for i in range(size)]
-            vectors = self.memories.embed(texts)
+            order = sorted(range(size), key=lambda i: len(texts[i]))  # batches of similar length pad less
+            sorted_vectors = self.memories.embed([texts[i] for i in order])
+            vectors = np.empty_like(sorted_vectors)
+            vectors[order] = sorted_vectors
             nearest = self._nearest(vectors, config.max_links + 1)
             all_ids = self.ids
             items: list[Memory] = []

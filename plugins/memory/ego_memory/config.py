@@ -52,6 +52,11 @@ class RecallConfig:
     """Spreading goes one more hop (along the links of the memories the first hop reached)."""
     two_hop_gain: float = 0.5
     """The second hop's activation, as a fraction of what the first hop passed on."""
+    episode: bool = False
+    """Episode context: a candidate stored within ``episode_window_minutes`` of one of the strongest candidates
+    (the same moment of life) gets ``episode_gain`` times that candidate's lead over the weakest."""
+    episode_gain: float = 0.05
+    episode_window_minutes: float = 60.0
     speaker: bool = False
     """Field-aware matching: a memory written as ``<label>: <text>`` (a speaker, a source) whose label the
     context names gets ``speaker_weight``."""
