@@ -39,7 +39,7 @@ TIME_FORMAT = "%I:%M %p on %d %B, %Y"
 CATEGORIES = (1, 2, 3, 4)
 KS = (5, 10)
 STAGES = ("fusion", "hopfield", "decay", "boosts", "spreading")
-NEW_STAGES: tuple[str, ...] = ()
+NEW_STAGES: tuple[str, ...] = ("two_hop", "speaker", "temporal")
 """Recall stages added after the leave-one-out figure was first measured: ``--loo`` also reports the
 leave-one-out figure with them switched off (``loo_before``), tuned the same way in the same run."""
 LINK_MODES: dict[str, dict[str, Any]] = {

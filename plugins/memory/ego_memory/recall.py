@@ -265,10 +265,6 @@ class RecallEngine:
         if (cfg.speaker or cfg.temporal) and score_of:
             self._fields(found, cfg, score_of, stages)
 
-        if cfg.episode and score_of:
-            stages.append("episode")
-            self._episode(found, cfg, score_of)
-
         if cfg.spreading and score_of:
             stages.append("spreading")
             floor = min(score_of.values())
@@ -309,24 +305,6 @@ class RecallEngine:
             stages=tuple(stages),
             completed_patterns=completed_patterns,
         )
-
-    @staticmethod
-    def _episode(found: Candidates, cfg: RecallConfig, score_of: dict[str, float]) -> None:
-        """Lift the candidates of the same moment as the strongest ones (by the closest strong one's lead)."""
-        floor = min(score_of.values())
-        sources = sorted(score_of, key=lambda m: -score_of[m])[: cfg.spreading_sources]
-        window = cfg.episode_window_minutes * 60.0
-        source_times = [(found.rows[m][0], score_of[m] - floor) for m in sources]
-        lifts: dict[str, float] = {}
-        for m in score_of:
-            if m in sources:
-                continue
-            ts = found.rows[m][0]
-            lead = max((lead for t, lead in source_times if abs(ts - t) <= window), default=0.0)
-            if lead > 0.0:
-                lifts[m] = cfg.episode_gain * lead
-        for m, lift in lifts.items():
-            score_of[m] += lift
 
     def _fields(self, found: Candidates, cfg: RecallConfig, score_of: dict[str, float], stages: list[str]) -> None:
         """Field-aware matching (a ``<label>: `` the context names) and temporal cues (a context asking when)."""
