@@ -160,9 +160,6 @@ class RecallEngine:
             return Candidates(context, query_vector, [], [], lexical, np.zeros((0, 0), np.float32), {}, {}, 0.0)
         rows = self.store.scoring_rows(candidates)
         link_map = self.store.link_rows(candidates) if (cfg.decay or cfg.spreading) else {}
-        if cfg.spreading and cfg.two_hop:
-            reached = {target for links in link_map.values() for target, _, _ in links} - set(link_map)
-            link_map.update(self.store.link_rows(sorted(reached)))
         contents: dict[str, str | None] = {}
         if cfg.speaker or cfg.temporal:
             contents.update(self.store.contents(candidates))
@@ -277,6 +274,10 @@ class RecallEngine:
                     activation[target] = activation.get(target, 0.0) + gain * confidence * lift
             if cfg.two_hop:
                 stages.append("two_hop")
+                unread = [node for node in activation if node not in link_map]
+                if unread:  # the links of the memories the first hop reached, read once per candidate set
+                    link_map.update({node: [] for node in unread})
+                    link_map.update(self.store.link_rows(unread))
                 second: dict[str, float] = {}
                 for node, passed in activation.items():
                     for target, link_type, confidence in link_map.get(node, []):
