@@ -4,7 +4,8 @@ dense top-N + FTS5 BM25 top-N → fusion (by default a weighted sum of the z-nor
 reciprocal rank fusion with ``fusion_method = "rrf"``) → Hopfield pattern completion over the candidates' real
 embeddings → time decay (half-life grows with access and links; age measured against the store's own present
 so an old corpus is not buried; retroactive interference between near-identical memories) → emotion and
-importance boosts → one-hop spreading activation over links → top n.
+importance boosts → label-aware matching and temporal cues → spreading activation over links (one hop, and
+optionally a second) → top n.
 
 Every stage can be switched off through :class:`~ego_memory.config.RecallConfig`, which is how
 ``ego bench locomo --ablate`` measures what each one earns.
