@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import attrs
 import numpy as np
 
-from ego_core import Clock, PluginHost, Settings, __version__, build_host
+from ego_core import Clock, Embedder, PluginHost, Settings, Vectors, __version__, build_host
 from ego_memory.memories import Memories
 from ego_memory.plugin import MemoryPlugin
 
@@ -44,11 +44,46 @@ def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
     return {"p50": round(float(np.percentile(values, 50)), 3), "p95": round(float(np.percentile(values, 95)), 3)}
 
 
+class SharedCacheEmbedder:
+    """An embedder whose vectors are kept in a dict shared across hosts, so a benchmark embeds each text once.
+
+    Only for benchmark runs whose timings do not include the embedding (or that time the first, real call).
+    """
+
+    def __init__(self, inner: Embedder, cache: dict[str, Vectors]) -> None:
+        self.inner = inner
+        self.cache = cache
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
+        if missing:
+            for text, vector in zip(missing, self.inner.embed(missing), strict=True):
+                self.cache[text] = np.array(vector, dtype=np.float32)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack([self.cache[t] for t in texts]).astype(np.float32)
+
+
 @contextmanager
 def memory_host(
-    data_dir: Path, base: Settings, memory_table: Mapping[str, Any], clock: Clock
+    data_dir: Path,
+    base: Settings,
+    memory_table: Mapping[str, Any],
+    clock: Clock,
+    embed_cache: dict[str, Vectors] | None = None,
 ) -> Iterator[tuple[PluginHost, Memories]]:
-    """A started host with only the memory plugin, on ``data_dir``; stopped on exit."""
+    """A started host with only the memory plugin, on ``data_dir``; stopped on exit.
+
+    With ``embed_cache``, every text's vector is kept in (and read from) that dict.
+    """
     settings = attrs.evolve(base, data_dir=data_dir, plugin_tables={"memory": dict(memory_table)})
     plugin = MemoryPlugin()
     host = build_host(settings, autoload=False, plugins={"memory": plugin}, clock=clock)
@@ -57,6 +92,8 @@ def memory_host(
         if plugin.memories is None:
             reasons = "; ".join(f.describe() for f in host.failures)
             raise RuntimeError(f"the memory plugin did not start: {reasons}")
+        if embed_cache is not None:
+            plugin.memories.embedder = SharedCacheEmbedder(plugin.memories.embedder, embed_cache)
         yield host, plugin.memories
     finally:
         host.stop()

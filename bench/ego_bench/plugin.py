@@ -66,10 +66,20 @@ def bench_command(name: str, help: str, options: Callable[[argparse.ArgumentPars
 def _locomo_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, required=True, help="folder of LoCoMo *.json conversations")
     parser.add_argument("--ablate", action="store_true", help="also run with each recall stage switched off")
+    parser.add_argument(
+        "--loo",
+        action="store_true",
+        help="also tune the recall parameters on four conversations and score the fifth, for each of the five",
+    )
+    parser.add_argument(
+        "--link-modes",
+        default="links,no_links",
+        help="comma-separated: links (remember's automatic links), no_links (none)",
+    )
 
 
 def _locomo(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
-    from ego_bench.locomo import run_locomo
+    from ego_bench.locomo import NEW_STAGES, run_locomo
 
     if not args.data.is_dir():
         raise ValueError(f"--data {args.data} is not a directory of LoCoMo *.json files")
@@ -79,6 +89,9 @@ def _locomo(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], c
         table,
         command=command,
         ablate=args.ablate,
+        loo=args.loo,
+        link_modes=[mode.strip() for mode in args.link_modes.split(",") if mode.strip()],
+        new_stages=NEW_STAGES,
         work_dir=args.work_dir,
         show=not args.quiet,
     )
@@ -87,6 +100,12 @@ def _locomo(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], c
 def _scale_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated increasing store sizes")
     parser.add_argument("--operations", type=int, default=200, help="timed remembers and recalls per size")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="folder of LoCoMo *.json conversations: grow the store from their turns (default: synthetic text)",
+    )
 
 
 def _scale(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
@@ -103,6 +122,7 @@ def _scale(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], co
         operations=args.operations,
         work_dir=args.work_dir,
         show=not args.quiet,
+        data_dir=args.data,
     )
 
 

@@ -48,6 +48,17 @@ class RecallConfig:
     """Spreading along sequence, causal and explicit links (leads_to, caused_by, related)."""
     similar_gain: float = 0.05
     """Spreading along similarity links (auto-links of near neighbours add little new)."""
+    two_hop: bool = True
+    """Spreading goes one more hop (along the links of the memories the first hop reached)."""
+    two_hop_gain: float = 0.25
+    """The second hop's activation, as a fraction of what the first hop passed on."""
+    speaker: bool = True
+    """Field-aware matching: a memory written as ``<label>: <text>`` (a speaker, a source) whose label the
+    context names gets ``speaker_weight``."""
+    speaker_weight: float = 0.15
+    temporal: bool = True
+    """A context asking when (when, what date, how long ago) favours memories that carry a time expression."""
+    temporal_weight: float = 0.3
 
 
 @attrs.frozen

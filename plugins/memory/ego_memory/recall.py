@@ -4,7 +4,8 @@ dense top-N + FTS5 BM25 top-N → fusion (by default a weighted sum of the z-nor
 reciprocal rank fusion with ``fusion_method = "rrf"``) → Hopfield pattern completion over the candidates' real
 embeddings → time decay (half-life grows with access and links; age measured against the store's own present
 so an old corpus is not buried; retroactive interference between near-identical memories) → emotion and
-importance boosts → one-hop spreading activation over links → top n.
+importance boosts → label-aware matching and temporal cues → spreading activation over links (one hop, and
+optionally a second) → top n.
 
 Every stage can be switched off through :class:`~ego_memory.config.RecallConfig`, which is how
 ``ego bench locomo --ablate`` measures what each one earns.
@@ -24,7 +25,17 @@ from ego_memory.decay import half_life, link_strength, recall_strength
 from ego_memory.emotions import EMOTIONS
 from ego_memory.filters import Filters
 from ego_memory.store import MemoryStore
-from ego_memory.text import cue_terms, cues_in, fts_or, has_cjk, trigram_terms, word_terms
+from ego_memory.text import (
+    asks_when,
+    cue_terms,
+    cues_in,
+    fts_or,
+    has_cjk,
+    has_time_expression,
+    label_terms,
+    trigram_terms,
+    word_terms,
+)
 
 DAY = 86400.0
 
@@ -78,6 +89,23 @@ def zscore(values: Vectors) -> Vectors:
     return normalised
 
 
+@attrs.define
+class Candidates:
+    """What the first stages found for one query: everything ranking reads, so it can be ranked again."""
+
+    context: str
+    query_vector: Vectors
+    ids: list[str]
+    dense_ids: list[str]
+    lexical: list[tuple[str, float]]
+    patterns: Vectors
+    rows: dict[str, tuple[float, str, float, int, int, float | None]]
+    link_map: dict[str, list[tuple[str, str, float]]]
+    present: float
+    contents: dict[str, str | None] = attrs.field(factory=dict)
+    """Texts read while ranking (interference cues, spreading targets), kept for the next ranking."""
+
+
 class RecallEngine:
     def __init__(self, store: MemoryStore, config: RecallConfig) -> None:
         self.store = store
@@ -116,26 +144,67 @@ class RecallEngine:
     def search(
         self, context: str, query_vector: Vectors, n: int, now: datetime, filters: Filters | None = None
     ) -> SearchResult:
+        return self.rank(self.gather(context, query_vector, now, filters), n, filters)
+
+    def gather(self, context: str, query_vector: Vectors, now: datetime, filters: Filters | None = None) -> Candidates:
+        """The first stages: dense and lexical candidates, with what ranking them reads from the store."""
         cfg = self.config
         dense = self.store.dense(query_vector, cfg.dense_candidates, filters)
         lexical = self.lexical_ranking(context, cfg.lexical_candidates, filters) if cfg.fusion else []
         vectors: dict[str, Vectors] = {memory_id: vec for memory_id, _, vec in dense}
-        lexical_scores = dict(lexical)
         candidates = list(dict.fromkeys([m for m, _, _ in dense] + [m for m, _ in lexical]))
-        if not candidates:
-            return SearchResult(hits=(), pool=0)
-        stages = ["dense", "lexical"] if lexical else ["dense"]
         missing = [m for m in candidates if m not in vectors]
         if missing:
             vectors.update(self.store.embeddings(missing))
             candidates = [m for m in candidates if m in vectors]
-        patterns = np.stack([vectors[m] for m in candidates])
+        if not candidates:
+            return Candidates(context, query_vector, [], [], lexical, np.zeros((0, 0), np.float32), {}, {}, 0.0)
+        rows = self.store.scoring_rows(candidates)
+        link_map = self.store.link_rows(candidates) if (cfg.decay or cfg.spreading) else {}
+        contents: dict[str, str | None] = {}
+        if cfg.speaker or cfg.temporal:
+            contents.update(self.store.contents(candidates))
+        return Candidates(
+            context=context,
+            query_vector=query_vector,
+            ids=candidates,
+            dense_ids=[m for m, _, _ in dense],
+            lexical=lexical,
+            patterns=np.stack([vectors[m] for m in candidates]),
+            rows=rows,
+            link_map=link_map,
+            present=self.present(now),
+            contents=contents,
+        )
+
+    def _contents(self, found: Candidates, ids: Sequence[str]) -> dict[str, str]:
+        """The text of ``ids`` (memories that no longer exist are absent), read once per candidate set."""
+        missing = [m for m in ids if m not in found.contents]
+        if missing:
+            texts = {mem.id: mem.content for mem in self.store.get(missing, with_links=False)}
+            for m in missing:
+                found.contents[m] = texts.get(m)
+        return {m: text for m in ids if (text := found.contents[m]) is not None}
+
+    def rank(
+        self, found: Candidates, n: int, filters: Filters | None = None, config: RecallConfig | None = None
+    ) -> SearchResult:
+        """Score and order gathered candidates with ``config`` (default: the engine's own)."""
+        cfg = config or self.config
+        candidates = found.ids
+        if not candidates:
+            return SearchResult(hits=(), pool=0)
+        query_vector = found.query_vector
+        dense, lexical = found.dense_ids, found.lexical
+        stages = ["dense", "lexical"] if lexical else ["dense"]
+        lexical_scores = dict(lexical)
+        patterns = found.patterns
         cosine = patterns @ query_vector
         lexical_z = zscore(np.array([lexical_scores.get(m, 0.0) for m in candidates], dtype=np.float32))
 
         # Fusion of the two rankings.
         if cfg.fusion and cfg.fusion_method == "rrf":
-            dense_rank = rank_map([m for m, _, _ in dense])
+            dense_rank = rank_map(dense)
             lexical_rank = rank_map([m for m, _ in lexical])
             rrf = np.array(
                 [
@@ -166,8 +235,8 @@ class RecallEngine:
             completed_patterns = len(candidates)
             stages.append("hopfield")
 
-        rows = self.store.scoring_rows(candidates)
-        link_map = self.store.link_rows(candidates) if (cfg.decay or cfg.spreading) else {}
+        rows = found.rows
+        link_map = found.link_map
         score_of = {m: float(scores[i]) for i, m in enumerate(candidates) if m in rows}
 
         if cfg.decay:
@@ -175,7 +244,7 @@ class RecallEngine:
         if cfg.boosts:
             stages.append("boosts")
         if cfg.decay or cfg.boosts:
-            present = self.present(now)
+            present = found.present
             for m in score_of:
                 ts, emotion, intensity, importance, access_count, _last = rows[m]
                 if cfg.decay:
@@ -188,7 +257,11 @@ class RecallEngine:
                     score_of[m] += cfg.emotion_weight * (profile.recall_boost if profile else 0.0) * intensity
                     score_of[m] += cfg.importance_gain * (importance - 3)
             if cfg.decay and cfg.interference_weight > 0.0:
-                self._interfere(context, score_of, rows, {m: patterns[i] for i, m in enumerate(candidates)})
+                vectors = {m: patterns[i] for i, m in enumerate(candidates)}
+                self._interfere(found, cfg, score_of, rows, vectors)
+
+        if (cfg.speaker or cfg.temporal) and score_of:
+            self._fields(found, cfg, score_of, stages)
 
         if cfg.spreading and score_of:
             stages.append("spreading")
@@ -200,14 +273,30 @@ class RecallEngine:
                 for target, link_type, confidence in link_map.get(source, []):
                     gain = cfg.similar_gain if link_type == "similar" else cfg.sequence_gain
                     activation[target] = activation.get(target, 0.0) + gain * confidence * lift
+            if cfg.two_hop:
+                stages.append("two_hop")
+                unread = [node for node in activation if node not in link_map]
+                if unread:  # the links of the memories the first hop reached, read once per candidate set
+                    link_map.update({node: [] for node in unread})
+                    link_map.update(self.store.link_rows(unread))
+                second: dict[str, float] = {}
+                for node, passed in activation.items():
+                    for target, link_type, confidence in link_map.get(node, []):
+                        if target in sources:
+                            continue
+                        gain = cfg.similar_gain if link_type == "similar" else cfg.sequence_gain
+                        second[target] = second.get(target, 0.0) + cfg.two_hop_gain * gain * confidence * passed
+                for target, value in second.items():
+                    activation[target] = activation.get(target, 0.0) + value
             newcomers = [m for m in activation if m not in score_of]
             if newcomers:
-                allowed = {
-                    mem.id
-                    for mem in self.store.get(newcomers, with_links=False)
-                    if filters is None or filters.matches(mem)
-                }
-                activation = {m: a for m, a in activation.items() if m in score_of or m in allowed}
+                if filters is None:  # the ones that still exist
+                    present_ids = set(self._contents(found, newcomers))
+                else:
+                    present_ids = {
+                        mem.id for mem in self.store.get(newcomers, with_links=False) if filters.matches(mem)
+                    }
+                activation = {m: a for m, a in activation.items() if m in score_of or m in present_ids}
             for m, a in activation.items():
                 score_of[m] = score_of.get(m, floor) + a
 
@@ -219,9 +308,25 @@ class RecallEngine:
             completed_patterns=completed_patterns,
         )
 
+    def _fields(self, found: Candidates, cfg: RecallConfig, score_of: dict[str, float], stages: list[str]) -> None:
+        """Field-aware matching (a ``<label>: `` the context names) and temporal cues (a context asking when)."""
+        texts = self._contents(found, list(score_of))
+        terms = set(word_terms(found.context))
+        when = cfg.temporal and asks_when(found.context)
+        if cfg.speaker:
+            stages.append("speaker")
+        if when:
+            stages.append("temporal")
+        for m, text in texts.items():
+            if cfg.speaker and label_terms(text) & terms:
+                score_of[m] += cfg.speaker_weight
+            if when and has_time_expression(text):
+                score_of[m] += cfg.temporal_weight
+
     def _interfere(
         self,
-        context: str,
+        found: Candidates,
+        cfg: RecallConfig,
         score_of: dict[str, float],
         rows: dict[str, tuple[float, str, float, int, int, float | None]],
         vectors: dict[str, Vectors],
@@ -240,7 +345,6 @@ class RecallEngine:
         [UNK], so unrelated Japanese sentences of one frame (今日は夕焼けを一緒に見た, 今日は一緒に映画を見た)
         have a cosine near 0.95, yet only one of them holds 夕焼け.
         """
-        cfg = self.config
         top = [m for m in sorted(score_of, key=lambda m: -score_of[m])[: cfg.interference_pool] if m in vectors]
         if len(top) < 2:
             return
@@ -255,11 +359,11 @@ class RecallEngine:
         ]
         if not close:
             return
-        cues = cue_terms(context)
+        cues = cue_terms(found.context)
         answered: dict[str, frozenset[str]] = {}
         if cues:
             involved = list(dict.fromkeys(top[k] for pair in close for k in pair))
-            answered = {mem.id: cues_in(cues, mem.content) for mem in self.store.get(involved, with_links=False)}
+            answered = {m: cues_in(cues, text) for m, text in self._contents(found, involved).items()}
         closest: dict[int, float] = {}
         for i, j in close:
             if answered.get(top[i], frozenset()) - answered.get(top[j], frozenset()):

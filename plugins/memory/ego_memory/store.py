@@ -413,6 +413,15 @@ class MemoryStore:
                     found[row[0]] = (row[1], row[2], row[3], row[4], row[5], row[6])
         return found
 
+    def contents(self, ids: Sequence[str]) -> dict[str, str]:
+        """The text of each memory by id (ids that do not exist are absent)."""
+        found: dict[str, str] = {}
+        with self.reading():
+            for chunk in chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                found.update(self.db.execute(f"SELECT id, content FROM memories WHERE id IN ({marks})", chunk))
+        return found
+
     def link_rows(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str, float]]]:
         """Outgoing links (target, link type, confidence) by source id."""
         with self.reading():

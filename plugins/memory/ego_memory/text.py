@@ -118,3 +118,34 @@ def shorten_weighted(text: str, budget: int) -> str:
         used += _weight(flat[end])
         end += 1
     return flat[:end].rstrip() + "…"
+
+
+_LABEL = re.compile(r"\s*([^\W\d_][^:\n]{0,40}?):\s")
+_ASKS_WHEN = re.compile(
+    r"\b(when|what (date|day|year|month|time|week)|how long|which (year|month|day|week))\b", re.IGNORECASE
+)
+_TIME_EXPRESSION = re.compile(
+    r"\b(yesterday|today|tomorrow|tonight|ago|last|next|recently|since|weekend|week|month|year|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"(19|20)\d\d)\b",
+    re.IGNORECASE,
+)
+
+
+def label_terms(content: str) -> frozenset[str]:
+    """The terms of a leading ``<label>: `` (a speaker or a source, at most four words), else nothing."""
+    found = _LABEL.match(content)
+    if found is None or len(found.group(1).split()) > 4:
+        return frozenset()
+    return frozenset(word_terms(found.group(1)))
+
+
+def asks_when(context: str) -> bool:
+    """Whether a context asks for a time (when, what date, how long, which year, ...)."""
+    return _ASKS_WHEN.search(context) is not None
+
+
+def has_time_expression(text: str) -> bool:
+    """Whether a text says when something happened (a relative day or week, a weekday, a month, a year)."""
+    return _TIME_EXPRESSION.search(text) is not None

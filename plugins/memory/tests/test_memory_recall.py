@@ -156,7 +156,7 @@ def corpus_store(tmp_path_factory: pytest.TempPathFactory, onnx_embedder: OnnxEm
     opened.close()
 
 
-FULL = ("dense", "lexical", "fusion:zscore", "hopfield", "decay", "boosts", "spreading")
+FULL = ("dense", "lexical", "fusion:zscore", "hopfield", "decay", "boosts", "speaker", "spreading", "two_hop")
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,9 @@ FULL = ("dense", "lexical", "fusion:zscore", "hopfield", "decay", "boosts", "spr
         ("hopfield", {"hopfield"}),
         ("decay", {"decay"}),
         ("boosts", {"boosts"}),
-        ("spreading", {"spreading"}),
+        ("spreading", {"spreading", "two_hop"}),
+        ("two_hop", {"two_hop"}),
+        ("speaker", {"speaker"}),
     ],
 )
 def test_each_stage_switch_removes_exactly_its_stage(
@@ -182,6 +184,16 @@ def test_each_stage_switch_removes_exactly_its_stage(
     assert result.stages == tuple(stage for stage in FULL if stage not in removed)
     assert (result.completed_patterns == 0) == (switch == "hopfield")
     assert result.hits
+
+
+def test_temporal_cues_run_only_for_a_context_that_asks_when(
+    corpus_store: MemoryStore, onnx_embedder: OnnxEmbedder
+) -> None:
+    for context, asks in (("when did I bake bread in the oven", True), ("baking bread in the oven", False)):
+        vector = onnx_embedder.embed([context])[0]
+        assert ("temporal" in RecallEngine(corpus_store, RecallConfig()).search(context, vector, 5, NOW).stages) == asks
+        off = RecallEngine(corpus_store, RecallConfig(temporal=False)).search(context, vector, 5, NOW)
+        assert "temporal" not in off.stages
 
 
 def test_rrf_fusion_is_reported_as_such(corpus_store: MemoryStore, onnx_embedder: OnnxEmbedder) -> None:
