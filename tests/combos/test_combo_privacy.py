@@ -221,7 +221,9 @@ def test_private_text_reaches_no_output_of_any_plugin(
     # a forgotten private text is the agent's own from then on: what it shares with a kept one is not a quote
     private = session.echoable()
     forgotten = [text for text in session.forgotten_private if text not in private]
-    said_in_public = "\n".join(fold(text) for text in (*session.public, *forgotten))
+    # each public text between spaces: a run made of a public text's first or last words and the space an output
+    # put next to it (" festival mo", "lin morning ") says nothing private
+    said_in_public = "\n".join(f" {fold(text)} " for text in (*session.public, *forgotten))
     secret_runs = {run for text in private for run in runs(text) if run not in said_in_public}
     assert secret_runs, private
     leaks = [
