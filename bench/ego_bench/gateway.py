@@ -167,6 +167,15 @@ def _gateway(db: str, work: Path) -> Iterator[Gateway]:
             process.wait()
 
 
+def targets_met(append: dict[str, Any], snapshot: dict[str, Any]) -> dict[str, bool]:
+    """Each target, checked against the run's own figures (a run stopped by its time limit meets none)."""
+    complete = not append.get("stopped_by_time_limit", False)
+    return {
+        "append_per_second": complete and append["per_second"] >= TARGETS["append_per_second"],
+        "snapshot_p95_ms": bool(snapshot["requests"]) and snapshot["latency_ms"]["p95"] <= TARGETS["snapshot_p95_ms"],
+    }
+
+
 @contextmanager
 def _backend_store(backend: str, work: Path, pg_url: str) -> Iterator[tuple[str, SqlStore]]:
     if backend == "sqlite":
@@ -320,6 +329,7 @@ def run_gateway_bench(
                         "store": store.display_url,
                         "append": append,
                         "snapshot": snapshot,
+                        "targets_met": targets_met(append, snapshot),
                         "load_average_after": [round(x, 2) for x in os.getloadavg()],
                     }
             except (StoreError, psycopg.Error, RuntimeError) as exc:

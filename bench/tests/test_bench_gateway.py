@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ego_bench.gateway import run_gateway_bench
+from ego_bench.gateway import run_gateway_bench, targets_met
 
 
 def test_a_small_run_appends_every_event_and_times_snapshots(tmp_path: Path) -> None:
@@ -31,3 +31,17 @@ def test_a_small_run_appends_every_event_and_times_snapshots(tmp_path: Path) -> 
     assert snapshot["recent_events"] == 50
     assert sum(snapshot["entries"].values()) > 0
     assert report["targets"] == {"append_per_second": 1000, "snapshot_p95_ms": 20}
+    assert result["targets_met"] == targets_met(append, snapshot)
+
+
+def test_targets_are_checked_against_the_figures() -> None:
+    append = {"per_second": 1000.0, "stopped_by_time_limit": False}
+    snapshot = {"requests": 300, "latency_ms": {"p50": 5.0, "p95": 20.0}}
+    assert targets_met(append, snapshot) == {"append_per_second": True, "snapshot_p95_ms": True}
+    slow = {"requests": 300, "latency_ms": {"p50": 5.0, "p95": 20.1}}
+    assert targets_met({**append, "per_second": 999.9}, slow) == {
+        "append_per_second": False,
+        "snapshot_p95_ms": False,
+    }
+    assert targets_met({**append, "stopped_by_time_limit": True}, snapshot)["append_per_second"] is False
+    assert targets_met(append, {"requests": 0, "latency_ms": {}})["snapshot_p95_ms"] is False
