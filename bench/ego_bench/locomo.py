@@ -39,7 +39,7 @@ TIME_FORMAT = "%I:%M %p on %d %B, %Y"
 CATEGORIES = (1, 2, 3, 4)
 KS = (5, 10)
 STAGES = ("fusion", "hopfield", "decay", "boosts", "spreading")
-NEW_STAGES: tuple[str, ...] = ("two_hop", "speaker", "temporal")
+NEW_STAGES: tuple[str, ...] = ("two_hop", "speaker", "temporal", "dated", "hedges")
 """Recall stages added after the leave-one-out figure was first measured: ``--loo`` also reports the
 leave-one-out figure with them switched off (``loo_before``), tuned the same way in the same run."""
 LINK_MODES: dict[str, dict[str, Any]] = {
@@ -56,6 +56,8 @@ GRID: dict[str, tuple[float, ...]] = {
 }
 """The leave-one-out tuning grid over the main recall knobs (the defaults are among its points)."""
 LINK_KNOBS = ("sequence_gain", "similar_gain")
+GATHER_KNOBS = frozenset({"dense_candidates", "lexical_candidates", "dated", "dated_candidates", "hedges", "fusion"})
+"""Recall settings the first stages read: variants that differ in them gather their candidates separately."""
 
 _EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
 _EVIDENCE_ID = re.compile(r"D:?(\d+):(\d+)")
@@ -304,24 +306,33 @@ def tune_scores(
     store's own): an array (variants, 2, questions).
 
     The first stages (dense and lexical candidates, what ranking reads from the store) run once per question
-    on a fresh copy of the store; each variant only ranks them again.
+    and per distinct set of the settings they read (:data:`GATHER_KNOBS`) on a fresh copy of the store; each
+    variant only ranks them again.
     """
     copy_store(base, work)
     scores = np.zeros((len(variants), 2, len(conversation.questions)), dtype=np.float64)
+    groups: dict[tuple[tuple[str, Any], ...], list[int]] = {}
+    for v, overrides in enumerate(variants):
+        key = tuple(sorted((name, value) for name, value in overrides.items() if name in GATHER_KNOBS))
+        groups.setdefault(key, []).append(v)
     with memory_host(work, settings, table, Clock(conversation.last_time), embed_cache) as (_host, memories):
         engine = memories.engine
-        found: list[Candidates] = [
-            engine.gather(question.text, memories.embed([question.text])[0], conversation.last_time)
-            for question in conversation.questions
-        ]
-        for v, overrides in enumerate(variants):
-            config = attrs.evolve(engine.config, **overrides)
-            for q, (question, candidates) in enumerate(zip(conversation.questions, found, strict=True)):
-                hits = engine.rank(candidates, max(KS), config=config).hits
-                ranked = [id_to_dia[h.id] for h in hits if h.id in id_to_dia]
-                hit, recall, _rr = question_metrics(ranked, question.evidence, 5)
-                scores[v, 0, q] = hit
-                scores[v, 1, q] = recall
+        default = engine.config
+        vectors = [memories.embed([question.text])[0] for question in conversation.questions]
+        for key, members in groups.items():
+            gathering = attrs.evolve(default, **dict(key))
+            found: list[Candidates] = [
+                engine.gather(question.text, vector, conversation.last_time, config=gathering)
+                for question, vector in zip(conversation.questions, vectors, strict=True)
+            ]
+            for v in members:
+                config = attrs.evolve(default, **variants[v])
+                for q, (question, candidates) in enumerate(zip(conversation.questions, found, strict=True)):
+                    hits = engine.rank(candidates, max(KS), config=config).hits
+                    ranked = [id_to_dia[h.id] for h in hits if h.id in id_to_dia]
+                    hit, recall, _rr = question_metrics(ranked, question.evidence, 5)
+                    scores[v, 0, q] = hit
+                    scores[v, 1, q] = recall
     return scores
 
 

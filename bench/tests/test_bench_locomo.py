@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from ego_bench.locomo import (
     Tally,
+    build_store,
     choose,
     claims,
     grid_points,
@@ -23,6 +24,7 @@ from ego_bench.locomo import (
     normalise_id,
     question_metrics,
     run_locomo,
+    tune_scores,
 )
 from ego_core import Settings
 
@@ -229,6 +231,41 @@ def test_a_small_run_reports_both_link_modes_leave_one_out_and_dropped_questions
     assert report["k"]["5"]["hit"] >= 0.75  # four easy questions over six turns each
     assert all(isinstance(v, bool) for v in report["claims"].values())
     assert "links_loo_beats_loo_before_every_category_hit5" in report["claims"]
+
+
+def test_variants_that_gather_differently_are_scored_on_their_own_candidates(
+    ego_settings: Settings, model_dir: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "1.json"
+    turns = [("1", "Ann", f"Errand number {n}: the post office.") for n in range(3)]
+    turns += [("2", "Bo", "Tried a new curry recipe.")]
+    qa = [{"question": "What did we do in June 2023?", "evidence": ["D2:1"], "category": 2}]
+    write_conversation(path, turns, qa)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["session_2_date_time"] = "1:56 pm on 3 June, 2023"  # the other session is in May
+    path.write_text(json.dumps(data), encoding="utf-8")
+    conversation = load_conversation(path)
+    table = {"model_dir": str(model_dir)}
+    id_to_dia, _latencies, _model = build_store(conversation, tmp_path / "base", ego_settings, table, False)
+    narrow = {"dense_candidates": 1, "lexical_candidates": 1, "dated": False}
+
+    def scores(*variants: dict[str, Any]) -> Any:
+        return tune_scores(
+            conversation,
+            base=tmp_path / "base",
+            work=tmp_path / "run",
+            settings=ego_settings,
+            table=table,
+            id_to_dia=id_to_dia,
+            variants=variants,
+            embed_cache={},
+        )
+
+    together = scores(narrow, {})
+    assert np.array_equal(together[0], scores(narrow)[0])
+    assert np.array_equal(together[1], scores({})[0])
+    assert together[1, 0, 0] == 1.0  # four turns: the default pool holds them all
+    assert together[0, 0, 0] == 0.0  # a pool of one: an errand
 
 
 def _unit(**parts: float) -> Any:

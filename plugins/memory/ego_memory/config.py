@@ -59,6 +59,16 @@ class RecallConfig:
     temporal: bool = True
     """A context asking when (when, what date, how long ago) favours memories that carry a time expression."""
     temporal_weight: float = 0.3
+    dated: bool = True
+    """A context naming a calendar period ("in July 2022", "the week before 16 November") also searches the
+    memories of that period and favours them by ``dated_weight``; a memory written up to ``dated_slack_days``
+    after the period still counts (events are told after they happen)."""
+    dated_weight: float = 0.5
+    dated_candidates: int = 20
+    dated_slack_days: float = 14.0
+    hedges: bool = True
+    """Words that only hedge a question (likely, might, probably, considered) are left out of the lexical
+    query: rare in memories, they would otherwise weigh as much as the words that name what is asked."""
 
 
 @attrs.frozen

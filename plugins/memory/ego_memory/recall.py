@@ -14,7 +14,7 @@ Every stage can be switched off through :class:`~ego_memory.config.RecallConfig`
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 
 import attrs
 import numpy as np
@@ -24,8 +24,10 @@ from ego_memory.config import RecallConfig
 from ego_memory.decay import half_life, link_strength, recall_strength
 from ego_memory.emotions import EMOTIONS
 from ego_memory.filters import Filters
+from ego_memory.periods import named_period
 from ego_memory.store import MemoryStore
 from ego_memory.text import (
+    HEDGES,
     asks_when,
     cue_terms,
     cues_in,
@@ -74,6 +76,20 @@ def hopfield_complete(query: Vectors, patterns: Vectors, beta: float, bias: Vect
     return (completed / norm if norm > 0.0 else completed).astype(np.float32)
 
 
+def _narrowed(filters: Filters | None, period: tuple[float, float]) -> Filters:
+    """``filters`` further limited to ``period`` (its end exclusive, to the microsecond)."""
+    base = filters or Filters()
+    start = period[0] if base.ts_from is None else max(base.ts_from, period[0])
+    end = period[1] - 1e-6 if base.ts_to is None else min(base.ts_to, period[1] - 1e-6)
+    return attrs.evolve(base, ts_from=start, ts_to=end)
+
+
+def _merged(first: list[tuple[str, float]], extra: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """``first`` followed by what only ``extra`` found (BM25 scores of one query are comparable)."""
+    seen = {memory_id for memory_id, _ in first}
+    return sorted([*first, *((m, s) for m, s in extra if m not in seen)], key=lambda item: -item[1])
+
+
 def rank_map(ids: Sequence[str]) -> dict[str, int]:
     ranks: dict[str, int] = {}
     for rank, memory_id in enumerate(ids, start=1):
@@ -104,6 +120,8 @@ class Candidates:
     present: float
     contents: dict[str, str | None] = attrs.field(factory=dict)
     """Texts read while ranking (interference cues, spreading targets), kept for the next ranking."""
+    period: tuple[float, float] | None = None
+    """The calendar period the context names (timestamps, end exclusive), when the ``dated`` stage found one."""
 
 
 class RecallEngine:
@@ -111,9 +129,8 @@ class RecallEngine:
         self.store = store
         self.config = config
 
-    def _selective(self, table: str, terms: list[str]) -> list[str]:
+    def _selective(self, table: str, terms: list[str], cfg: RecallConfig) -> list[str]:
         """The query terms worth ranking by: on a large store, those not found in most memories."""
-        cfg = self.config
         total = self.store.count()
         if total < cfg.lexical_min_corpus or not terms:
             return terms
@@ -121,16 +138,22 @@ class RecallEngine:
         limit = cfg.lexical_max_df * total
         return [t for t in terms if 0 < frequencies.get(t, 0) <= limit]
 
-    def lexical_ranking(self, context: str, n: int, filters: Filters | None) -> list[tuple[str, float]]:
+    def lexical_ranking(
+        self, context: str, n: int, filters: Filters | None, config: RecallConfig | None = None
+    ) -> list[tuple[str, float]]:
         """BM25 over the word index; CJK text (and word-less queries) over the trigram index.
 
         When both indexes answer, their scores are z-normalised and summed, so one list is returned.
         """
-        terms = self._selective("fts_words", word_terms(context))
+        cfg = config or self.config
+        terms = word_terms(context)
+        if cfg.hedges:
+            terms = [t for t in terms if t not in HEDGES] or terms
+        terms = self._selective("fts_words", terms, cfg)
         words = self.store.lexical(fts_or(terms), n, filters, table="fts_words")
         trigram: list[tuple[str, float]] = []
         if has_cjk(context) or not words:
-            grams = self._selective("fts_trigram", trigram_terms(context))
+            grams = self._selective("fts_trigram", trigram_terms(context), cfg)
             trigram = self.store.lexical(fts_or(grams), n, filters, table="fts_trigram")
         if not trigram or not words:
             return words or trigram
@@ -146,11 +169,25 @@ class RecallEngine:
     ) -> SearchResult:
         return self.rank(self.gather(context, query_vector, now, filters), n, filters)
 
-    def gather(self, context: str, query_vector: Vectors, now: datetime, filters: Filters | None = None) -> Candidates:
-        """The first stages: dense and lexical candidates, with what ranking them reads from the store."""
-        cfg = self.config
+    def gather(
+        self,
+        context: str,
+        query_vector: Vectors,
+        now: datetime,
+        filters: Filters | None = None,
+        config: RecallConfig | None = None,
+    ) -> Candidates:
+        """The first stages: dense and lexical candidates, with what ranking them reads from the store; with
+        ``config`` (default: the engine's own)."""
+        cfg = config or self.config
         dense = self.store.dense(query_vector, cfg.dense_candidates, filters)
-        lexical = self.lexical_ranking(context, cfg.lexical_candidates, filters) if cfg.fusion else []
+        lexical = self.lexical_ranking(context, cfg.lexical_candidates, filters, cfg) if cfg.fusion else []
+        period = self._period(context, now) if cfg.dated else None
+        if period is not None:  # the named period's own best matches join the candidates
+            within = _narrowed(filters, period)
+            dense += self.store.dense(query_vector, cfg.dated_candidates, within)
+            if cfg.fusion:
+                lexical = _merged(lexical, self.lexical_ranking(context, cfg.dated_candidates, within, cfg))
         vectors: dict[str, Vectors] = {memory_id: vec for memory_id, _, vec in dense}
         candidates = list(dict.fromkeys([m for m, _, _ in dense] + [m for m, _ in lexical]))
         missing = [m for m in candidates if m not in vectors]
@@ -175,7 +212,14 @@ class RecallEngine:
             link_map=link_map,
             present=self.present(now),
             contents=contents,
+            period=period,
         )
+
+    def _period(self, context: str, now: datetime) -> tuple[float, float] | None:
+        """The period ``context`` names, a month without a year read against the store's own present."""
+        present = datetime.fromtimestamp(self.present(now), tz=now.tzinfo or UTC)
+        window = named_period(context, present)
+        return None if window is None else (window[0].timestamp(), window[1].timestamp())
 
     def _contents(self, found: Candidates, ids: Sequence[str]) -> dict[str, str]:
         """The text of ``ids`` (memories that no longer exist are absent), read once per candidate set."""
@@ -262,6 +306,13 @@ class RecallEngine:
 
         if (cfg.speaker or cfg.temporal) and score_of:
             self._fields(found, cfg, score_of, stages)
+
+        if cfg.dated and found.period is not None and score_of:
+            stages.append("dated")
+            start, end = found.period[0], found.period[1] + cfg.dated_slack_days * DAY
+            for m in score_of:
+                if start <= rows[m][0] < end:
+                    score_of[m] += cfg.dated_weight
 
         if cfg.spreading and score_of:
             stages.append("spreading")

@@ -57,6 +57,10 @@ def cjk_trigrams(text: str) -> list[str]:
     return list(grams)
 
 
+HEDGES = frozenset("might likely unlikely considered probably possibly maybe perhaps".split())
+"""Words that hedge a question ("Would she likely…", "What might he…") without naming anything asked about."""
+
+
 def fts_or(terms: list[str]) -> str:
     """An FTS5 expression matching any of ``terms`` (each quoted, so no term is read as syntax)."""
     return " OR ".join(_quote(t) for t in terms)

@@ -196,6 +196,69 @@ def test_temporal_cues_run_only_for_a_context_that_asks_when(
         assert "temporal" not in off.stages
 
 
+def test_a_named_period_brings_its_memories_into_the_pool_and_lifts_them(
+    store: MemoryStore, onnx_embedder: OnnxEmbedder
+) -> None:
+    march = datetime(2026, 3, 10, 19, 0, tzinfo=UTC)
+    texts = BREAD + OTHERS
+    fill(store, onnx_embedder, [make_memory(n, t, NOW - timedelta(days=n + 1)) for n, t in enumerate(texts)])
+    target = make_memory(99, "Ken and I tried a new curry recipe together.", march)
+    fill(store, onnx_embedder, [target])
+    context = "What did we bake in March 2026?"
+    narrow = {"dense_candidates": 2, "lexical_candidates": 2}
+    without = RecallEngine(store, RecallConfig(dated=False, **narrow)).search(
+        context, onnx_embedder.embed([context])[0], 3, NOW
+    )
+    assert target.id not in {hit.id for hit in without.hits}
+    assert "dated" not in without.stages
+    vector = onnx_embedder.embed([context])[0]
+    with_period = RecallEngine(store, RecallConfig(**narrow)).search(context, vector, 12, NOW)
+    assert "dated" in with_period.stages
+    unlifted = RecallEngine(store, RecallConfig(dated_weight=0.0, **narrow)).search(context, vector, 12, NOW)
+    lifted = {hit.id: hit.score for hit in with_period.hits}
+    assert set(lifted) == {hit.id for hit in unlifted.hits}
+    for hit in unlifted.hits:  # same pool, same scores, but the period's memory gets dated_weight
+        expected = hit.score + (RecallConfig().dated_weight if hit.id == target.id else 0.0)
+        assert lifted[hit.id] == pytest.approx(expected)
+    undated = "What did we bake?"
+    plain = RecallEngine(store, RecallConfig(**narrow)).search(undated, onnx_embedder.embed([undated])[0], 3, NOW)
+    assert "dated" not in plain.stages
+
+
+def test_a_named_period_keeps_the_callers_filters(store: MemoryStore, onnx_embedder: OnnxEmbedder) -> None:
+    march = datetime(2026, 3, 10, 19, 0, tzinfo=UTC)
+    fill(
+        store,
+        onnx_embedder,
+        [
+            make_memory(1, "Ken and I tried a new curry recipe together.", march, primary="joy"),
+            make_memory(2, "Ken and I burned the curry.", march, primary="sad"),
+        ],
+    )
+    context = "What curry did we cook in March 2026?"
+    engine = RecallEngine(store, RecallConfig(dense_candidates=1, lexical_candidates=1))
+    result = engine.search(context, onnx_embedder.embed([context])[0], 5, NOW, Filters(emotion="sad"))
+    assert [hit.id for hit in result.hits] == [mid(2)]
+
+
+def test_hedging_words_are_left_out_of_the_lexical_query(store: MemoryStore, onnx_embedder: OnnxEmbedder) -> None:
+    fill(
+        store,
+        onnx_embedder,
+        [
+            make_memory(1, "It will likely rain tomorrow, the forecast says.", NOW),
+            make_memory(2, "Mia put on an old jazz record after dinner.", NOW),
+        ],
+    )
+    context = "Would Mia likely enjoy jazz?"
+    hedged = {m for m, _ in RecallEngine(store, RecallConfig()).lexical_ranking(context, 5, None)}
+    assert hedged == {mid(2)}
+    literal = {m for m, _ in RecallEngine(store, RecallConfig(hedges=False)).lexical_ranking(context, 5, None)}
+    assert literal == {mid(1), mid(2)}
+    only_hedges = {m for m, _ in RecallEngine(store, RecallConfig()).lexical_ranking("likely?", 5, None)}
+    assert only_hedges == {mid(1)}  # a context of nothing but hedges still searches for them
+
+
 def test_rrf_fusion_is_reported_as_such(corpus_store: MemoryStore, onnx_embedder: OnnxEmbedder) -> None:
     context = "baking bread in the oven"
     engine = RecallEngine(corpus_store, RecallConfig(fusion_method="rrf"))
