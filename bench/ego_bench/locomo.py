@@ -53,8 +53,11 @@ GRID: dict[str, tuple[float, ...]] = {
     "hopfield_weight": (0.15, 0.3, 0.5),
     "sequence_gain": (0.2, 0.3, 0.45),
     "similar_gain": (0.05, 0.15),
+    "temporal_weight": (0.3, 0.5),
 }
 """The leave-one-out tuning grid over the main recall knobs (the defaults are among its points)."""
+KNOB_STAGES = {"temporal_weight": "temporal", "speaker_weight": "speaker"}
+"""Knobs of a stage that can be switched off: a variant with the stage off leaves them out of its grid."""
 LINK_KNOBS = ("sequence_gain", "similar_gain")
 GATHER_KNOBS = frozenset({"dense_candidates", "lexical_candidates", "dated", "dated_candidates", "hedges", "fusion"})
 """Recall settings the first stages read: variants that differ in them gather their candidates separately."""
@@ -284,10 +287,17 @@ def run_baselines(
 # leave-one-conversation-out
 
 
-def grid_points(link_mode: str, grid: Mapping[str, Sequence[float]] = GRID) -> list[dict[str, float]]:
-    """Every combination of the grid's values; without automatic links the spreading gains have no effect
-    (there are no links to spread along), so they stay at their defaults."""
-    knobs = [name for name in grid if link_mode != "no_links" or name not in LINK_KNOBS]
+def grid_points(
+    link_mode: str, grid: Mapping[str, Sequence[float]] = GRID, switched_off: Sequence[str] = ()
+) -> list[dict[str, float]]:
+    """Every combination of the grid's values. Without automatic links the spreading gains have no effect
+    (there are no links to spread along), and the knobs of a switched-off stage none: they stay at their
+    defaults."""
+    knobs = [
+        name
+        for name in grid
+        if not (link_mode == "no_links" and name in LINK_KNOBS) and KNOB_STAGES.get(name) not in switched_off
+    ]
     return [dict(zip(knobs, values, strict=True)) for values in itertools.product(*(grid[n] for n in knobs))]
 
 
@@ -462,11 +472,11 @@ def run_locomo(
             if ablate:
                 rows["ablation"] = {f"without_{stage}": tally.report() for stage, tally in ablations.items()}
             if loo:
-                points = grid_points(mode)
+                points_of = {variant: grid_points(mode, switched_off=off) for variant, off in variants.items()}
                 settings_of = [
                     {**dict.fromkeys(switched_off, False), **point}
-                    for switched_off in variants.values()
-                    for point in points
+                    for variant, switched_off in variants.items()
+                    for point in points_of[variant]
                 ]
                 scores = {
                     c.name: tune_scores(
@@ -481,8 +491,11 @@ def run_locomo(
                     )
                     for c in progress(conversations, desc=f"tune {mode}", enabled=show)
                 }
-                for number, (variant, switched_off) in enumerate(variants.items()):
-                    part = slice(number * len(points), (number + 1) * len(points))
+                offset = 0
+                for variant, switched_off in variants.items():
+                    points = points_of[variant]
+                    part = slice(offset, offset + len(points))
+                    offset += len(points)
                     held_out = Tally()
                     folds = []
                     for conversation in conversations:
@@ -507,7 +520,7 @@ def run_locomo(
                         folds.append({"held_out": conversation.name, "chosen": chosen, **fold.report()["k"]})
                     rows[variant] = {
                         "switched_off": list(switched_off),
-                        "grid": {name: list(values) for name, values in GRID.items()},
+                        "grid": {name: list(values) for name, values in GRID.items() if name in points[0]},
                         "grid_points": len(points),
                         "folds": folds,
                         "held_out": held_out.report(),

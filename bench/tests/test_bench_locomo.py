@@ -156,6 +156,18 @@ def test_without_links_the_grid_leaves_the_spreading_gains_alone() -> None:
     assert grid_points("no_links", grid) == [{"lexical_weight": 0.6}, {"lexical_weight": 0.7}]
 
 
+def test_a_switched_off_stage_leaves_its_knobs_out_of_the_grid() -> None:
+    grid = {"lexical_weight": (0.6, 0.7), "temporal_weight": (0.3, 0.5), "speaker_weight": (0.15, 0.3)}
+    assert len(grid_points("links", grid)) == 8
+    assert grid_points("links", grid, switched_off=("temporal", "speaker")) == [
+        {"lexical_weight": 0.6},
+        {"lexical_weight": 0.7},
+    ]
+    assert {tuple(p) for p in grid_points("no_links", grid, switched_off=("temporal",))} == {
+        ("lexical_weight", "speaker_weight")
+    }
+
+
 def _figures(overall: float, per_category: dict[str, float]) -> dict[str, Any]:
     def row(value: float) -> dict[str, Any]:
         return {"5": {"hit": value, "recall": value, "mrr": value}, "10": {"hit": value, "recall": value, "mrr": value}}
@@ -227,7 +239,8 @@ def test_a_small_run_reports_both_link_modes_leave_one_out_and_dropped_questions
         assert rows["loo"]["held_out"]["k"]["5"]["n"] == 4
         assert [fold["held_out"] for fold in rows["loo"]["folds"]] == ["1", "2"]
         assert rows["loo_before"]["switched_off"] == ["hopfield"]
-    assert len(report["modes"]["no_links"]["loo"]["folds"][0]["chosen"]) == 2  # no spreading gains
+    no_spreading = {"lexical_weight", "hopfield_weight", "temporal_weight"}
+    assert set(report["modes"]["no_links"]["loo"]["folds"][0]["chosen"]) == no_spreading
     assert report["k"]["5"]["hit"] >= 0.75  # four easy questions over six turns each
     assert all(isinstance(v, bool) for v in report["claims"].values())
     assert "links_loo_beats_loo_before_every_category_hit5" in report["claims"]
