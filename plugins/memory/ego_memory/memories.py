@@ -396,7 +396,7 @@ class Memories:
     ) -> tuple[list[RecallHit], int, list[str]]:
         """Ranked hits, the candidate pool size, and extra lines from ``on_recall_result``."""
         vector = self.embedder.embed([query.context])[0]
-        now = self.ctx.now()
+        now = self.ctx.now().astimezone(self.ctx.settings.tz)  # a period the context names is in local days
         result = self.engine.search(query.context, vector, query.n_results, now, filters if filters.active else None)
         self.last_search = result
         ids = [h.id for h in result.hits]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 
 MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): number for number, name in enumerate(calendar.month_abbr) if name})
@@ -47,12 +47,12 @@ _IN_MONTH = _pattern(r"(?:in|during|of|since) {month}")
 _IN_YEAR = _pattern(r"(?:in|during) {year}")
 
 
-def _month_start(year: int, month: int) -> datetime:
-    return datetime(year, month, 1, tzinfo=UTC)
+def _month_start(year: int, month: int, zone: tzinfo) -> datetime:
+    return datetime(year, month, 1, tzinfo=zone)
 
 
-def _month_end(year: int, month: int) -> datetime:
-    return _month_start(year, month) + timedelta(days=calendar.monthrange(year, month)[1])
+def _month_end(year: int, month: int, zone: tzinfo) -> datetime:
+    return _month_start(year, month, zone) + timedelta(days=calendar.monthrange(year, month)[1])
 
 
 def _latest_year(month: int, present: datetime) -> int:
@@ -60,9 +60,9 @@ def _latest_year(month: int, present: datetime) -> int:
     return present.year if month <= present.month else present.year - 1
 
 
-def _day(year: int, month: int, day: int) -> datetime | None:
+def _day(year: int, month: int, day: int, zone: tzinfo) -> datetime | None:
     try:
-        return datetime(year, month, day, tzinfo=UTC)
+        return datetime(year, month, day, tzinfo=zone)
     except ValueError:
         return None
 
@@ -70,13 +70,14 @@ def _day(year: int, month: int, day: int) -> datetime | None:
 def named_period(context: str, present: datetime) -> tuple[datetime, datetime] | None:
     """The window ``[start, end)`` of the first calendar phrase in ``context``, or None.
 
-    A month without a year is the latest such month by ``present``; a day is the whole day; a day that does
-    not exist ("31 February, 2023") leaves its month.
+    Days begin at midnight in ``present``'s time zone. A month without a year is the latest such month by
+    ``present``; a day is the whole day; a day that does not exist ("31 February, 2023") leaves its month.
     """
+    zone = present.tzinfo or UTC
     if found := _BETWEEN.search(context):
         year = int(found["year"])
-        first = _day(year, MONTHS[found["month"].lower()], int(found["day"]))
-        last = _day(year, MONTHS[found["month2"].lower()], int(found["day2"]))
+        first = _day(year, MONTHS[found["month"].lower()], int(found["day"]), zone)
+        last = _day(year, MONTHS[found["month2"].lower()], int(found["day2"]), zone)
         if first and last:
             first, last = min(first, last), max(first, last)
             return first, last + timedelta(days=1)
@@ -84,7 +85,7 @@ def named_period(context: str, present: datetime) -> tuple[datetime, datetime] |
         year = int(found["year"] or found["year2"])
         month = found["month"] or found["month2"]
         day = found["day"] or found["day2"]
-        anchor = _day(year, MONTHS[month.lower()], int(day))
+        anchor = _day(year, MONTHS[month.lower()], int(day), zone)
         if anchor is not None:
             if found["side"].lower() == "before":
                 return anchor - timedelta(days=7), anchor + timedelta(days=1)
@@ -95,28 +96,29 @@ def named_period(context: str, present: datetime) -> tuple[datetime, datetime] |
         month = MONTHS[found["month"].lower()]
         year = int(found["year"]) if found["year"] else _latest_year(month, present)
         index = _ORDINALS[found["ordinal"].lower()]
-        end_of_month = _month_end(year, month)
-        start = end_of_month - timedelta(days=7) if index < 0 else _month_start(year, month) + timedelta(days=7 * index)
+        end_of_month = _month_end(year, month, zone)
+        month_begins = _month_start(year, month, zone)
+        start = end_of_month - timedelta(days=7) if index < 0 else month_begins + timedelta(days=7 * index)
         return start, min(start + timedelta(days=7), end_of_month)
     if found := _PART_OF.search(context):
         month = MONTHS[found["month"].lower()]
         year = int(found["year"]) if found["year"] else _latest_year(month, present)
         first_day, last_day = _PARTS[found["part"].lower()]
-        start = _month_start(year, month) + timedelta(days=first_day)
-        return start, min(_month_start(year, month) + timedelta(days=last_day), _month_end(year, month))
+        start = _month_start(year, month, zone) + timedelta(days=first_day)
+        return start, min(_month_start(year, month, zone) + timedelta(days=last_day), _month_end(year, month, zone))
     for pattern in (_DAY_MONTH_YEAR, _MONTH_DAY_YEAR):
         if found := pattern.search(context):
-            day = _day(int(found["year"]), MONTHS[found["month"].lower()], int(found["day"]))
+            day = _day(int(found["year"]), MONTHS[found["month"].lower()], int(found["day"]), zone)
             if day is not None:
                 return day, day + timedelta(days=1)
     if found := _MONTH_YEAR.search(context):
         year, month = int(found["year"]), MONTHS[found["month"].lower()]
-        return _month_start(year, month), _month_end(year, month)
+        return _month_start(year, month, zone), _month_end(year, month, zone)
     if found := _IN_MONTH.search(context):
         month = MONTHS[found["month"].lower()]
         year = _latest_year(month, present)
-        return _month_start(year, month), _month_end(year, month)
+        return _month_start(year, month, zone), _month_end(year, month, zone)
     if found := _IN_YEAR.search(context):
         year = int(found["year"])
-        return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC)
+        return datetime(year, 1, 1, tzinfo=zone), datetime(year + 1, 1, 1, tzinfo=zone)
     return None

@@ -4,6 +4,7 @@ either read as one window or ignored, never an error."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given
@@ -42,6 +43,13 @@ def days(context: str, present: datetime = PRESENT) -> tuple[date, date] | None:
 )
 def test_a_named_period_gives_its_window(context: str, window: tuple[date, date]) -> None:
     assert days(context) == window
+
+
+def test_days_begin_at_midnight_in_the_present_time_zone() -> None:
+    tokyo = ZoneInfo("Asia/Tokyo")
+    window = named_period("on 1 May, 2022", datetime(2023, 12, 1, tzinfo=tokyo))
+    assert window == (datetime(2022, 5, 1, tzinfo=tokyo), datetime(2022, 5, 2, tzinfo=tokyo))
+    assert window[0].timestamp() == datetime(2022, 4, 30, 15, 0, tzinfo=UTC).timestamp()
 
 
 def test_a_month_without_a_year_is_the_latest_one_by_the_present() -> None:
