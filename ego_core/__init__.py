@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from ego_core.config import ConfigError, Settings
 from ego_core.context import Clock, PluginContext, Services
-from ego_core.embedding import Embedder, EmbedderFactory, EmbedderSettings, EmbeddingError, Vectors
+from ego_core.embedding import (
+    Embedder,
+    EmbedderFactory,
+    EmbedderSettings,
+    EmbeddingError,
+    EmbedRole,
+    SimilarityProfile,
+    Vectors,
+)
 from ego_core.errors import InvalidArgumentError, ToolError, UsageError
 from ego_core.factory import build_host
 from ego_core.hookspecs import hookimpl, hookspec
@@ -71,6 +79,7 @@ __all__ = [
     "ConfigError",
     "ConsolidationRun",
     "DesireLevels",
+    "EmbedRole",
     "Embedder",
     "EmbedderFactory",
     "EmbedderSettings",
@@ -101,6 +110,7 @@ __all__ = [
     "Section",
     "Services",
     "Settings",
+    "SimilarityProfile",
     "Tool",
     "ToolError",
     "ToolHandler",

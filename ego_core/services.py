@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
-from ego_core.embedding import Vectors
+from ego_core.embedding import EmbedRole, SimilarityProfile, Vectors
 from ego_core.types import Memory
 
 BODY_SENSE = "interoception.body"
@@ -68,8 +68,21 @@ class MemoryService(Protocol):
     @property
     def embedding_model(self) -> str: ...
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        """Unit vectors of ``texts`` (cached: embedding the same text again in one operation is free)."""
+    @property
+    def similarity_profile(self) -> SimilarityProfile:
+        """What similarities of the configured model mean: the calibrated duplicate, merge, link and related
+        thresholds (configuration may override them in the plugins that use them)."""
+        ...
+
+    def embed(self, texts: Sequence[str], role: EmbedRole = "document") -> Vectors:
+        """Unit vectors of ``texts`` as ``role`` (cached: embedding the same text again in one operation is free).
+        Texts compared with memories as equals are documents; texts that look for memories are queries."""
+        ...
+
+    def contrast(self, first: str, second: str) -> str | None:
+        """Why two texts that embed alike still say different things, or None: ``"negation"`` (one denies what
+        the other states), ``"number"`` (they state different numbers) or ``"wording"`` (they differ in a
+        content word: another name, place, thing or action). Japanese is read word by word."""
         ...
 
     def count(self) -> int: ...

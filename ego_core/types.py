@@ -103,6 +103,10 @@ class RecallQuery:
 class RecallHit:
     memory: Memory
     score: float
+    """The ranking score (order only: it mixes similarity, words, recency, emotion and links)."""
+    relevance: float | None = None
+    """How closely the memory matches the context, 0-1, comparable across queries (what recall shows as score);
+    None when the ranking did not measure it."""
 
 
 @attrs.frozen

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import attrs
 import numpy as np
 
-from ego_core import Clock, Embedder, PluginHost, Settings, Vectors, __version__, build_host
+from ego_core import Clock, Embedder, EmbedRole, PluginHost, Settings, Vectors, __version__, build_host
 from ego_memory.memories import Memories
 from ego_memory.plugin import MemoryPlugin
 
@@ -62,14 +62,15 @@ class SharedCacheEmbedder:
     def dimension(self) -> int:
         return self.inner.dimension
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        missing = list(dict.fromkeys(t for t in texts if t not in self.cache))
+    def embed(self, texts: Sequence[str], role: EmbedRole = "document") -> Vectors:
+        keys = [f"{role}\x00{t}" for t in texts]
+        missing = list(dict.fromkeys(t for t, key in zip(texts, keys, strict=True) if key not in self.cache))
         if missing:
-            for text, vector in zip(missing, self.inner.embed(missing), strict=True):
-                self.cache[text] = np.array(vector, dtype=np.float32)
+            for text, vector in zip(missing, self.inner.embed(missing, role), strict=True):
+                self.cache[f"{role}\x00{text}"] = np.array(vector, dtype=np.float32)
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return np.stack([self.cache[t] for t in texts]).astype(np.float32)
+        return np.stack([self.cache[key] for key in keys]).astype(np.float32)
 
 
 @contextmanager

@@ -275,7 +275,7 @@ def run_baselines(
     k = max(KS)
     with memory_host(base, settings, table, Clock(conversation.last_time), embed_cache) as (_host, memories):
         for question in conversation.questions:
-            vector = memories.embed([question.text])[0]
+            vector = memories.embed([question.text], "query")[0]
             dense_ids = [memory_id for memory_id, _sim, _vec in memories.store.dense(vector, k)]
             bm25_ids = [memory_id for memory_id, _score in memories.store.lexical(words_query(question.text), k)]
             for kk in KS:
@@ -328,7 +328,7 @@ def tune_scores(
     with memory_host(work, settings, table, Clock(conversation.last_time), embed_cache) as (_host, memories):
         engine = memories.engine
         default = engine.config
-        vectors = [memories.embed([question.text])[0] for question in conversation.questions]
+        vectors = [memories.embed([question.text], "query")[0] for question in conversation.questions]
         for key, members in groups.items():
             gathering = attrs.evolve(default, **dict(key))
             found: list[Candidates] = [

@@ -240,7 +240,7 @@ class LinkedLoader:
             for i, text in enumerate(texts):
                 memory_id = new_memory_id()
                 moment = self.origin + self.spacing * (first + i)
-                chosen = [(j, sim) for j, sim in nearest[i] if sim >= config.link_threshold][: config.max_links]
+                chosen = [(j, sim) for j, sim in nearest[i] if sim >= self.memories.link_threshold][: config.max_links]
                 links = [MemoryLink(all_ids[j], "similar", round(sim, 4)) for j, sim in chosen]
                 self.similar_links += len(links)
                 previous = [

@@ -1,8 +1,8 @@
 """Configuration of the dedup plugin: the ``[plugins.dedup]`` table and its ``EGO_*`` overrides.
 
 Both thresholds are **cosine similarities** of the memory plugin's embedding model (1.0 = the same
-direction). The original design states them as cosine distances: ``dedup_threshold = 0.95`` is a distance below
-0.05, ``merge_threshold = 0.90`` a distance below 0.10.
+direction). Left unset, they come from the model's calibrated similarity profile (``use``: 0.90 / 0.88;
+``onnx`` all-MiniLM-L6-v2: 0.95 / 0.90, the original design's cosine distances below 0.05 and 0.10).
 """
 
 from __future__ import annotations
@@ -14,13 +14,17 @@ from typing import Final
 
 import attrs
 
+from ego_core import SimilarityProfile
+
 DEFAULT_DEDUP_THRESHOLD: Final = 0.95
 DEFAULT_MERGE_THRESHOLD: Final = 0.90
 DEFAULT_MAX_MERGE_CANDIDATES: Final = 5
 DEFAULT_MAX_RECENT: Final = 500
 
 
-def _similarity(_instance: object, attribute: attrs.Attribute[float], value: float) -> None:
+def _similarity(_instance: object, attribute: attrs.Attribute[float | None], value: float | None) -> None:
+    if value is None:
+        return
     if not (math.isfinite(value) and 0.0 < value <= 1.0):
         raise ValueError(
             f"{attribute.name}: expected a cosine similarity greater than 0 and at most 1 (e.g. 0.95), got {value}"
@@ -36,22 +40,31 @@ def _count(_instance: object, attribute: attrs.Attribute[int], value: int) -> No
 class DedupConfig:
     """``[plugins.dedup]``.
 
-    - ``dedup_threshold``: a new memory whose nearest existing memory has at least this cosine similarity is
-      not stored (the guard on ``remember``). Default 0.95. Environment: ``EGO_DEDUP_THRESHOLD``.
-    - ``merge_threshold``: pairs among the recent memories with at least this similarity are proposed by
-      ``consolidate`` as merge candidates. Default 0.90; must not exceed ``dedup_threshold``.
-      Environment: ``EGO_MERGE_THRESHOLD``.
+    - ``dedup_threshold``: a new memory with an existing memory at least this similar that says the same (no
+      negation, number or wording contrast) is not stored (the guard on ``remember``). Default: the embedding
+      model's profile. Environment: ``EGO_DEDUP_THRESHOLD``.
+    - ``merge_threshold``: pairs among the recent memories with at least this similarity (and no negation or
+      number contrast) are proposed by ``consolidate`` as merge candidates. Default: the model's profile;
+      must not exceed ``dedup_threshold``. Environment: ``EGO_MERGE_THRESHOLD``.
     - ``max_merge_candidates``: at most this many pairs are listed, strongest first. Default 5.
     - ``max_recent``: consolidate compares at most this many of the window's memories (the newest).
       Default 500, i.e. at most 124,750 pairs from one 500 x 500 matrix product.
     """
 
-    dedup_threshold: float = attrs.field(default=DEFAULT_DEDUP_THRESHOLD, validator=_similarity)
-    merge_threshold: float = attrs.field(default=DEFAULT_MERGE_THRESHOLD, validator=_similarity)
+    dedup_threshold: float | None = attrs.field(default=None, validator=_similarity)
+    merge_threshold: float | None = attrs.field(default=None, validator=_similarity)
     max_merge_candidates: int = attrs.field(default=DEFAULT_MAX_MERGE_CANDIDATES, validator=_count)
     max_recent: int = attrs.field(default=DEFAULT_MAX_RECENT, validator=_count)
 
+    def thresholds(self, profile: SimilarityProfile) -> tuple[float, float]:
+        """(dedup, merge) thresholds: the configured ones, else the embedding model's calibrated profile."""
+        dedup = profile.duplicate if self.dedup_threshold is None else self.dedup_threshold
+        merge = profile.merge if self.merge_threshold is None else self.merge_threshold
+        return dedup, min(merge, dedup)
+
     def __attrs_post_init__(self) -> None:
+        if self.merge_threshold is None or self.dedup_threshold is None:
+            return
         if self.merge_threshold > self.dedup_threshold:
             raise ValueError(
                 f"merge_threshold: must not exceed dedup_threshold ({self.dedup_threshold}), got "

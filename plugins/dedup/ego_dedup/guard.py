@@ -37,22 +37,27 @@ class Duplicate:
     exact: bool
 
 
+NEIGHBOURS = 3
+"""How many of the nearest memories may be the one repeated (the nearest may differ by a negation)."""
+
+
 def find_duplicate(service: MemoryService, content: str, threshold: float) -> Duplicate | None:
     """The existing memory ``content`` repeats, or ``None``.
 
-    The exact same text is found by its hash without computing an embedding. Otherwise the nearest memory is
-    asked for once; the memory plugin reuses that answer (and the embedding) when it stores the memory.
-    Neither lookup counts as an access of the memory found.
+    The exact same text is found by its hash without computing an embedding. Otherwise the nearest memories
+    are asked for once (the memory plugin reuses that answer and the embedding when it stores the memory): the
+    most similar one at or above ``threshold`` that says the same thing - no negation, number or wording
+    contrast (``MemoryService.contrast``) - is the duplicate. 映画を見なかった is not 映画を見た, whatever the
+    cosine. Neither lookup counts as an access of the memory found.
     """
     same = service.find_exact(content)
     if same is not None:
         return Duplicate(existing=same, similarity=1.0, exact=True)
-    nearest = service.nearest(content, 1)
-    if not nearest:
-        return None
-    memory, similarity = nearest[0]
-    if similarity >= threshold:
-        return Duplicate(existing=memory, similarity=similarity, exact=False)
+    for memory, similarity in service.nearest(content, NEIGHBOURS):
+        if similarity < threshold:
+            break
+        if service.contrast(content, memory.content) is None:
+            return Duplicate(existing=memory, similarity=similarity, exact=False)
     return None
 
 

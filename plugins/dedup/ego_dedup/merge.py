@@ -68,8 +68,13 @@ def window_memories(service: MemoryService, run: ConsolidationRun, cap: int) -> 
     return sorted(kept.values(), key=_key)
 
 
+MERGEABLE_CONTRASTS = frozenset({None, "wording"})
+"""A pair reworded is worth reviewing as one memory; a pair that differs by a negation or a number is not."""
+
+
 def find_pairs(memories: Sequence[Memory], service: MemoryService, threshold: float, limit: int) -> list[MergePair]:
-    """Unique pairs with cosine similarity ≥ ``threshold``, strongest first, at most ``limit``."""
+    """Unique pairs with cosine similarity ≥ ``threshold`` that do not contradict each other (negation, number),
+    strongest first, at most ``limit``."""
     vectors = service.embeddings([m.id for m in memories])
     present = [m for m in memories if m.id in vectors]
     if len(present) < 2:
@@ -81,9 +86,14 @@ def find_pairs(memories: Sequence[Memory], service: MemoryService, threshold: fl
     rows, cols = np.triu_indices(len(present), k=1)
     values = similarity[rows, cols]
     hits = np.flatnonzero(values >= threshold)
-    pairs = [
-        MergePair(a=present[int(rows[i])], b=present[int(cols[i])], similarity=float(min(1.0, values[i]))) for i in hits
-    ]
+    order = sorted(hits, key=lambda i: -float(values[i]))
+    pairs: list[MergePair] = []
+    for i in order:
+        a, b = present[int(rows[i])], present[int(cols[i])]
+        if service.contrast(a.content, b.content) in MERGEABLE_CONTRASTS:
+            pairs.append(MergePair(a=a, b=b, similarity=float(min(1.0, values[i]))))
+            if len(pairs) == limit:
+                break
     pairs.sort(key=lambda p: (-p.similarity, p.a.id, p.b.id))
     return pairs[:limit]
 

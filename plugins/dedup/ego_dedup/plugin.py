@@ -39,7 +39,8 @@ class DedupPlugin:
         if service is None:
             return None
         config: DedupConfig = ctx.config
-        duplicate = find_duplicate(service, draft.content, config.dedup_threshold)
+        threshold, _merge = config.thresholds(service.similarity_profile)
+        duplicate = find_duplicate(service, draft.content, threshold)
         if duplicate is None:
             return None
         return duplicate_response(duplicate, ctx.now(), recall_served=ctx.tool_served("recall"))
@@ -51,5 +52,6 @@ class DedupPlugin:
             return None
         config: DedupConfig = ctx.config
         memories = window_memories(service, run, config.max_recent)
-        pairs = find_pairs(memories, service, config.merge_threshold, config.max_merge_candidates)
+        _dedup, threshold = config.thresholds(service.similarity_profile)
+        pairs = find_pairs(memories, service, threshold, config.max_merge_candidates)
         return merge_section(pairs, recall=ctx.tool_served("recall"), forget=ctx.tool_served("forget"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import attrs
@@ -66,15 +67,25 @@ class RecallConfig:
     dated_weight: float = 0.5
     dated_candidates: int = 20
     dated_slack_days: float = 14.0
+    relevance: bool = True
+    """Only memories related to the context are returned: above the embedding model's calibrated floor of
+    similarity, or holding a word of the context; the shown score is that relevance (0-1). Nothing related:
+    "No related memories found."."""
     hedges: bool = True
     """Words that only hedge a question (likely, might, probably, considered) are left out of the lexical
     query: rare in memories, they would otherwise weigh as much as the words that name what is asked."""
 
 
+def _similarity(_instance: object, attribute: attrs.Attribute[float | None], value: float | None) -> None:
+    if value is not None and not (math.isfinite(value) and 0.0 < value <= 1.0):
+        raise ValueError(f"{attribute.name}: expected a cosine similarity greater than 0 and at most 1, got {value}")
+
+
 @attrs.frozen
 class MemoryConfig:
-    embedder: str = "onnx"
-    """Embedding provider: onnx (default, local), sentence-transformers, openai, gemini, or a plugin's."""
+    embedder: str = "use"
+    """Embedding provider: use (default: multilingual, local, installed with its weights), onnx
+    (all-MiniLM-L6-v2, English), sentence-transformers, openai, gemini, or a plugin's."""
     model_dir: Path | None = None
     """Local model directory (onnx / sentence-transformers). Env: EGO_EMBEDDING_MODEL_DIR."""
     model: str | None = None
@@ -84,7 +95,9 @@ class MemoryConfig:
     base_url: str | None = None
     chroma_url: str | None = None
     """Use a Chroma server (e.g. http://127.0.0.1:8000) instead of the embedded store. Env: EGO_CHROMA_URL."""
-    link_threshold: float = 0.70
+    link_threshold: float | None = attrs.field(default=None, validator=_similarity)
+    """A new memory is linked (``similar``) to existing ones at least this similar; default: the embedding
+    model's calibrated profile (0.65 for use, 0.70 for onnx)."""
     max_links: int = 5
     sequence_links: int = 2
     """A new memory is linked (leads_to) to up to this many memories stored just before it ..."""

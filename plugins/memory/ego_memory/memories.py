@@ -10,11 +10,14 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+import attrs
+
 from ego_core import (
     BODY_SENSE,
     PRIVATE_MARK,
     BodySense,
     Embedder,
+    EmbedRole,
     EmotionalTrace,
     EmotionTally,
     Memory,
@@ -26,6 +29,7 @@ from ego_core import (
     RememberDraft,
     Response,
     ScaffoldItem,
+    SimilarityProfile,
     ToolError,
     Vectors,
     relative_age,
@@ -33,6 +37,8 @@ from ego_core import (
 )
 from ego_memory import emotion_queries
 from ego_memory.config import MemoryConfig
+from ego_memory.contrast import contrast
+from ego_memory.embedding.profiles import profile_for
 from ego_memory.emotions import CATEGORIES, EMOTIONS, VIVID_INTENSITY
 from ego_memory.filters import Filters
 from ego_memory.limits import (
@@ -75,9 +81,12 @@ def new_memory_id() -> str:
     return "mem_" + secrets.token_hex(6)
 
 
-def relevance(score: float) -> float:
-    """A ranking score shown as a 0-1 relevance (logistic; the pipeline's scores are z-score based)."""
-    return 1.0 / (1.0 + math.exp(-score))
+def relevance(hit: RecallHit) -> float:
+    """The score recall shows: the hit's calibrated relevance (0-1, comparable across queries), or, when the
+    ranking did not measure one, its ranking score squashed into 0-1."""
+    if hit.relevance is not None:
+        return hit.relevance
+    return 1.0 / (1.0 + math.exp(-hit.score))
 
 
 def argument_error(tool: str, parameter: str, expected: str) -> ToolError:
@@ -128,7 +137,7 @@ class Memories:
         self.store = store
         self.embedder = embedder
         self.redactor = redactor
-        self.engine = RecallEngine(store, config.recall)
+        self.engine = RecallEngine(store, config.recall, profile_for(embedder.model_id))
         self._neighbors_lock = threading.Lock()
         self._neighbors: tuple[str, int, int, list[tuple[str, float]]] | None = None
         self.last_search: SearchResult | None = None
@@ -141,8 +150,20 @@ class Memories:
     def embedding_model(self) -> str:
         return self.embedder.model_id
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        return self.embedder.embed(list(texts))
+    @property
+    def similarity_profile(self) -> SimilarityProfile:
+        return profile_for(self.embedder.model_id)
+
+    @property
+    def link_threshold(self) -> float:
+        configured = self.config.link_threshold
+        return self.similarity_profile.link if configured is None else configured
+
+    def embed(self, texts: Sequence[str], role: EmbedRole = "document") -> Vectors:
+        return self.embedder.embed(list(texts), role)
+
+    def contrast(self, first: str, second: str) -> str | None:
+        return contrast(first, second)
 
     def count(self) -> int:
         return self.store.count()
@@ -295,7 +316,8 @@ class Memories:
         """Store a draft with auto-links; returns the memory and the linked memories with similarities."""
         vector = self.embedder.embed([draft.content])[0]
         neighbors = self._nearest_ids(draft.content, self.config.max_links)
-        chosen = [(memory_id, sim) for memory_id, sim in neighbors if sim >= self.config.link_threshold]
+        threshold = self.link_threshold
+        chosen = [(memory_id, sim) for memory_id, sim in neighbors if sim >= threshold]
         chosen = chosen[: self.config.max_links]
         moment = to_millis(timestamp or self.ctx.now())
         links = [MemoryLink(target_id=i, link_type="similar", confidence=round(s, 4)) for i, s in chosen]
@@ -395,13 +417,17 @@ class Memories:
         self, query: RecallQuery, filters: Filters, *, touch: bool = True
     ) -> tuple[list[RecallHit], int, list[str]]:
         """Ranked hits, the candidate pool size, and extra lines from ``on_recall_result``."""
-        vector = self.embedder.embed([query.context])[0]
+        vector = self.embedder.embed([query.context], "query")[0]
         now = self.ctx.now().astimezone(self.ctx.settings.tz)  # a period the context names is in local days
         result = self.engine.search(query.context, vector, query.n_results, now, filters if filters.active else None)
         self.last_search = result
         ids = [h.id for h in result.hits]
         memories = {m.id: m for m in self.store.get(ids)}
-        hits = [RecallHit(memory=memories[h.id], score=h.score) for h in result.hits if h.id in memories]
+        hits = [
+            RecallHit(memory=memories[h.id], score=h.score, relevance=h.relevance)
+            for h in result.hits
+            if h.id in memories
+        ]
         if touch and hits:
             self.store.touch([h.memory.id for h in hits], now.timestamp())
         lines: list[str] = []
@@ -413,7 +439,7 @@ class Memories:
                     boosts[memory_id] = boosts.get(memory_id, 0.0) + float(delta)
         if boosts:
             hits = sorted(
-                (RecallHit(memory=h.memory, score=h.score + boosts.get(h.memory.id, 0.0)) for h in hits),
+                (attrs.evolve(h, score=h.score + boosts.get(h.memory.id, 0.0)) for h in hits),
                 key=lambda h: -h.score,
             )
         return hits, result.pool, lines
@@ -434,7 +460,7 @@ class Memories:
             meta = [
                 feeling,
                 f"importance {memory.importance}",
-                f"score {relevance(hit.score):.2f}",
+                f"score {relevance(hit):.2f}",
                 f"private: {'true' if memory.is_private else 'false'}",
             ]
             out.append(f"{number}. [{relative_age(memory.timestamp, now)}] {truncate(memory.content, RECALL_SNIPPET)}")
@@ -459,7 +485,7 @@ class Memories:
             m = hit.memory
             out.append(
                 f"{m.id} | {relative_age(m.timestamp, now)} | {m.emotional_trace.primary} | {m.category} | "
-                f"{relevance(hit.score):.2f} | private: {'true' if m.is_private else 'false'} | "
+                f"{relevance(hit):.2f} | private: {'true' if m.is_private else 'false'} | "
                 f"{truncate(m.content, 80)}"
             )
         out.extend(lines)

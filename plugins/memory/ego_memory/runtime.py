@@ -3,9 +3,11 @@ behaviour over them. ``on_startup`` and ``ego memory reindex`` open it the same 
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 
 import attrs
@@ -15,6 +17,7 @@ from ego_memory.config import MemoryConfig
 from ego_memory.embedding import CachedEmbedder
 from ego_memory.embedding.errors import API_KEY_ENV_SETTING
 from ego_memory.embedding.onnx import ModelDirError
+from ego_memory.language import tokens
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.maintenance import Advance
 from ego_memory.memories import Memories
@@ -22,6 +25,8 @@ from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.progress import progress_bar
 from ego_memory.public_passages import PublicPassages
 from ego_memory.store import MemoryStore
+
+_log = logging.getLogger("ego.plugin.memory")
 
 
 def embedder_settings(config: MemoryConfig, env: Mapping[str, str] | None = None) -> EmbedderSettings:
@@ -31,6 +36,37 @@ def embedder_settings(config: MemoryConfig, env: Mapping[str, str] | None = None
     return EmbedderSettings(
         model=config.model, model_dir=config.model_dir, api_key=api_key, base_url=config.base_url, extra=extra
     )
+
+
+LOCAL_EMBEDDERS = frozenset({"use", "onnx", "sentence-transformers"})
+"""Embedders that run on this machine: a store made with another model is re-embedded with them when it opens
+(a remote provider is never sent every memory unasked: ``ego memory reindex`` does that)."""
+
+
+def _reembed(
+    store: MemoryStore, embedder: CachedEmbedder, bar: Callable[[int, str], AbstractContextManager[Advance]]
+) -> None:
+    """Re-embed every memory of a store made with another model (resumable if interrupted)."""
+    total = store.count()
+    _log.warning("re-embedding %d memories: %s -> %s", total, store.model_id, embedder.model_id)
+    print(
+        f"ego: the memory store was made with {store.model_id}; re-embedding {total} memories with "
+        f"{embedder.model_id} (once; `ego memory reindex` does the same)",
+        file=sys.stderr,
+    )
+    with bar(total, "reindex") as advance:
+        store.reindex(embedder.embed, progress=advance)
+
+
+def _warm_up(embedder: CachedEmbedder) -> None:
+    """Load the model's weights and the Japanese dictionary while the agent connects, not in its first call."""
+    try:
+        warm_up = getattr(embedder.inner, "warm_up", None)
+        if callable(warm_up):
+            warm_up()
+        tokens("準備")
+    except Exception as exc:  # the first real call reports the failure to the agent
+        _log.info("warming up the embedder failed: %s", exc)
 
 
 @attrs.frozen
@@ -79,9 +115,20 @@ def open_runtime(
 
     store = MemoryStore(ctx.data_dir, embedder.model_id, chroma_url=config.chroma_url)
     store.on_private_contents = redactor.load
+    reembed = not allow_model_change and config.embedder in LOCAL_EMBEDDERS
     store.open(
-        embedder.embed, allow_model_change=allow_model_change, progress=bar, rebuild_broken_index=rebuild_broken_index
+        embedder.embed,
+        allow_model_change=allow_model_change or reembed,
+        progress=bar,
+        rebuild_broken_index=rebuild_broken_index,
     )
+    if reembed and store.model_mismatch:
+        try:
+            _reembed(store, embedder, bar)
+        except BaseException:
+            store.close()
+            raise
     redactor.public = PublicPassages(store.directory / "memory.sqlite3")
+    threading.Thread(target=_warm_up, args=(embedder,), name="ego-memory-warm-up", daemon=True).start()
     memories = Memories(ctx, config, store, embedder, redactor)
     return MemoryRuntime(embedder, store, redactor, memories, Lifecycle(memories))

@@ -46,8 +46,9 @@ class SelfModelConfig:
     """Salience above this: the question is active (introspect lists it)."""
     dormant_at_or_below: float = attrs.field(default=0.1, validator=[_number(0, 1), _thresholds_ordered])
     """Salience at or below this: dormant (never listed, never deleted); between the two: fading."""
-    resurface_similarity: float = attrs.field(default=0.4, validator=_number(-1, 1))
-    """Cosine similarity from which a new memory brings back a fading or dormant question."""
+    resurface_similarity: float | None = attrs.field(default=None, validator=attrs.validators.optional(_number(-1, 1)))
+    """Cosine similarity from which a new memory brings back a fading or dormant question; default: the embedding
+    model's calibrated "related" similarity (0.45 for use, 0.40 for onnx all-MiniLM-L6-v2)."""
     resurface_cooldown_hours: float = attrs.field(default=24.0, validator=_number(0, math.inf))
     """A question brought back is not brought back again by another memory within this many hours."""
     resurfacing_window_hours: float = attrs.field(default=24.0, validator=_number(0, math.inf))

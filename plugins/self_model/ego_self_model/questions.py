@@ -100,7 +100,7 @@ def question_vectors(store: StateStore, memory: MemoryService, questions: Sequen
         else:
             missing.append(question)
     if missing:
-        fresh = memory.embed([q.text for q in missing])
+        fresh = memory.embed([q.text for q in missing], "query")
         with store.writing() as db:
             for question, vector in zip(missing, fresh, strict=True):
                 store.set_vector(db, question.id, vector, model)
@@ -136,13 +136,16 @@ def resurface(
         return None
     target = np.asarray(found, dtype=np.float32).reshape(-1)
     vectors = question_vectors(store, memory, [v.question for v in candidates])
+    threshold = config.resurface_similarity
+    if threshold is None:
+        threshold = memory.similarity_profile.related
     best: Resurfaced | None = None
     for candidate in candidates:
         vector = vectors.get(candidate.question.id)
         if vector is None or vector.shape != target.shape:
             continue
         similarity = float(np.dot(vector, target))
-        if similarity < config.resurface_similarity:
+        if similarity < threshold:
             continue
         if best is None or (similarity, candidate.question.importance) > (
             best.similarity,

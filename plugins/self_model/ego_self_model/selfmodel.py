@@ -165,7 +165,7 @@ class SelfModel:
         if memory is None:
             return None, None
         try:
-            return memory.embed([text])[0], memory.embedding_model
+            return memory.embed([text], "query")[0], memory.embedding_model
         except Exception as exc:  # the question is kept; it is embedded when a memory is next saved
             _log.warning("embedding a new question failed (%s); it will be embedded later", type(exc).__name__)
             return None, None

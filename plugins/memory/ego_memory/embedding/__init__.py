@@ -6,6 +6,12 @@ from ego_core import Embedder, EmbedderFactory, EmbedderSettings
 
 from .cache import CachedEmbedder
 from .onnx import OnnxEmbedder, default_onnx_model_dir
+from .profiles import profile_for
+from .use import UseEmbedder
+
+
+def _use(settings: EmbedderSettings) -> Embedder:
+    return UseEmbedder(settings)
 
 
 def _onnx(settings: EmbedderSettings) -> Embedder:
@@ -30,11 +36,23 @@ def _gemini(settings: EmbedderSettings) -> Embedder:
     return GeminiEmbedder(settings)
 
 
+DEFAULT_EMBEDDER = "use"
+"""Universal Sentence Encoder multilingual v3: Japanese and English in one space, shipped with its weights."""
+
 BUILTIN_EMBEDDERS: dict[str, EmbedderFactory] = {
+    "use": _use,
     "onnx": _onnx,
     "sentence-transformers": _sentence_transformers,
     "openai": _openai,
     "gemini": _gemini,
 }
 
-__all__ = ["BUILTIN_EMBEDDERS", "CachedEmbedder", "OnnxEmbedder", "default_onnx_model_dir"]
+__all__ = [
+    "BUILTIN_EMBEDDERS",
+    "DEFAULT_EMBEDDER",
+    "CachedEmbedder",
+    "OnnxEmbedder",
+    "UseEmbedder",
+    "default_onnx_model_dir",
+    "profile_for",
+]

@@ -9,13 +9,14 @@ from typing import Any, ClassVar
 
 import httpx
 
-from ego_core import EmbedderSettings, EmbeddingError
+from ego_core import EmbedderSettings, EmbeddingError, EmbedRole
 
 from .http import HttpEmbedder, SleepFn, resolve_api_key
 
 DEFAULT_GEMINI_MODEL = "text-embedding-004"
 DEFAULT_GEMINI_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 GEMINI_KEY_ENV_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY")
+GEMINI_TASK_TYPES: Mapping[EmbedRole, str] = {"query": "RETRIEVAL_QUERY", "document": "RETRIEVAL_DOCUMENT"}
 
 
 class GeminiEmbedder(HttpEmbedder):
@@ -55,12 +56,13 @@ class GeminiEmbedder(HttpEmbedder):
     def _auth_headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self._api_key}
 
-    def _payload(self, texts: list[str]) -> dict[str, Any]:
+    def _payload(self, texts: list[str], role: EmbedRole) -> dict[str, Any]:
         requests = []
         for text in texts:
             request: dict[str, Any] = {
                 "model": f"models/{self._model}",
                 "content": {"parts": [{"text": text}]},
+                "taskType": GEMINI_TASK_TYPES[role],
             }
             if self._requested_dimensions is not None:
                 request["outputDimensionality"] = self._requested_dimensions

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import httpx
 import numpy as np
 
-from ego_core import EmbedderSettings, EmbeddingError, Vectors
+from ego_core import EmbedderSettings, EmbeddingError, EmbedRole, Vectors
 
 from .errors import API_KEY_ENV_SETTING, ProviderError, ProviderErrorKind
 
@@ -185,13 +185,13 @@ class HttpEmbedder(ABC):
             raise EmbeddingError(f"{self.provider} returned no vectors to learn the dimension from")
         return self._dimension
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def embed(self, texts: Sequence[str], role: EmbedRole = "document") -> Vectors:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not a single string")
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         batches = [
-            self._embed_batch(list(texts[start : start + self._batch_size]))
+            self._embed_batch(list(texts[start : start + self._batch_size]), role)
             for start in range(0, len(texts), self._batch_size)
         ]
         return np.ascontiguousarray(np.concatenate(batches), dtype=np.float32)
@@ -213,14 +213,14 @@ class HttpEmbedder(ABC):
     def _auth_headers(self) -> dict[str, str]: ...
 
     @abstractmethod
-    def _payload(self, texts: list[str]) -> dict[str, Any]: ...
+    def _payload(self, texts: list[str], role: EmbedRole) -> dict[str, Any]: ...
 
     @abstractmethod
     def _parse(self, body: Any) -> list[list[float]]:
         """Vectors in input order; raise EmbeddingError on a malformed body."""
 
-    def _embed_batch(self, texts: list[str]) -> Vectors:
-        body = self._post(self._payload(texts))
+    def _embed_batch(self, texts: list[str], role: EmbedRole = "document") -> Vectors:
+        body = self._post(self._payload(texts, role))
         rows = self._parse(body)
         if len(rows) != len(texts):
             raise EmbeddingError(f"{self.provider} returned {len(rows)} vectors for {len(texts)} texts")

@@ -20,7 +20,7 @@ import numpy as np
 import onnxruntime as ort  # type: ignore[import-untyped, unused-ignore]
 from tokenizers import Tokenizer
 
-from ego_core import EmbedderSettings, EmbeddingError, Vectors
+from ego_core import EmbedderSettings, EmbeddingError, EmbedRole, Vectors
 
 STANDARD_MODEL_NAME = "all-MiniLM-L6-v2"
 DEFAULT_MAX_SEQ_LENGTH = 256
@@ -174,7 +174,8 @@ class OnnxEmbedder:
     def max_seq_length(self) -> int:
         return self._max_seq_length
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def embed(self, texts: Sequence[str], role: EmbedRole = "document") -> Vectors:
+        """all-MiniLM-L6-v2 is symmetric: ``role`` changes nothing."""
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not a single string")
         if not texts:

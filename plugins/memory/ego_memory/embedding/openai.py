@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 import httpx
 
-from ego_core import EmbedderSettings, EmbeddingError
+from ego_core import EmbedderSettings, EmbeddingError, EmbedRole
 
 from .http import HttpEmbedder, SleepFn, resolve_api_key
 
@@ -54,7 +54,7 @@ class OpenAIEmbedder(HttpEmbedder):
     def _auth_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self._api_key}"}
 
-    def _payload(self, texts: list[str]) -> dict[str, Any]:
+    def _payload(self, texts: list[str], role: EmbedRole) -> dict[str, Any]:
         payload: dict[str, Any] = {"model": self._model, "input": texts}
         if self._requested_dimensions is not None:
             payload["dimensions"] = self._requested_dimensions

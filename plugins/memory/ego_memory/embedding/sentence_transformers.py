@@ -8,10 +8,11 @@ from typing import Any
 
 import numpy as np
 
-from ego_core import EmbedderSettings, EmbeddingError, Vectors
+from ego_core import EmbedderSettings, EmbeddingError, EmbedRole, Vectors
 
 DEFAULT_ST_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 INSTALL_HINT = "pip install 'ego-memory[sentence-transformers]'"
+ROLE_PROMPTS: dict[str, tuple[str, ...]] = {"query": ("query",), "document": ("document", "passage")}
 
 
 class SentenceTransformerEmbedder:
@@ -47,11 +48,14 @@ class SentenceTransformerEmbedder:
     def dimension(self) -> int:
         return self._dimension
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def embed(self, texts: Sequence[str], role: EmbedRole = "document") -> Vectors:
+        """A model with prompts named ``query`` / ``document`` (or ``passage``) gets the one for ``role``."""
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts, not a single string")
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)
+        prompts = getattr(self._model, "prompts", None) or {}
+        prompt_name = next((name for name in ROLE_PROMPTS[role] if name in prompts), None)
         try:
             with self._lock:
                 vectors = self._model.encode(
@@ -60,6 +64,7 @@ class SentenceTransformerEmbedder:
                     normalize_embeddings=True,
                     convert_to_numpy=True,
                     show_progress_bar=False,
+                    **({"prompt_name": prompt_name} if prompt_name else {}),
                 )
         except Exception as exc:
             raise EmbeddingError(f"sentence-transformers model {self._model_name!r} failed: {exc}") from exc

@@ -1,0 +1,71 @@
+"""The similarity profile of each built-in model: what its cosine similarities mean, calibrated on real pairs.
+
+The values come from ``ego bench calibrate`` (JSTS and JNLI pairs for Japanese, Tanaka translation pairs across
+languages, nonsense and unrelated queries for the recall floor); docs/benchmarks.md shows the figures behind
+them. A model without a profile gets :data:`GENERIC`, marked uncalibrated (``ego doctor`` says so).
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Final
+
+from ego_core import SimilarityProfile
+
+from .onnx import STANDARD_MODEL_NAME
+from .use import USE_MODEL_ID
+
+USE_PROFILE: Final = SimilarityProfile(
+    model_id=USE_MODEL_ID,
+    duplicate=0.85,
+    merge=0.85,
+    link=0.65,
+    related=0.45,
+    floor=0.25,
+    source=(
+        "ego bench calibrate on JGLUE JSTS/JNLI validation pairs and Tanaka sentences: a pair at or above "
+        "`duplicate` that says the same (same negation, numbers and content words in order) is refused; "
+        "JSTS <= 3.0 refused 0 of 924, JNLI contradictions 2 of 735; unrelated pairs reach `link` in 0.1 %; the "
+        "cosine bound is low because the encoder is sensitive to punctuation (a '?!' ending: 0.87); the recall "
+        "floor lies between nonsense queries (xyzzy qwerty plugh: at most 0.19 against 1,145 JSQuAD paragraphs "
+        "and 998 Tanaka sentences) and short cross-language queries (旅行の計画 / 'planned a trip': 0.27)"
+    ),
+)
+MINILM_PROFILE: Final = SimilarityProfile(
+    model_id=f"onnx:{STANDARD_MODEL_NAME}",
+    duplicate=0.95,
+    merge=0.90,
+    link=0.70,
+    related=0.40,
+    floor=0.30,
+    source="the English defaults ego was first tuned with (LoCoMo); English only: Japanese pairs look alike",
+)
+GENERIC: Final = SimilarityProfile(
+    model_id="",
+    duplicate=0.95,
+    merge=0.90,
+    link=0.70,
+    related=0.40,
+    floor=0.30,
+    calibrated=False,
+    source="no calibration for this model: generic values; set the thresholds in ego.toml after measuring",
+)
+
+PROFILES: Final = MappingProxyType({profile.model_id: profile for profile in (USE_PROFILE, MINILM_PROFILE)})
+
+
+def profile_for(model_id: str) -> SimilarityProfile:
+    """The calibrated profile of ``model_id``, else the generic (uncalibrated) one under that id."""
+    known = PROFILES.get(model_id)
+    if known is not None:
+        return known
+    return SimilarityProfile(
+        model_id=model_id,
+        duplicate=GENERIC.duplicate,
+        merge=GENERIC.merge,
+        link=GENERIC.link,
+        related=GENERIC.related,
+        floor=GENERIC.floor,
+        calibrated=False,
+        source=GENERIC.source,
+    )
