@@ -182,6 +182,28 @@ def _emotion_trend(args: argparse.Namespace, host: PluginHost, table: dict[str, 
     )
 
 
+def _ja_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, required=True, help="folder with jsquad.json, tanaka.json, pairs.json")
+    parser.add_argument("--tasks", default="jsquad,tanaka,pairs", help="comma-separated: jsquad, tanaka, pairs")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N items of each task")
+
+
+def _ja(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_bench.ja import parse_tasks, run_ja
+
+    return run_ja(
+        args.data,
+        host.settings,
+        table,
+        dict(host.settings.plugin_tables.get("dedup", {})),
+        command=command,
+        tasks=parse_tasks(args.tasks),
+        limit=args.limit,
+        work_dir=args.work_dir,
+        show=not args.quiet,
+    )
+
+
 def bench_commands() -> list[Command]:
     return [
         bench_command(
@@ -214,6 +236,12 @@ def bench_commands() -> list[Command]:
             "emotion_trend on a large store: the month window and the whole tool, JSON report",
             _emotion_trend_options,
             _emotion_trend,
+        ),
+        bench_command(
+            "ja",
+            "Japanese and cross-language recall, the duplicate guard on real pairs, latency (JSON report)",
+            _ja_options,
+            _ja,
         ),
     ]
 
