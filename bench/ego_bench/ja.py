@@ -20,7 +20,8 @@ Each task runs on a fresh store (a fresh host in its own folder) on a simulated 
    3.0), ``jnli_contradiction`` (JNLI label contradiction), ``jsts_high`` (JSTS score ≥ 4.8); the shares of
    each group's pairs refused and listed as merge candidates. Pairs outside the three groups are not run.
 4. **latency_ms**: p50/p95 on the wall clock of every remember call (embedding, guard and links included) and
-   every recall (query and search, embedding included) of the run, after one warm-up embedding per store.
+   every recall (query and search, embedding included) of the run, after one warm-up embedding per store;
+   the machine's load averages at the start and the end beside them.
 
 ``--limit N`` keeps the first N items of each task: the first N paragraphs and the first N questions answered
 by one of them; the first N Tanaka pairs; the first N pairs of each group.
@@ -29,6 +30,7 @@ by one of them; the first N Tanaka pairs; the first N pairs of each group.
 from __future__ import annotations
 
 import json
+import os
 import re
 import tempfile
 import time
@@ -367,6 +369,14 @@ def run_pairs(
     return report, counts
 
 
+def _load_average() -> list[float] | None:
+    """The machine's 1, 5 and 15-minute load averages (the latency figures depend on them), where known."""
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except OSError:
+        return None
+
+
 def run_ja(
     data_dir: Path,
     settings: Settings,
@@ -397,6 +407,7 @@ def run_ja(
     report: dict[str, Any] = {}
     counts: dict[str, Any] = {}
     started = time.perf_counter()
+    load_start = _load_average()
     with tempfile.TemporaryDirectory(prefix="ego-bench-ja-", dir=work_dir) as tmp:
 
         @contextmanager
@@ -427,4 +438,5 @@ def run_ja(
         "latency_ms": {"remember": percentiles(remember_ms), "recall": percentiles(recall_ms)},
         "counts": {**counts, "remember_calls": len(remember_ms), "recall_calls": len(recall_ms)},
         "seconds": round(time.perf_counter() - started, 1),
+        "load_average": {"start": load_start, "end": _load_average()},
     }

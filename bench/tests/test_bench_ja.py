@@ -89,6 +89,7 @@ def test_a_small_run_has_the_definitions_shape_and_counts_the_refused_duplicates
     assert all(set(report["latency_ms"][op]) == {"p50", "p95"} for op in ("remember", "recall"))
     assert all(isinstance(v, float) and 0.0 <= v <= 1.0 for v in shares(report)), shares(report)
     assert all(report["latency_ms"][op]["p50"] > 0 for op in ("remember", "recall"))
+    assert set(report["load_average"]) == {"start", "end"}
     # the repeated paragraph is a count; the identical JSTS pair is refused (a share of its group)
     assert report["jsquad"]["refused"] == 1
     assert report["pairs"]["jsts_high"] == {"refused": 1.0, "merge_candidates": 0.0}
