@@ -48,7 +48,7 @@ class SelfModelConfig:
     """Salience at or below this: dormant (never listed, never deleted); between the two: fading."""
     resurface_similarity: float | None = attrs.field(default=None, validator=attrs.validators.optional(_number(-1, 1)))
     """Cosine similarity from which a new memory brings back a fading or dormant question; default: the embedding
-    model's calibrated "related" similarity (0.45 for use, 0.40 for onnx all-MiniLM-L6-v2)."""
+    model's calibrated "related" similarity (0.35 for use, 0.40 for onnx all-MiniLM-L6-v2)."""
     resurface_cooldown_hours: float = attrs.field(default=24.0, validator=_number(0, math.inf))
     """A question brought back is not brought back again by another memory within this many hours."""
     resurfacing_window_hours: float = attrs.field(default=24.0, validator=_number(0, math.inf))
