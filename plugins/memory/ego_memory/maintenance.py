@@ -12,7 +12,8 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Protocol
 
 from ego_core import Vectors
-from ego_memory.schema import FTS_TABLES
+from ego_memory.language import LEXICON, segmented
+from ego_memory.schema import FTS_TABLES, LEXICAL_DROP, LEXICAL_SCHEMA, SCHEMA_VERSION, TERMS_COLUMN
 from ego_memory.tables import Tables
 from ego_memory.vector_index import ChromaIndex, chroma_metadata
 
@@ -28,6 +29,11 @@ INDEX_DAMAGED = "index_damaged"
 INDEX_CHECK = "index_check"
 """Meta key: set while an open checks the vector index; found at the next open, Chroma crashed the process."""
 EMBED_BATCH = 256
+LEXICON_KEY = "lexicon"
+"""Meta key: the segmentation the word index was built with (:data:`ego_memory.language.LEXICON`)."""
+LEXICON_PROGRESS = "lexicon_progress"
+"""Meta key while the word index is rebuilt for a new segmentation: ``<lexicon> <last rid segmented>``."""
+SEGMENT_BATCH = 500
 
 
 class Guarded(Protocol):
@@ -81,6 +87,73 @@ def rebuild_fts(tables: Tables) -> None:
             _log.warning("rebuilding %s: it indexes %d memories, the store holds %d", table, indexed, count)
             with tables.transaction():
                 tables.db.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
+
+
+def migrate_lexicon(tables: Tables, *, progress: Progress = no_progress, batch: int = SEGMENT_BATCH) -> int:
+    """Build the word index with this ego's segmentation unless the store already has it (caller holds the
+    exclusive lock). Returns how many memories were segmented (0 when nothing had to be done).
+
+    A store of schema version 1 (its word index read the raw text, so Japanese words could not match) or one
+    segmented otherwise gets the ``terms`` column, its word index and the FTS triggers are dropped, every
+    memory's terms are computed in batches (one transaction each, the last rid done recorded with it), then
+    the word index and the triggers are created again and rebuilt in one transaction that records the
+    lexicon. Interrupted anywhere, the next open finds the lexicon missing and carries on from the last batch.
+    """
+    if tables.meta(LEXICON_KEY) == LEXICON:
+        with tables.transaction():  # the word index exists unless something outside ego removed it
+            for statement in LEXICAL_SCHEMA:
+                tables.db.execute(statement)
+        return 0
+    with tables.transaction():
+        if "terms" not in tables.columns("memories"):
+            tables.db.execute(TERMS_COLUMN)
+        for statement in LEXICAL_DROP:  # no trigger may touch the indexes while terms change
+            tables.db.execute(statement)
+        state = (tables.meta(LEXICON_PROGRESS) or "").split()
+        if len(state) != 2 or state[0] != LEXICON:
+            state = [LEXICON, "-1"]
+            tables.set_meta(LEXICON_PROGRESS, " ".join(state))
+    done = int(state[1])
+    total = tables.db.execute("SELECT count(*) FROM memories WHERE rid > ?", (done,)).fetchone()[0]
+    if total:
+        _event(
+            logging.WARNING,
+            f"building the word index with Japanese word segmentation ({LEXICON}) for {total} memories",
+            "memory_lexicon_migration",
+            memories=total,
+            lexicon=LEXICON,
+        )
+    segmented_count = 0
+    with progress(total, "segment words") as advance:
+        while True:
+            rows = tables.db.execute(
+                "SELECT rid, content FROM memories WHERE rid > ? ORDER BY rid LIMIT ?", (done, batch)
+            ).fetchall()
+            if not rows:
+                break
+            values = [(segmented(content), rid) for rid, content in rows]
+            done = rows[-1][0]
+            with tables.transaction():
+                tables.db.executemany("UPDATE memories SET terms = ? WHERE rid = ?", values)
+                tables.set_meta(LEXICON_PROGRESS, f"{LEXICON} {done}")
+            segmented_count += len(rows)
+            advance(len(rows))
+    with tables.transaction():
+        for statement in LEXICAL_SCHEMA:
+            tables.db.execute(statement)
+        tables.db.execute("INSERT INTO fts_words(fts_words) VALUES ('rebuild')")
+        tables.set_meta(LEXICON_KEY, LEXICON)
+        tables.set_meta("schema_version", str(SCHEMA_VERSION))
+        tables.delete_meta(LEXICON_PROGRESS)
+    if total:
+        _event(
+            logging.WARNING,
+            f"built the word index with {LEXICON}: {segmented_count} memories segmented",
+            "memory_lexicon_migrated",
+            memories=segmented_count,
+            lexicon=LEXICON,
+        )
+    return segmented_count
 
 
 def embed_into(

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 import attrs
 import numpy as np
 
-from ego_core import Vectors
+from ego_core import SimilarityProfile, Vectors
 from ego_memory.config import RecallConfig
 from ego_memory.decay import half_life, link_strength, recall_strength
 from ego_memory.emotions import EMOTIONS
@@ -40,12 +40,20 @@ from ego_memory.text import (
 )
 
 DAY = 86400.0
+TRIGRAM_WEIGHT = 0.5
+"""The trigram index's share beside the word index in :meth:`RecallEngine.lexical_ranking` (CJK queries). On
+JSQuAD (lexical channel alone, hit@5 / hit@1): Sudachi words 0.969 / 0.894, trigrams 0.937 / 0.877, both at
+weight 1.0 0.969 / 0.910, at 0.5 0.971 / 0.915."""
 
 
 @attrs.frozen
 class Scored:
     id: str
     score: float
+    relevance: float | None = None
+    """How closely the memory matches the context, 0-1, comparable across queries and stores (None when the
+    relevance stage is off): the larger of its calibrated similarity (0 at the model's floor, 1 at its duplicate
+    similarity) and the share of the context's words it holds."""
 
 
 @attrs.frozen
@@ -125,9 +133,11 @@ class Candidates:
 
 
 class RecallEngine:
-    def __init__(self, store: MemoryStore, config: RecallConfig) -> None:
+    def __init__(self, store: MemoryStore, config: RecallConfig, profile: SimilarityProfile | None = None) -> None:
         self.store = store
         self.config = config
+        self.profile = profile
+        """The embedding model's similarity profile: its ``floor`` and ``duplicate`` similarities scale relevance."""
 
     def _selective(self, table: str, terms: list[str], cfg: RecallConfig) -> list[str]:
         """The query terms worth ranking by: on a large store, those not found in most memories."""
@@ -141,9 +151,11 @@ class RecallEngine:
     def lexical_ranking(
         self, context: str, n: int, filters: Filters | None, config: RecallConfig | None = None
     ) -> list[tuple[str, float]]:
-        """BM25 over the word index; CJK text (and word-less queries) over the trigram index.
+        """BM25 over the word index (Latin words, Japanese Sudachi words); CJK text (and word-less queries) also
+        over the trigram index.
 
-        When both indexes answer, their scores are z-normalised and summed, so one list is returned.
+        When both indexes answer, their scores are z-normalised and summed, the trigrams' weighted by
+        :data:`TRIGRAM_WEIGHT`, so one list is returned.
         """
         cfg = config or self.config
         terms = word_terms(context)
@@ -158,10 +170,10 @@ class RecallEngine:
         if not trigram or not words:
             return words or trigram
         combined: dict[str, float] = {}
-        for ranking in (words, trigram):
+        for weight, ranking in ((1.0, words), (TRIGRAM_WEIGHT, trigram)):
             scores = zscore(np.array([score for _, score in ranking], dtype=np.float32))
             for (memory_id, _), z in zip(ranking, scores, strict=True):
-                combined[memory_id] = combined.get(memory_id, 0.0) + float(z) + 1.0
+                combined[memory_id] = combined.get(memory_id, 0.0) + weight * (float(z) + 1.0)
         return sorted(combined.items(), key=lambda item: -item[1])[:n]
 
     def search(
@@ -352,12 +364,56 @@ class RecallEngine:
                 score_of[m] = score_of.get(m, floor) + a
 
         ranked = sorted(score_of, key=lambda m: (-score_of[m], m))
+        if cfg.relevance and self.profile is not None:
+            stages.append("relevance")
+            hits = self._relevant(found, ranked, score_of, cosine, n=n, profile=self.profile)
+        else:
+            hits = tuple(Scored(m, score_of[m]) for m in ranked[:n])
         return SearchResult(
-            hits=tuple(Scored(m, score_of[m]) for m in ranked[:n]),
+            hits=hits,
             pool=len(candidates),
             stages=tuple(stages),
             completed_patterns=completed_patterns,
         )
+
+    def _relevant(
+        self,
+        found: Candidates,
+        ranked: list[str],
+        score_of: dict[str, float],
+        cosine: Vectors,
+        *,
+        n: int,
+        profile: SimilarityProfile,
+    ) -> tuple[Scored, ...]:
+        """The top ``n`` of ``ranked`` that are related to the context at all, each with its relevance.
+
+        A memory is related when its similarity is above the model's floor or it holds a word of the context; a
+        memory that spreading brought (no vector among the candidates) is kept when a related memory is shown.
+        Nothing related: nothing is returned ("No related memories found.")."""
+        similarity = {m: float(cosine[i]) for i, m in enumerate(found.ids)}
+        window = ranked[: max(n * 3, n + 5)]
+        spread = [m for m in window if m not in similarity]
+        if spread:  # linked memories the first stages did not find: their own similarity, read once
+            for m, vector in self.store.embeddings(spread).items():
+                similarity[m] = float(np.asarray(vector, dtype=np.float32).reshape(-1) @ found.query_vector)
+        cues = cue_terms(found.context)
+        texts = self._contents(found, window) if cues else {}
+        span = max(1e-6, profile.duplicate - profile.floor)
+        related: list[Scored] = []
+        linked: list[Scored] = []
+        for m in window:
+            dense = min(1.0, max(0.0, (similarity.get(m, profile.floor) - profile.floor) / span))
+            lexical = len(cues_in(cues, texts[m])) / len(cues) if cues and m in texts else 0.0
+            hit = Scored(m, score_of[m], round(max(dense, lexical), 4))
+            if hit.relevance:
+                related.append(hit)
+            elif m in spread:
+                linked.append(hit)
+        if not related:
+            return ()
+        kept = sorted([*related, *linked], key=lambda hit: (-hit.score, hit.id))
+        return tuple(kept[:n])
 
     def _fields(self, found: Candidates, cfg: RecallConfig, score_of: dict[str, float], stages: list[str]) -> None:
         """Field-aware matching (a ``<label>: `` the context names) and temporal cues (a context asking when)."""
@@ -389,8 +445,8 @@ class RecallEngine:
         the tie; unrelated old memories are untouched, so an old corpus is not buried).
 
         Interference is competition for the same retrieval cue, so it only acts when the newer memory answers
-        every cue of the context that the older one answers (context words; CJK trigrams, or a shorter CJK run
-        whole). When the older memory holds a cue the newer one lacks, the context is asking for the older
+        every cue of the context that the older one answers (its words: Latin words, Japanese content words as
+        Sudachi reads them). When the older memory holds a cue the newer one lacks, the context is asking for the older
         one: "Mia's favourite tea" brings the newer statement, "when did Mia like jasmine" the older. This
         also keeps the embedding's blind spots from burying anything: all-MiniLM-L6-v2 maps most kanji to
         [UNK], so unrelated Japanese sentences of one frame (今日は夕焼けを一緒に見た, 今日は一緒に映画を見た)

@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from ego_core import EmotionalTrace, Memory, MemoryLink
+from ego_memory.language import segmented
 
 MEMORY_COLUMNS = (
     "id, ts, content, emotion, secondary, intensity, valence, arousal, body_state, importance, category, tags, "
@@ -19,10 +20,10 @@ MEMORY_COLUMNS = (
 """The columns :func:`row_to_memory` reads, in its order."""
 INSERT_MEMORY = (
     "INSERT INTO memories(id, ts, content, content_hash, emotion, secondary, intensity, valence, arousal, "
-    "body_state, importance, category, tags, is_private, access_count, last_accessed) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "body_state, importance, category, tags, is_private, access_count, last_accessed, terms) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-"""The statement :func:`memory_row` fills."""
+"""The statement :func:`memory_row` fills (``terms``: what the word index reads, see :func:`segmented`)."""
 EPISODE_COLUMNS = "id, summary, memory_ids, start_ts, end_ts, importance, created"
 
 
@@ -66,6 +67,7 @@ def memory_row(memory: Memory) -> tuple[Any, ...]:
         int(memory.is_private),
         int(memory.access_count),
         to_epoch(memory.last_accessed) if memory.last_accessed else None,
+        segmented(memory.content),
     )
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the word index read the raw text; 2: it reads ``memories.terms`` (Japanese segmented into words)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -15,6 +16,7 @@ CREATE TABLE IF NOT EXISTS memories (
     ts REAL NOT NULL,
     content TEXT NOT NULL,
     content_hash TEXT NOT NULL,
+    terms TEXT NOT NULL DEFAULT '',
     emotion TEXT NOT NULL,
     secondary TEXT NOT NULL DEFAULT '[]',
     intensity REAL NOT NULL,
@@ -50,27 +52,47 @@ CREATE TABLE IF NOT EXISTS episodes (
     created REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS journal (id TEXT NOT NULL, op TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (id, op));
-CREATE VIRTUAL TABLE IF NOT EXISTS fts_words USING fts5(
-    content, content='memories', content_rowid='rid', tokenize='porter unicode61 remove_diacritics 2'
-);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts_trigram USING fts5(
     content, content='memories', content_rowid='rid', tokenize='trigram'
 );
-CREATE TRIGGER IF NOT EXISTS memories_ai AFTER INSERT ON memories BEGIN
-    INSERT INTO fts_words(rowid, content) VALUES (new.rid, new.content);
-    INSERT INTO fts_trigram(rowid, content) VALUES (new.rid, new.content);
-END;
-CREATE TRIGGER IF NOT EXISTS memories_ad AFTER DELETE ON memories BEGIN
-    INSERT INTO fts_words(fts_words, rowid, content) VALUES ('delete', old.rid, old.content);
-    INSERT INTO fts_trigram(fts_trigram, rowid, content) VALUES ('delete', old.rid, old.content);
-END;
-CREATE TRIGGER IF NOT EXISTS memories_au AFTER UPDATE OF content ON memories BEGIN
-    INSERT INTO fts_words(fts_words, rowid, content) VALUES ('delete', old.rid, old.content);
-    INSERT INTO fts_trigram(fts_trigram, rowid, content) VALUES ('delete', old.rid, old.content);
-    INSERT INTO fts_words(rowid, content) VALUES (new.rid, new.content);
-    INSERT INTO fts_trigram(rowid, content) VALUES (new.rid, new.content);
-END;
 """
+"""Every table but the word index and the triggers that keep both FTS indexes in step with ``memories``: those
+belong to :data:`LEXICAL_SCHEMA`, which :func:`ego_memory.maintenance.migrate_lexicon` creates (a store of
+schema version 1 has them in their old form until it has migrated)."""
+
+TERMS_COLUMN = "ALTER TABLE memories ADD COLUMN terms TEXT NOT NULL DEFAULT ''"
+"""What a store of schema version 1 lacks: the segmented text (:func:`ego_memory.language.segmented`)."""
+
+LEXICAL_SCHEMA = (
+    "CREATE VIEW IF NOT EXISTS memory_terms AS SELECT rid, terms AS content FROM memories",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS fts_words USING fts5(
+    content, content='memory_terms', content_rowid='rid', tokenize='porter unicode61 remove_diacritics 2'
+)""",
+    """CREATE TRIGGER IF NOT EXISTS memories_ai AFTER INSERT ON memories BEGIN
+    INSERT INTO fts_words(rowid, content) VALUES (new.rid, new.terms);
+    INSERT INTO fts_trigram(rowid, content) VALUES (new.rid, new.content);
+END""",
+    """CREATE TRIGGER IF NOT EXISTS memories_ad AFTER DELETE ON memories BEGIN
+    INSERT INTO fts_words(fts_words, rowid, content) VALUES ('delete', old.rid, old.terms);
+    INSERT INTO fts_trigram(fts_trigram, rowid, content) VALUES ('delete', old.rid, old.content);
+END""",
+    """CREATE TRIGGER IF NOT EXISTS memories_au AFTER UPDATE OF content, terms ON memories BEGIN
+    INSERT INTO fts_words(fts_words, rowid, content) VALUES ('delete', old.rid, old.terms);
+    INSERT INTO fts_trigram(fts_trigram, rowid, content) VALUES ('delete', old.rid, old.content);
+    INSERT INTO fts_words(rowid, content) VALUES (new.rid, new.terms);
+    INSERT INTO fts_trigram(rowid, content) VALUES (new.rid, new.content);
+END""",
+)
+"""The word index over ``memories.terms`` (through the view ``memory_terms``, so its column keeps the name
+``content``) and the triggers of both FTS indexes, one statement each (run inside a transaction)."""
+
+LEXICAL_DROP = (
+    "DROP TRIGGER IF EXISTS memories_ai",
+    "DROP TRIGGER IF EXISTS memories_ad",
+    "DROP TRIGGER IF EXISTS memories_au",
+    "DROP TABLE IF EXISTS fts_words",
+    "DROP VIEW IF EXISTS memory_terms",
+)
 
 FTS_TABLES = ("fts_words", "fts_trigram")
 

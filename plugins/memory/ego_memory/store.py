@@ -117,6 +117,7 @@ class MemoryStore:
                     elif stored_model != self.model_id and not allow_model_change:
                         raise ModelMismatchError(stored_model, self.model_id)
                 self.model_id = stored_model
+                maintenance.migrate_lexicon(tables, progress=progress)
                 name = tables.meta("collection") or collection_name(stored_model)
                 self._chroma = ChromaIndex(self.directory / "chroma", name, stored_model, self.chroma_url)
                 self._private_contents_changed()

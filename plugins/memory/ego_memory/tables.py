@@ -53,6 +53,9 @@ class Tables:
         self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
         return self.generation()
 
+    def columns(self, table: str) -> set[str]:
+        return {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+
     # ------------------------------------------------------------------------------------------
     # Memories and links
 

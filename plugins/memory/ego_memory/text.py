@@ -1,13 +1,18 @@
 """Turning a free-text recall context into FTS5 queries.
 
-Latin-script words go to the ``porter unicode61`` index (stop words dropped, OR-ed, so BM25 ranks by how
-many rare terms match); runs of CJK characters go to the ``trigram`` index as overlapping 3-character
-windows, which is how Japanese or Chinese text shares "words" without a segmenter.
+The word index (``fts_words``, ``porter unicode61``) reads each memory's segmented text
+(:func:`ego_memory.language.segmented`): Latin-script words as written, Japanese as Sudachi words. A query's
+word terms are its Latin words (stop words dropped) and the content words of its Japanese (particles,
+auxiliaries and symbols dropped unless nothing else is left), OR-ed, so BM25 ranks by how many rare terms
+match: 詩 or 雨 alone finds the memories holding that word. Runs of CJK characters also go to the ``trigram``
+index as overlapping 3-character windows (substrings, and words the segmenter reads differently).
 """
 
 from __future__ import annotations
 
 import re
+
+from ego_memory import language
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f]+")
@@ -33,8 +38,22 @@ def _quote(term: str) -> str:
 
 
 def word_terms(text: str) -> list[str]:
-    """Distinct non-stop-word Latin/number tokens of ``text``, lower-cased, in order."""
-    outside_cjk = _CJK.sub(" ", text)
+    """The word-index terms of ``text`` (NFKC): its distinct non-stop-word Latin/number tokens, lower-cased, in
+    order, then the distinct normalised forms of its Japanese content words, in order (its Japanese function
+    words instead when nothing else is left, so a query of particles alone still asks for something)."""
+    text = language.normalize(text)
+    terms = dict.fromkeys(_latin_terms(text, language.CJK))
+    japanese = language.japanese_tokens(text)
+    content = [t.normal for t in japanese if t.pos in language.CONTENT_POS]
+    if not terms and not content:
+        content = [t.normal for t in japanese]
+    terms.update(dict.fromkeys(content))
+    return list(terms)
+
+
+def _latin_terms(text: str, cjk: re.Pattern[str] = _CJK) -> list[str]:
+    """Distinct non-stop-word Latin/number tokens of ``text`` outside CJK runs, lower-cased, in order."""
+    outside_cjk = cjk.sub(" ", text)
     terms: dict[str, None] = {}  # an ordered set: linear in the length of the text
     for match in _WORD.finditer(outside_cjk):
         word = match.group(0).lower().replace("’", "'")
@@ -68,7 +87,7 @@ def fts_or(terms: list[str]) -> str:
 
 def trigram_terms(text: str) -> list[str]:
     """Trigram-index terms: CJK windows plus Latin tokens of 3+ characters (exact substrings, e.g. XQZ-4471)."""
-    return [*cjk_trigrams(text), *(t for t in word_terms(text) if len(t) >= 3)]
+    return [*cjk_trigrams(text), *(t for t in _latin_terms(text) if len(t) >= 3)]
 
 
 def words_query(text: str) -> str:
@@ -84,24 +103,18 @@ def has_cjk(text: str) -> bool:
 
 
 def cue_terms(text: str) -> list[str]:
-    """The retrieval cues of a recall context: its word terms and CJK trigrams, in order.
-
-    A CJK run shorter than 3 characters (e.g. 映画) is kept whole: it cannot be searched through the trigram
-    index, but it can still be looked for in a memory's text (:func:`cues_in`).
-    """
-    cues: dict[str, None] = dict.fromkeys(word_terms(text))
-    for run in _CJK.findall(text):
-        if len(run) < 3:
-            cues[run] = None
-        for i in range(len(run) - 2):
-            cues[run[i : i + 3]] = None
-    return list(cues)
+    """The retrieval cues of a recall context: its word terms (Latin words, Japanese content words), in order."""
+    return word_terms(text)
 
 
 def cues_in(cues: list[str], text: str) -> frozenset[str]:
-    """Which of ``cues`` (from :func:`cue_terms`) ``text`` holds: words as whole terms, CJK cues as substrings."""
-    words = set(word_terms(text))
-    return frozenset(cue for cue in cues if (cue in text if has_cjk(cue) else cue in words))
+    """Which of ``cues`` (from :func:`cue_terms`) ``text`` holds, as whole words (Japanese: Sudachi words)."""
+    if not cues:
+        return frozenset()
+    normal = language.normalize(text)
+    words = set(_latin_terms(normal, language.CJK))
+    words.update(t.normal for t in language.japanese_tokens(normal))
+    return frozenset(cue for cue in cues if cue in words)
 
 
 def _weight(char: str) -> int:
