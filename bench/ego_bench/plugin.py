@@ -204,6 +204,17 @@ def _ja(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], comma
     )
 
 
+def _detector_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sizes", default="1024,16384,65536", help="comma-separated text sizes in characters")
+    parser.add_argument("--runs", type=int, default=5, help="timed calls per input and size (median)")
+
+
+def _detector(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_bench.detector import run_detector_bench
+
+    return run_detector_bench(command=command, sizes=_int_list(args.sizes, "--sizes"), runs=args.runs)
+
+
 def bench_commands() -> list[Command]:
     return [
         bench_command(
@@ -242,6 +253,12 @@ def bench_commands() -> list[Command]:
             "Japanese and cross-language recall, the duplicate guard on real pairs, latency (JSON report)",
             _ja_options,
             _ja,
+        ),
+        bench_command(
+            "detector",
+            "the shared memory's secret/PII detector on adversarial and ordinary texts of 1 to 64 KB (linear time)",
+            _detector_options,
+            _detector,
         ),
     ]
 

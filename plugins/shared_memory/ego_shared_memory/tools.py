@@ -19,7 +19,7 @@ from ego_core import (
     truncate,
 )
 from ego_shared_memory.client import RefusedError, SharedClient, UnreachableError
-from ego_shared_memory.detector import kinds_in
+from ego_shared_memory.detector import DetectionBudgetExceeded, detection_budget, kinds_in
 from ego_shared_memory.events import (
     EVENT_ID,
     KINDS,
@@ -67,6 +67,10 @@ PRIVATE_REFUSED = (
     "Share only what is not private."
 )
 RECENT_CHARS = 120
+DETECTION_BUDGET_SECONDS = 2.0
+"""How long the check of a shared_append's content for secrets may take (the handler runs in a worker thread,
+never on the server's event loop); past it nothing is sent."""
+UNCHECKED = "Not shared: the text could not be checked for secrets and personal data in time; nothing was sent."
 WITHHELD_PREFIX = "[WITHHELD"
 
 
@@ -168,7 +172,11 @@ class SharedTools:
         if supersedes is not None and not EVENT_ID.match(str(supersedes)):
             raise InvalidArgumentError("supersedes", RULES["supersedes"].removeprefix("null or "))
         content = str(args["content"])
-        found = kinds_in(content)
+        try:
+            with detection_budget(DETECTION_BUDGET_SECONDS):
+                found = kinds_in(content)
+        except DetectionBudgetExceeded:
+            raise ToolError(UNCHECKED) from None
         if found:
             raise ToolError(
                 f"Not shared: content holds data the shared memory never stores ({', '.join(found)}). "
