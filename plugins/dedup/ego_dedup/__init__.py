@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from ego_dedup.config import (
     CONFIG_ENV,
-    DEFAULT_DEDUP_THRESHOLD,
     DEFAULT_MAX_MERGE_CANDIDATES,
     DEFAULT_MAX_RECENT,
-    DEFAULT_MERGE_THRESHOLD,
     DedupConfig,
 )
 from ego_dedup.guard import GUARD_SCAFFOLD, NOT_SAVED, Duplicate, duplicate_response, find_duplicate
@@ -16,10 +14,8 @@ from ego_dedup.plugin import DedupPlugin
 
 __all__ = [
     "CONFIG_ENV",
-    "DEFAULT_DEDUP_THRESHOLD",
     "DEFAULT_MAX_MERGE_CANDIDATES",
     "DEFAULT_MAX_RECENT",
-    "DEFAULT_MERGE_THRESHOLD",
     "GUARD_SCAFFOLD",
     "NOT_SAVED",
     "SECTION_KEY",

@@ -1,7 +1,7 @@
 """Configuration of the dedup plugin: the ``[plugins.dedup]`` table and its ``EGO_*`` overrides.
 
 Both thresholds are **cosine similarities** of the memory plugin's embedding model (1.0 = the same
-direction). Left unset, they come from the model's calibrated similarity profile (``use``: 0.90 / 0.88;
+direction). Left unset, they come from the model's calibrated similarity profile (``use``: 0.85 / 0.85;
 ``onnx`` all-MiniLM-L6-v2: 0.95 / 0.90, the original design's cosine distances below 0.05 and 0.10).
 """
 
@@ -16,8 +16,6 @@ import attrs
 
 from ego_core import SimilarityProfile
 
-DEFAULT_DEDUP_THRESHOLD: Final = 0.95
-DEFAULT_MERGE_THRESHOLD: Final = 0.90
 DEFAULT_MAX_MERGE_CANDIDATES: Final = 5
 DEFAULT_MAX_RECENT: Final = 500
 
@@ -69,8 +67,7 @@ class DedupConfig:
             raise ValueError(
                 f"merge_threshold: must not exceed dedup_threshold ({self.dedup_threshold}), got "
                 f"{self.merge_threshold}; consolidate's net is meant to be the wider one, proposing what the "
-                f"guard let through (lowering dedup_threshold below {DEFAULT_MERGE_THRESHOLD}, the default "
-                "merge_threshold, means setting merge_threshold too)"
+                "guard let through (left unset, merge_threshold is the model's, capped at dedup_threshold)"
             )
 
 

@@ -1,4 +1,4 @@
-"""Fixtures for the dedup tests: hosts with the memory plugin (real model) with or without dedup."""
+"""Fixtures for the dedup tests: hosts with the memory plugin (its default model, use) with or without dedup."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dedup_support import MODEL_DIR, NOON, memory_config
+from dedup_support import NOON, memory_config
 
 from ego_core import Clock, PluginHost
 from ego_core.testing import HostFactory
@@ -23,7 +23,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def dedup_host(make_host: HostFactory, clock: Clock) -> Callable[..., PluginHost]:
-    """A host with the memory plugin (real model) and the dedup plugin; keyword arguments configure dedup."""
+    """A host with the memory plugin (default model) and the dedup plugin; keyword arguments configure dedup."""
 
     def build(**dedup: Any) -> PluginHost:
         return make_host({"memory": MemoryPlugin(), "dedup": DedupPlugin()}, config=memory_config(**dedup), clock=clock)
@@ -41,12 +41,12 @@ def memory_only_host(make_host: HostFactory, clock: Clock) -> Callable[[], Plugi
 
 @pytest.fixture
 def child_env(tmp_path: Path) -> Callable[..., dict[str, str]]:
-    """Environment for an ``ego`` child: no inherited ``EGO_*``, a temporary data dir, the real model."""
+    """Environment for an ``ego`` child: no inherited ``EGO_*`` (the default model needs no variable), a temporary
+    data dir."""
 
     def build(**extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("EGO_")}
         env["EGO_DATA_DIR"] = str(tmp_path / "child-data")
-        env["EGO_EMBEDDING_MODEL_DIR"] = str(MODEL_DIR)
         env.update(extra)
         return env
 

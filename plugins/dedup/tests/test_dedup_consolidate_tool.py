@@ -13,12 +13,13 @@ from ego_core.testing import SEPARATOR, mcp_client, tool_text, tools_named
 
 pytestmark = pytest.mark.anyio
 
-PAIR_LINE = re.compile(r"^- (mem_[0-9a-f]{12}) <-> (mem_[0-9a-f]{12}) \(similarity: 0\.9\d\)$", re.MULTILINE)
+PAIR_LINE = re.compile(r"^- (mem_[0-9a-f]{12}) <-> (mem_[0-9a-f]{12}) \(similarity: 0\.8\d\)$", re.MULTILINE)
 REVIEW = "Review each pair with recall. If one is redundant, use forget to remove it."
 BOTH = "If both have value, consider which perspective to keep."
 
 
 async def test_consolidate_lists_the_paraphrase_pairs(dedup_host: Callable[..., PluginHost]) -> None:
+    """The paraphrases score 0.874-0.881 with use (dedup_support): saved, and listed at merge_threshold 0.85."""
     host = dedup_host()
     async with mcp_client(host) as client:
         ids = [saved_id(await remember(client, content)) for content in (*PARAPHRASES, *UNRELATED)]
