@@ -1,5 +1,5 @@
 """``ego bench detector``: how long the shared memory's secret/PII detector takes on adversarial and ordinary
-texts of growing size (issue 21: ``"pwd." * 1000`` took 128 s before the rules were made linear).
+texts of growing size (a security audit: ``"pwd." * 1000`` took 128 s before the rules were made linear).
 
 Each input is a unit repeated to the size; each figure is the median CPU time of several ``find_sensitive`` calls
 (what the gateway and the agent tool run on every append), the wall clock beside it. The time must grow linearly:

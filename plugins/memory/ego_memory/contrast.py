@@ -7,6 +7,7 @@ duplicate, these cheap checks read the words themselves (Japanese through Sudach
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final, Literal
 
@@ -41,6 +42,12 @@ def stated_numbers(text: str) -> frozenset[str]:
     return numbers(_KANJI_NUMBER.sub(lambda m: m.group(0).translate(_KANJI_DIGITS), text))
 
 
+@functools.lru_cache(maxsize=4096)
+def _facts(text: str) -> tuple[int, frozenset[str], tuple[str, ...]]:
+    """What :func:`contrast` compares, read once per text (consolidate compares each memory with many)."""
+    return negation_count(text), stated_numbers(text), content_sequence(text)
+
+
 def contrast(first: str, second: str) -> Contrast | None:
     """``"negation"``, ``"number"`` or ``"wording"`` when the two texts say different things, else None.
 
@@ -48,10 +55,12 @@ def contrast(first: str, second: str) -> Contrast | None:
     シャワーの隣に洗面台 is not 洗面台の隣にシャワー). A rewording of the same statement is therefore not a
     duplicate here; consolidate still proposes it as a merge candidate when only wording differs.
     """
-    if negation_count(first) != negation_count(second):
+    negations, stated, words = _facts(first)
+    other_negations, other_stated, other_words = _facts(second)
+    if negations != other_negations:
         return "negation"
-    if stated_numbers(first) != stated_numbers(second):
+    if stated != other_stated:
         return "number"
-    if content_sequence(first) != content_sequence(second):
+    if words != other_words:
         return "wording"
     return None

@@ -1,4 +1,4 @@
-"""Detection never holds up the gateway (issue 21, point 1): over real HTTP, /v1/health is answered while an
+"""Detection never holds up the gateway (an audit found a ReDoS): over real HTTP, /v1/health is answered while an
 append's content is being checked, and a check that overruns its budget is a 503 JSON answer, not a hang. The
 agent tool and the janitor check the same way, off any event loop."""
 
@@ -110,7 +110,7 @@ def test_a_check_past_its_budget_is_a_503_json_answer_and_nothing_is_stored(
 def test_the_reported_append_is_answered_at_once_and_health_meanwhile(
     store: SqlStore, settings: GatewaySettings, token_for: Callable[..., str]
 ) -> None:
-    """The append of issue 21 (``"pwd." * 1000``) took 111.7 s, and every health probe timed out meanwhile."""
+    """The audit's append (``"pwd." * 1000``) took 111.7 s, and every health probe timed out meanwhile."""
     gateway = serve(store, settings, budget=10.0)
     answers: list[int] = []
     try:

@@ -1,4 +1,4 @@
-"""No text can make the detector slow (issue 21, point 1: ``"pwd." * 1000`` took 128 s and froze the gateway).
+"""No text can make the detector slow (a security audit found ``"pwd." * 1000`` took 128 s and froze the gateway).
 
 Two bounds, neither a stopwatch assertion:
 - the work in Python is counted (every call the detector makes, regular-expression calls included, through
