@@ -201,13 +201,33 @@ def test_gemini_request_and_parsing() -> None:
     assert "authorization" not in request.headers
     assert json.loads(request.content) == {
         "requests": [
-            {"model": "models/embedding-test", "content": {"parts": [{"text": "hi"}]}},
-            {"model": "models/embedding-test", "content": {"parts": [{"text": "four"}]}},
+            {
+                "model": "models/embedding-test",
+                "content": {"parts": [{"text": "hi"}]},
+                "taskType": "RETRIEVAL_DOCUMENT",
+            },
+            {
+                "model": "models/embedding-test",
+                "content": {"parts": [{"text": "four"}]},
+                "taskType": "RETRIEVAL_DOCUMENT",
+            },
         ]
     }
     np.testing.assert_allclose(vectors, expected_unit([[2.0, 1.0], [4.0, 1.0]]), atol=1e-6)
     assert vectors.dtype == np.float32
     assert embedder.model_id == "gemini:embedding-test"
+
+
+def test_gemini_asks_for_the_task_of_the_role() -> None:
+    """Gemini's embeddings are asymmetric: a query and a stored document are embedded for their own task."""
+    recorder = Recorder(gemini_reply)
+    embedder = make_gemini(recorder, model="models/embedding-test")
+    embedder.embed(["where?"], role="query")
+    embedder.embed(["here"], role="document")
+    assert [[r["taskType"] for r in body["requests"]] for body in recorder.bodies()] == [
+        ["RETRIEVAL_QUERY"],
+        ["RETRIEVAL_DOCUMENT"],
+    ]
 
 
 def test_gemini_default_model_and_batch_cap() -> None:
@@ -221,6 +241,7 @@ def test_gemini_default_model_and_batch_cap() -> None:
     assert bodies[0]["requests"][0] == {
         "model": "models/text-embedding-004",
         "content": {"parts": [{"text": "t0"}]},
+        "taskType": "RETRIEVAL_DOCUMENT",
         "outputDimensionality": 2,
     }
     assert str(recorder.requests[0].url).endswith("/v1beta/models/text-embedding-004:batchEmbedContents")

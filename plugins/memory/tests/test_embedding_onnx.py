@@ -163,7 +163,7 @@ def test_concurrent_embeds_agree_with_serial(embedder: OnnxEmbedder) -> None:
 
 @needs_model
 def test_builtin_factory_builds_onnx_embedder() -> None:
-    assert set(BUILTIN_EMBEDDERS) == {"onnx", "sentence-transformers", "openai", "gemini"}
+    assert set(BUILTIN_EMBEDDERS) == {"use", "onnx", "sentence-transformers", "openai", "gemini"}
     built = BUILTIN_EMBEDDERS["onnx"](EmbedderSettings(model_dir=MODEL_DIR))
     assert isinstance(built, OnnxEmbedder)
     assert built.model_id == "onnx:all-MiniLM-L6-v2"
