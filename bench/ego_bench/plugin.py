@@ -182,6 +182,21 @@ def _emotion_trend(args: argparse.Namespace, host: PluginHost, table: dict[str, 
     )
 
 
+def _calibrate_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, required=True, help="folder with jsquad.json, tanaka.json, pairs.json")
+    parser.add_argument(
+        "--embedder", default=None, help="the memory plugin's embedder to calibrate (default: configured)"
+    )
+
+
+def _calibrate(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_bench.calibrate import run_calibrate
+
+    if args.embedder:
+        table = {**table, "embedder": args.embedder}
+    return run_calibrate(args.data, host.settings, table, command=command, work_dir=args.work_dir, show=not args.quiet)
+
+
 def _ja_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, required=True, help="folder with jsquad.json, tanaka.json, pairs.json")
     parser.add_argument("--tasks", default="jsquad,tanaka,pairs", help="comma-separated: jsquad, tanaka, pairs")
@@ -247,6 +262,12 @@ def bench_commands() -> list[Command]:
             "emotion_trend on a large store: the month window and the whole tool, JSON report",
             _emotion_trend_options,
             _emotion_trend,
+        ),
+        bench_command(
+            "calibrate",
+            "derive the embedder's similarity profile (duplicate, merge, link, related, floor) from real pairs",
+            _calibrate_options,
+            _calibrate,
         ),
         bench_command(
             "ja",
