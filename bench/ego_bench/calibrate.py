@@ -6,21 +6,24 @@ The texts are embedded by the memory plugin's configured embedder (``[plugins.me
 through ``Memories.embed``: pairs and memories with the ``document`` role, queries with the ``query`` role.
 Cosines are computed on the normalised vectors. Every value of the profile comes from an explicit rule:
 
-- **duplicate**: the lowest value of the grid 0.80..0.98 (step 0.01) at which, with the contrast check
-  (``ego_memory.contrast``: a pair is refused when its cosine reaches the value and neither negations, numbers
-  nor content words differ, or when both texts are the same), at most 0.25 % of the JSTS pairs scored ≤ 3.0 and
-  at most 0.5 % of the JNLI contradictions are refused: half the product targets (0.5 % / 1 %), a margin for
-  unseen data. When no grid value meets both, the highest (0.98), marked ``met: false``.
-- **merge**: the lowest grid value ≥ duplicate - 0.05 at which at most 2 % of the JSTS ≤ 3.0 pairs are listed by
-  consolidate's rule (cosine at least the value, contrast none or wording); capped at duplicate.
-- **link**: the 99.9th percentile of the cosine between unrelated texts, rounded up to 0.05. Unrelated: random
+- **duplicate** and **merge** (one value: the guard's net is never wider than consolidate's): the lowest value of
+  the grid 0.80..0.98 (step 0.01) at which both hold. The guard (``ego_memory.contrast``: a pair is refused when
+  its cosine reaches the value and neither negations, numbers nor content words differ, or when both texts are
+  the same) refuses at most 0.25 % of the JSTS pairs scored ≤ 3.0 and at most 0.5 % of the JNLI contradictions:
+  half the product targets (0.5 % / 1 %), a margin for unseen data. Consolidate's rule (cosine at least the
+  value, contrast none or wording) lists at most 2 % of the JSTS ≤ 3.0 pairs. The figures of each part alone are
+  reported (``guard_alone``, ``merge.uncapped``).
+- **link**: the highest, over the sources, of the 99.9th percentile of the cosine between unrelated texts,
+  rounded up to 0.05: the densest language decides, so a link means the same in every one. Unrelated: random
   pairs (``UNRELATED_SAMPLES`` from each source, seeded) of distinct Tanaka sentences ja-ja, en-en and en-ja (an
   English sentence and the Japanese of another one), and of distinct JSQuAD paragraphs of different articles.
-- **related**: the 99th percentile of the same distribution, rounded up to 0.05.
-- **floor**: the midpoint, rounded to 0.01, between the highest cosine any nonsense query (:data:`NONSENSE`,
-  ``query`` role) reaches against the Tanaka sentences (both languages) and the JSQuAD paragraphs, and the 5th
-  percentile of the cosine of a translation pair (Tanaka, the English sentence as the query, its Japanese as the
-  memory).
+- **related**: the lowest multiple of 0.05 that at most 2.5 % of the same unrelated pairs (pooled) reach. A
+  question and the memory that answers it in the other language score about 0.44, so the 99th percentile would
+  be too strict; resurfacing also needs a fading question and waits out a cooldown.
+- **floor**: the highest multiple of 0.05 under which at most 0.5 % of translation pairs fall (Tanaka, the
+  English sentence as the query, its Japanese as the memory): the floor never hides what only the other
+  language's words can find. What it lets through is reported: the highest cosine of each nonsense query
+  (:data:`NONSENSE`, ``query`` role) against the Tanaka sentences and the JSQuAD paragraphs.
 
 The English pairs (:data:`ENGLISH_SAME`, :data:`ENGLISH_DIFFERENT`) are reported beside the rules, not used by
 them: the share of each group the duplicate guard refuses at the derived and at the shipped value. Beside the
@@ -65,6 +68,10 @@ LINK_PERCENTILE: Final = 99.9
 RELATED_PERCENTILE: Final = 99.0
 ROUND_UP_STEP: Final = 0.05
 TRANSLATION_PERCENTILE: Final = 5.0
+RELATED_SHARE: Final = 0.025
+"""related: the share of unrelated pairs that may reach it."""
+FLOOR_HIDES: Final = 0.005
+"""floor: the share of translation pairs it may hide."""
 UNRELATED_SAMPLES: Final = 50_000
 """Random pairs drawn from each unrelated source (all of them when a source has fewer)."""
 SEED: Final = 20
@@ -257,8 +264,29 @@ def round_up(value: float, step: float = ROUND_UP_STEP) -> float:
     return round(math.ceil(round(value / step, 4)) * step, 2)
 
 
-def floor_value(nonsense_max: float, translation_low: float) -> float:
-    return round((nonsense_max + translation_low) / 2, 2)
+def choose_shared(groups: Groups) -> tuple[float, bool]:
+    """duplicate = merge: the lowest grid value where the guard meets its targets and consolidate lists at most
+    ``MERGE_TARGET`` of the JSTS ≤ 3.0 pairs; and whether both were met."""
+    guard, met = choose_duplicate(groups)
+    merge = merge_target_value(groups.get("jsts_low", ()), GRID[0] + MERGE_BELOW)
+    if merge is None:
+        return GRID[-1], False
+    return max(guard, merge), met
+
+
+def steps(step: float = ROUND_UP_STEP) -> list[float]:
+    return [round(step * i, 2) for i in range(1, round(1 / step))]
+
+
+def related_value(pooled: np.ndarray) -> float:
+    """The lowest multiple of 0.05 that at most ``RELATED_SHARE`` of the unrelated pairs reach."""
+    return next((v for v in steps() if float(np.mean(pooled >= v)) <= RELATED_SHARE), 1.0)
+
+
+def floor_value(translations: np.ndarray) -> float:
+    """The highest multiple of 0.05 under which at most ``FLOOR_HIDES`` of the translation pairs fall."""
+    below = [v for v in steps() if float(np.mean(translations < v)) <= FLOOR_HIDES]
+    return below[-1] if below else 0.0
 
 
 def percentile(values: np.ndarray, q: float) -> float:
@@ -366,16 +394,17 @@ def derive(
     shipped: SimilarityProfile,
 ) -> tuple[dict[str, float], dict[str, Any]]:
     """The profile and the figures behind it."""
-    duplicate, met = choose_duplicate(groups)
-    merge, capped = choose_merge(groups["jsts_low"], duplicate)
+    guard_alone, guard_met = choose_duplicate(groups)
+    duplicate, met = choose_shared(groups)
+    merge, capped = duplicate, False
     pooled = np.concatenate([np.asarray(v, dtype=np.float64) for v in unrelated.values()])
-    link_raw = percentile(pooled, LINK_PERCENTILE)
+    link_raw = max(percentile(np.asarray(v, dtype=np.float64), LINK_PERCENTILE) for v in unrelated.values())
     related_raw = percentile(pooled, RELATED_PERCENTILE)
-    link, related = round_up(link_raw), round_up(related_raw)
+    link, related = round_up(link_raw), related_value(pooled)
     nonsense_max = float(floor_sides["nonsense_max"]["cosine"])
     translations = np.asarray(floor_sides["translations"], dtype=np.float64)
     translation_low = percentile(translations, TRANSLATION_PERCENTILE)
-    floor = floor_value(nonsense_max, translation_low)
+    floor = floor_value(translations)
     profile = {"duplicate": duplicate, "merge": merge, "link": link, "related": related, "floor": floor}
     nonsense = np.asarray(floor_sides["nonsense_all"], dtype=np.float64)
 
@@ -392,9 +421,13 @@ def derive(
             "translation_pairs": len(translations),
         },
         "duplicate": {
-            "rule": "lowest grid value with jsts_low refused <= 0.25 % and jnli_contradiction refused <= 0.5 %",
+            "rule": (
+                "lowest grid value with jsts_low refused <= 0.25 %, jnli_contradiction refused <= 0.5 % and "
+                "jsts_low listed as merge candidates <= 2 % (duplicate = merge)"
+            ),
             "targets": dict(DUPLICATE_TARGETS),
             "met": met,
+            "guard_alone": {"value": guard_alone, "met": guard_met},
             "at_grid_floor": met and duplicate == GRID[0],
             "says_the_same": {g: says_the_same(groups[g]) for g in GROUPS},
             "grid": [
@@ -408,7 +441,7 @@ def derive(
             ],
         },
         "merge": {
-            "rule": "lowest grid value >= duplicate - 0.05 with jsts_low listed <= 2 %, capped at duplicate",
+            "rule": "the duplicate value (the guard's net is never wider than consolidate's)",
             "target": MERGE_TARGET,
             "searched": [v for v in GRID if v >= round(duplicate - MERGE_BELOW, 2)],
             "capped": capped,
@@ -425,7 +458,10 @@ def derive(
             [a, b] for (a, b), p in zip(ENGLISH_SAME, english["same"], strict=True) if not p.refused(shipped.duplicate)
         ],
         "unrelated": {
-            "rule": "link: p99.9 rounded up to 0.05; related: p99 rounded up to 0.05",
+            "rule": (
+                "link: the highest per-source p99.9, rounded up to 0.05; related: the lowest multiple of 0.05 "
+                "reached by at most 2.5 % of the pooled pairs (p99 beside it)"
+            ),
             "samples_per_source": UNRELATED_SAMPLES,
             "seed": SEED,
             "sources": {k: distribution(np.asarray(v, dtype=np.float64)) for k, v in unrelated.items()},
@@ -440,7 +476,7 @@ def derive(
             },
         },
         "floor": {
-            "rule": "midpoint of the nonsense maximum and the translation p5, rounded to 0.01",
+            "rule": "the highest multiple of 0.05 under which at most 0.5 % of translation pairs fall",
             "nonsense_max": floor_sides["nonsense_max"],
             "nonsense_max_by_corpus": floor_sides["nonsense_max_by_corpus"],
             "nonsense_max_by_query": floor_sides["nonsense_max_by_query"],

@@ -18,8 +18,10 @@ from ego_bench.calibrate import (
     Scored,
     choose_duplicate,
     choose_merge,
+    choose_shared,
     floor_value,
     merge_target_value,
+    related_value,
     round_up,
     run_calibrate,
 )
@@ -113,8 +115,20 @@ def test_rounding() -> None:
     assert round_up(0.6500001) == 0.65  # float noise is not a step
     assert round_up(0.651) == 0.70
     assert round_up(0.401) == 0.45
-    assert floor_value(0.19, 0.31) == 0.25
-    assert floor_value(0.204, 0.3) == 0.25
+    assert floor_value(np.array([0.9] * 995 + [0.26] * 5)) == 0.9  # hiding 0.5 % is allowed
+    assert floor_value(np.array([0.9] * 990 + [0.26] * 10)) == 0.25  # 1 % at 0.26: 0.30 would hide them
+    assert floor_value(np.array([0.2] * 10)) == 0.2  # nothing below 0.20
+    assert floor_value(np.array([0.01] * 10)) == 0.0  # every step would hide them all
+    assert related_value(np.array([0.1] * 975 + [0.5] * 25)) == 0.15  # 2.5 % reach 0.5
+    assert related_value(np.array([0.1] * 970 + [0.5] * 30)) == 0.55
+
+
+def test_duplicate_and_merge_are_one_value_meeting_every_target() -> None:
+    # the guard alone would take the grid's first value; consolidate's listing needs 0.87
+    low = [Scored(0.865, "wording")] * 3 + [Scored(0.5, None)] * 97
+    groups = {"jsts_low": low, "jnli_contradiction": [], "jsts_high": []}
+    assert choose_duplicate(groups) == (0.80, True)
+    assert choose_shared(groups) == (0.87, True)
 
 
 def test_the_english_pairs_and_nonsense_queries() -> None:
