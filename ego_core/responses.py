@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+import functools
+import re
+import unicodedata
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,10 +34,160 @@ def compose(data: str, scaffold: Iterable[str]) -> str:
     return f"{data}{SEPARATOR}{chr(10).join(lines)}" if lines else data
 
 
-def truncate(text: str, limit: int) -> str:
-    """One line of at most ``limit`` characters (newlines folded, ``…`` when cut)."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: max(0, limit - 1)].rstrip() + "…"
+_SPACES = re.compile(r"[^\S\u3000]+")
+"""Runs of whitespace folded to one space: line breaks, tabs, NBSP …, but not the ideographic space U+3000."""
+_CLAUSE_ENDS = frozenset("。、，．！？；：」』）】〕〉》")
+"""Where a cut CJK text prefers to end (after a clause or a closing bracket)."""
+_MAX_CODE_POINTS = 4
+"""At most this many code points per column are kept (a pile of combining marks is wide in tokens, not columns)."""
+
+
+def truncate(text: str, limit: int, *, wide: int = 2) -> str:
+    """One line of at most ``limit`` columns (line breaks folded, ``…`` when cut), measured by :func:`text_width`.
+
+    A grapheme with an East Asian Wide or Fullwidth character (CJK, kana, full-width forms, most emoji) counts 2
+    columns, as it is drawn: the limit bounds a quote's width whatever its script, and a Japanese quote keeps
+    about as much meaning as an English one (a kanji carries about what two or three Latin letters do). A cut
+    never splits what reads as one character (a combining sequence, an emoji ZWJ sequence, a flag, a Hangul
+    syllable, a surrogate pair). Latin text is cut where the limit falls (no space needed between CJK characters);
+    a cut prefers to follow 。、 or a closing bracket in the last third of the limit. The ideographic space U+3000
+    is kept; every other run of whitespace folds to one space.
+
+    ``wide`` is what a wide grapheme counts instead of 2, for a quote under a hard *token* budget: in tokens a CJK
+    character (about one) weighs about four Latin characters (wake_up's quoted thought counts it 4).
+    """
+    flat = _SPACES.sub(" ", text).strip() if "\u3000" in text else " ".join(text.split())
+    if flat.isascii():
+        return flat if len(flat) <= limit else flat[: max(0, limit - 1)].rstrip() + "…"
+    most = _MAX_CODE_POINTS * max(limit, 1)
+    clusters: list[str] = []
+    widths: list[int] = []
+    total = 0
+    for cluster in _graphemes(flat[: most + 1]):  # a longer text is cut: only its head is measured, up to the limit
+        clusters.append(cluster)
+        widths.append(_cluster_width(cluster, wide))
+        total += widths[-1]
+        if total > limit:
+            break
+    if len(flat) <= most and total <= limit:
+        return flat
+    budget = limit - 1  # the ellipsis is one column
+    cap = _MAX_CODE_POINTS * max(budget, 0)
+    used = points = end = 0
+    while end < len(clusters) and used + widths[end] <= budget and points + len(clusters[end]) <= cap:
+        used += widths[end]
+        points += len(clusters[end])
+        end += 1
+    width = used
+    for at in range(end, 0, -1):  # a CJK clause end in the last third: the cut goes there
+        if 3 * width < 2 * budget:
+            break
+        if clusters[at - 1] in _CLAUSE_ENDS:
+            end = at
+            break
+        width -= widths[at - 1]
+    return "".join(clusters[:end]).rstrip() + "…"
+
+
+def text_width(text: str) -> int:
+    """Columns ``text`` takes, as :func:`truncate` counts them: per grapheme, 2 if any of its characters is East
+    Asian Wide or Fullwidth, else 1 (0 for a lone format or combining character; a half-width dakuten adds 1)."""
+    return sum(_cluster_width(cluster) for cluster in graphemes(text))
+
+
+def graphemes(text: str) -> list[str]:
+    """``text`` in user-perceived characters (a simplified Unicode extended grapheme cluster segmentation: marks,
+    variation selectors, emoji modifiers and tags extend; ZWJ joins; regional indicators pair; Hangul jamo form
+    syllables; a surrogate pair stays whole)."""
+    return list(_graphemes(text))
+
+
+def _graphemes(text: str) -> Iterator[str]:
+    cluster = ""
+    before = 0  # the previous character's kind
+    regional = 0  # regional indicators in the current cluster
+    for char in text:
+        kind = _kind(char)
+        if cluster and _continues(before, kind, regional):
+            cluster += char
+            regional += 1 if kind & _REGIONAL else 0
+        else:
+            if cluster:
+                yield cluster
+            cluster = char
+            regional = 1 if kind & _REGIONAL else 0
+        before = kind
+    if cluster:
+        yield cluster
+
+
+# A character's kind, as bits (and its Hangul syllable type in the top bits).
+_WIDE, _INVISIBLE, _EXTEND, _ZWJ, _REGIONAL, _HIGH, _LOW, _VOICED = (1 << bit for bit in range(8))
+_HANGUL = 8
+_L, _V, _T, _LV, _LVT = range(1, 6)
+
+
+@functools.lru_cache(maxsize=8192)
+def _cluster_width(cluster: str, wide: int = 2) -> int:
+    kinds = [_kind(char) for char in cluster]
+    if all(kind & _INVISIBLE for kind in kinds):
+        return 0
+    voiced = sum(1 for kind in kinds[1:] if kind & _VOICED)  # a half-width (han)dakuten takes a cell of its own
+    return (wide if any(kind & _WIDE for kind in kinds) else 1) + voiced
+
+
+def _continues(before: int, kind: int, regional: int) -> bool:
+    if kind & _EXTEND or before & _ZWJ or (before & _HIGH and kind & _LOW):
+        return True
+    if kind & _REGIONAL and before & _REGIONAL:
+        return regional % 2 == 1
+    left, right = before >> _HANGUL, kind >> _HANGUL
+    if left == _L:
+        return right in (_L, _V, _LV, _LVT)
+    if left in (_V, _LV):
+        return right in (_V, _T)
+    if left in (_T, _LVT):
+        return right == _T
+    return False
+
+
+@functools.lru_cache(maxsize=8192)
+def _kind(char: str) -> int:
+    code = ord(char)
+    category = unicodedata.category(char)
+    kind = _WIDE if unicodedata.east_asian_width(char) in "WF" else 0
+    if category in ("Cf", "Mn", "Me"):
+        kind |= _INVISIBLE
+    if (
+        category in ("Mn", "Me", "Mc")
+        or code in (0x200C, 0x200D, 0xFF9E, 0xFF9F)
+        or 0x1F3FB <= code <= 0x1F3FF
+        or 0xE0020 <= code <= 0xE007F
+    ):
+        kind |= _EXTEND
+    if code == 0x200D:
+        kind |= _ZWJ
+    if code in (0xFF9E, 0xFF9F):
+        kind |= _VOICED
+    if 0x1F1E6 <= code <= 0x1F1FF:
+        kind |= _REGIONAL
+    if 0xD800 <= code <= 0xDBFF:
+        kind |= _HIGH
+    elif 0xDC00 <= code <= 0xDFFF:
+        kind |= _LOW
+    return kind | (_hangul(code) << _HANGUL)
+
+
+def _hangul(code: int) -> int:
+    if 0x1100 <= code <= 0x115F or 0xA960 <= code <= 0xA97C:
+        return _L
+    if 0x1160 <= code <= 0x11A7 or 0xD7B0 <= code <= 0xD7C6:
+        return _V
+    if 0x11A8 <= code <= 0x11FF or 0xD7CB <= code <= 0xD7FB:
+        return _T
+    if 0xAC00 <= code <= 0xD7A3:
+        return _LV if (code - 0xAC00) % 28 == 0 else _LVT
+    return 0
 
 
 def relative_age(moment: datetime, now: datetime) -> str:

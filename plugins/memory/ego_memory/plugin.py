@@ -38,7 +38,6 @@ from ego_memory.memories import Memories, remember_log_view
 from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.progress import progress_bar
 from ego_memory.runtime import MemoryRuntime, open_runtime
-from ego_memory.text import shorten_weighted
 from ego_memory.tools import lifecycle_tools, memory_tools
 from ego_memory.wording import count_of
 
@@ -49,8 +48,10 @@ PRIVATE_HINT = ScaffoldLine(
 )
 INTROSPECT_CONSOLIDATE = ScaffoldLine("If memory feels fragmented, run consolidate.", needs={"consolidate"})
 THOUGHT_BUDGET = 90
-"""wake_up quotes the last introspection in at most this many characters (a CJK character counts as 5): whole
-wake_up responses stay under 150 tokens with every plugin enabled."""
+"""wake_up quotes the last introspection in at most this many columns (a CJK character counts THOUGHT_WIDE):
+whole wake_up responses stay under 150 tokens with every plugin enabled."""
+THOUGHT_WIDE = 4
+"""The quote is bound in tokens: a CJK character is about one token, as four Latin characters are."""
 THOUGHT_FRAME = "(your own thought)"
 """Offered as the agent's own continuing thought (the inner monologue), not as a record."""
 INTROSPECT_SAVE = ScaffoldLine(
@@ -224,7 +225,7 @@ class MemoryPlugin:
         if latest:
             # the agent's own continuing thought stands alone: the whole wake_up stays under 150 tokens
             thought = latest[0]
-            snippet = shorten_weighted(thought.content, THOUGHT_BUDGET)
+            snippet = truncate(thought.content, THOUGHT_BUDGET, wide=THOUGHT_WIDE)
             text = f'Last introspection ({relative_age(thought.timestamp, now)}): "{snippet}" {THOUGHT_FRAME}'
             return Section(key="memory", text=text, order=10)
         newest = store.latest(1)

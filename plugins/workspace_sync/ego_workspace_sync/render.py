@@ -5,9 +5,13 @@ add a second one or start a new line:
 
 - content (and every other memory field) is folded onto one line: every line break Python knows (``\\n``,
   ``\\r``, ``\\v``, ``\\f``, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028, U+2029) and every other control character
-  becomes a single space;
+  becomes a single space (the ideographic space U+3000 of Japanese text is kept as it is), and the bidirectional
+  embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069) are dropped, so no reordered text can
+  pass for a marker on screen;
 - every ``[`` that starts something marker-like (``[id:``, ``[ ID :`` …, any case) becomes ``(``, so the only
-  ``[id:`` on a line is the trailing one;
+  ``[id:`` on a line is the trailing one. Look-alikes count as what they normalise to (NFKC, case-folded, with
+  format characters and combining marks left out): ``［ｉｄ：``, ``﹇id:`` or ``[`` + ZERO WIDTH SPACE + ``id:``
+  are marker-like too (a full-width bracket becomes ``（``);
 - the memory id is checked against ``mem_`` + 12 hex digits before it goes into a marker.
 
 All text passes through the redaction pipeline (secrets, private memories' text); a rendering that the
@@ -17,6 +21,7 @@ pipeline changed in a way that breaks these rules is refused rather than written
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from datetime import date, tzinfo
 
@@ -34,7 +39,14 @@ MAX_PREVIOUS = 5
 """How many earlier inner monologues the file remembers (by id), to fall back to when the latest is forgotten."""
 
 _MARKER_LIKE = re.compile(r"\[(?=\s*id\s*:)", re.IGNORECASE)
+"""Marker-like text, looked for in a line's skeleton (:func:`_skeleton`)."""
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+_SPACES = re.compile(r"[^\S\u3000]+")
+"""Runs of whitespace but the ideographic space U+3000 (Japanese text's own, never a line break)."""
+_EDGES = re.compile(r"^[^\S\u3000]+|[^\S\u3000]+$")
+_TRAILING = re.compile(r"[^\S\u3000]+$")
+_INVISIBLE = frozenset({"Cf", "Mn", "Me"})
 _MONOLOGUE_HEAD = re.compile(
     r"^<!-- ego-workspace-sync inner-monologue id=(mem_[0-9a-f]{12})"
     r"(?: previous=(mem_[0-9a-f]{12}(?:,mem_[0-9a-f]{12})*))? -->$"
@@ -67,13 +79,45 @@ def marker(memory_id: str) -> str:
 
 
 def fold(text: str) -> str:
-    """One line: control characters and every kind of line break become spaces, runs of space one space."""
-    return " ".join(_CONTROL.sub(" ", text).split())
+    """One line: control characters and every kind of line break become spaces, runs of space one space (U+3000
+    is kept), bidirectional embedding/override/isolate controls are dropped."""
+    return _SPACES.sub(" ", _CONTROL.sub(" ", _BIDI.sub("", text))).strip()
 
 
 def neutralise(text: str) -> str:
-    """Turn every marker-like ``[id:`` (any case, any spacing) into ``(id:`` so content cannot spoof a marker."""
-    return _MARKER_LIKE.sub("(", text)
+    """Turn every marker-like ``[id:`` (any case, any spacing, or a look-alike: :func:`_skeleton`) into ``(id:``
+    (a full-width ``［`` into ``（``) so content cannot spoof a marker."""
+    starts = _marker_starts(text)
+    if not starts:
+        return text
+    return "".join(_paren(char) if at in starts else char for at, char in enumerate(text))
+
+
+def _paren(bracket: str) -> str:
+    return "（" if unicodedata.east_asian_width(bracket) in "WF" else "("
+
+
+def _skeleton(text: str) -> tuple[str, list[int]]:
+    """``text`` as it reads: each character NFKC-normalised and case-folded, format characters (zero-width
+    spaces, joiners) and combining marks left out; with the index in ``text`` each skeleton character came from."""
+    chars: list[str] = []
+    origins: list[int] = []
+    for at, char in enumerate(text):
+        if unicodedata.category(char) in _INVISIBLE:
+            continue
+        for part in unicodedata.normalize("NFKC", char).casefold():
+            if unicodedata.category(part) not in _INVISIBLE:
+                chars.append(part)
+                origins.append(at)
+    return "".join(chars), origins
+
+
+def _marker_starts(text: str) -> set[int]:
+    """Where in ``text`` marker-like ``[id:`` begin (the indices of their brackets)."""
+    if text.isascii():
+        return {found.start() for found in _MARKER_LIKE.finditer(text)}
+    skeleton, origins = _skeleton(text)
+    return {origins[found.start()] for found in _MARKER_LIKE.finditer(skeleton)}
 
 
 def one_line(text: str, redact: Redact) -> str:
@@ -112,9 +156,9 @@ def entry_line(memory: Memory, *, tz: tzinfo, redact: Redact, with_date: bool = 
 def is_entry_line(line: str, memory_id: str) -> bool:
     """One line, ending with the memory's marker, and no other marker-like text."""
     tail = marker(memory_id)
-    if _CONTROL.search(line) or len(line.splitlines()) != 1 or not line.endswith(f" {tail}"):
+    if _CONTROL.search(line) or _BIDI.search(line) or len(line.splitlines()) != 1 or not line.endswith(f" {tail}"):
         return False
-    return _MARKER_LIKE.search(line[: -len(tail)]) is None
+    return not _marker_starts(line[: -len(tail)])
 
 
 def carries_marker(line: bytes, memory_id: str) -> bool:
@@ -160,13 +204,15 @@ def monologue_text(memory: Memory, *, tz: tzinfo, redact: Redact, previous: Sequ
     """The whole ``inner-monologue-latest.md`` for ``memory``: the id comment, a header with the time, the content.
 
     The content keeps its line breaks but is quoted (every line starts with ``>``), so none of its lines can pass
-    for an entry; marker-like ``[id:`` is neutralised and other control characters become spaces.
+    for an entry; marker-like ``[id:`` is neutralised, other control characters become spaces, bidirectional
+    controls are dropped; a Japanese paragraph's indent (U+3000) is kept.
     """
     refuse_private(memory)
     chain = tuple(dict.fromkeys(i for i in previous if i != memory.id))[:MAX_PREVIOUS]
     head = MonologueHead(memory.id, chain).render()
     stamp = memory.timestamp.astimezone(tz).strftime("%Y-%m-%d %H:%M")
-    lines = [neutralise(_CONTROL.sub(" ", line).rstrip()) for line in redact(memory.content).strip().splitlines()]
+    text = _EDGES.sub("", _BIDI.sub("", redact(memory.content)))
+    lines = [neutralise(_TRAILING.sub("", _CONTROL.sub(" ", line))) for line in text.splitlines()]
     # The quoted block is redacted once more as a whole (a private text may span the folded lines); the head
     # and the header are ours, built from the id and the time, so the pipeline never gets to rewrite them.
     content = redact("\n".join(f"> {line}" if line else ">" for line in lines))
