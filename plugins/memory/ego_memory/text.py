@@ -117,26 +117,6 @@ def cues_in(cues: list[str], text: str) -> frozenset[str]:
     return frozenset(cue for cue in cues if cue in words)
 
 
-def _weight(char: str) -> int:
-    return 5 if _CJK.match(char) else 1
-
-
-def shorten_weighted(text: str, budget: int) -> str:
-    """One line of at most ``budget`` weighted characters, ``…`` when cut; a CJK character weighs 5.
-
-    In WordPiece tokens a Latin character costs about a fifth of a token and a CJK character (with the
-    punctuation around it) more than one: the budget bounds the tokens of a quoted snippet whatever its script.
-    """
-    flat = " ".join(text.split())
-    if sum(_weight(char) for char in flat) <= budget:
-        return flat
-    used, end = 1, 0  # the ellipsis
-    while end < len(flat) and used + _weight(flat[end]) <= budget:
-        used += _weight(flat[end])
-        end += 1
-    return flat[:end].rstrip() + "…"
-
-
 _LABEL = re.compile(r"\s*([^\W\d_][^:\n]{0,40}?):\s")
 _ASKS_WHEN = re.compile(
     r"\b(when|what (date|day|year|month|time|week)|how long|which (year|month|day|week))\b", re.IGNORECASE

@@ -21,7 +21,6 @@ from ego_memory.text import (
     cue_terms,
     cues_in,
     has_cjk,
-    shorten_weighted,
     trigram_query,
     word_terms,
     words_query,
@@ -163,19 +162,3 @@ def test_cues_are_latin_words_and_japanese_content_words() -> None:
     assert cues_in(cues, "今日は一緒に映画を見た") == {"映画"}
     assert cues_in(cues, "teapot") == frozenset()  # words match whole, not as substrings
     assert cues_in([], "anything") == frozenset()
-
-
-def test_shorten_weighted_counts_a_cjk_character_as_five() -> None:
-    assert shorten_weighted("  a short\nthought  ", 90) == "a short thought"
-    assert shorten_weighted("x" * 90, 90) == "x" * 90
-    assert shorten_weighted("x" * 91, 90) == "x" * 89 + "…"
-    assert shorten_weighted("会話" * 10, 90) == "会話" * 8 + "会…"  # 17 characters weigh 85, the ellipsis 1
-    assert shorten_weighted("word " * 40, 20) == "word word word word…"
-
-
-@given(st.text(max_size=300), st.integers(2, 200))
-def test_shorten_weighted_never_exceeds_its_budget(text: str, budget: int) -> None:
-    short = shorten_weighted(text, budget)
-    weight = sum(5 if has_cjk(char) else 1 for char in short)
-    assert weight <= budget
-    assert "\n" not in short
