@@ -181,6 +181,21 @@ class MemoryPlugin:
             return [Check("store", False, "not open (see the startup failure in `ego plugins`)")]
         memories = self.memories
         checks = [Check("embedding model", True, f"{memories.embedding_model} ({config.embedder})")]
+        profile = memories.similarity_profile
+        thresholds = (
+            f"duplicate {profile.duplicate}, merge {profile.merge}, link {profile.link}, related {profile.related}, "
+            f"floor {profile.floor}"
+        )
+        checks.append(
+            Check(
+                "similarity profile",
+                True,
+                f"calibrated: {thresholds}"
+                if profile.calibrated
+                else f"uncalibrated for this model, generic values ({thresholds}): measure with `ego bench "
+                "calibrate` and set the thresholds in ego.toml",
+            )
+        )
         problems = memories.store.integrity_problems()
         checks.append(
             Check(
