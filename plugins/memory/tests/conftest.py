@@ -17,7 +17,7 @@ import pytest
 from mcp import StdioServerParameters
 
 from ego_core import Clock, PluginHost, Settings, build_host
-from ego_memory.embedding import OnnxEmbedder
+from ego_memory.embedding import OnnxEmbedder, UseEmbedder
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.store import MemoryStore
 
@@ -37,6 +37,15 @@ def onnx_embedder(model_dir: Path) -> OnnxEmbedder:
     from ego_core import EmbedderSettings
 
     return OnnxEmbedder(EmbedderSettings(model_dir=model_dir))
+
+
+@pytest.fixture(scope="session")
+def embedder() -> UseEmbedder:
+    """The default model, the one hosts open their stores with (one encoder per process): stores a test builds
+    directly must be made with it, or a host would re-embed them (or refuse them) when it opens."""
+    from ego_core import EmbedderSettings
+
+    return UseEmbedder(EmbedderSettings())
 
 
 class MemoryHosts:
@@ -96,14 +105,15 @@ def module_memory_hosts(tmp_path_factory: pytest.TempPathFactory, model_dir: Pat
 
 
 @pytest.fixture
-def open_store(tmp_path: Path, onnx_embedder: OnnxEmbedder) -> Iterator[Any]:
-    """Open real stores (Chroma + SQLite) in temporary directories; all are closed at teardown."""
+def open_store(tmp_path: Path, embedder: UseEmbedder) -> Iterator[Any]:
+    """Open real stores (Chroma + SQLite) in temporary directories, made with the default model (as a host would
+    open them); all are closed at teardown."""
     stores: list[MemoryStore] = []
 
     def make(directory: Path | None = None, model_id: str | None = None) -> MemoryStore:
-        store = MemoryStore(directory or tmp_path / "store", model_id or onnx_embedder.model_id)
+        store = MemoryStore(directory or tmp_path / "store", model_id or embedder.model_id)
         stores.append(store)
-        store.open(onnx_embedder.embed)
+        store.open(embedder.embed)
         return store
 
     yield make

@@ -23,7 +23,7 @@ import pytest
 from memory_support import saved_id
 
 from ego_core import EmotionalTrace, Memory, MemoryLink
-from ego_memory.embedding import OnnxEmbedder
+from ego_memory.embedding import UseEmbedder
 from ego_memory.memories import new_memory_id
 from ego_memory.store import MemoryStore
 from ego_memory.vector_index import chroma_metadata
@@ -297,7 +297,7 @@ def _memory(content: str, links: tuple[MemoryLink, ...] = ()) -> Memory:
     )
 
 
-def _seed_store(store: MemoryStore, embedder: OnnxEmbedder) -> list[Memory]:
+def _seed_store(store: MemoryStore, embedder: UseEmbedder) -> list[Memory]:
     first = _memory("The harbour lantern blinked all night.")
     second = _memory("A violin played in the library.", (MemoryLink(first.id, "related", 0.9),))
     third = _memory("The orchard smelled of rain.", (MemoryLink(first.id, "similar", 0.8),))
@@ -314,10 +314,10 @@ def _reopen(store: MemoryStore, open_store: StoreOpener) -> MemoryStore:
 
 @pytest.mark.parametrize("chroma_written", [True, False], ids=["after-chroma", "before-chroma"])
 def test_an_interrupted_remember_is_rolled_back_at_the_next_open(
-    open_store: StoreOpener, onnx_embedder: OnnxEmbedder, tmp_path: Path, chroma_written: bool
+    open_store: StoreOpener, embedder: UseEmbedder, tmp_path: Path, chroma_written: bool
 ) -> None:
     store = open_store(tmp_path / "store")
-    kept = _seed_store(store, onnx_embedder)
+    kept = _seed_store(store, embedder)
     lost = _memory("A telescope on the roof, never used.")
     # what remember does before its SQLite commit: the journal row, then (maybe) the vector
     with store._transaction() as db:
@@ -325,7 +325,7 @@ def test_an_interrupted_remember_is_rolled_back_at_the_next_open(
     if chroma_written:
         store.chroma.add(
             [lost.id],
-            onnx_embedder.embed([lost.content]),
+            embedder.embed([lost.content]),
             [chroma_metadata(lost, store.model_id)],
             [lost.content],
         )
@@ -341,10 +341,10 @@ def test_an_interrupted_remember_is_rolled_back_at_the_next_open(
 
 @pytest.mark.parametrize("stage", ["journal-only", "sqlite-committed"])
 def test_an_interrupted_forget_is_completed_at_the_next_open(
-    open_store: StoreOpener, onnx_embedder: OnnxEmbedder, tmp_path: Path, stage: str
+    open_store: StoreOpener, embedder: UseEmbedder, tmp_path: Path, stage: str
 ) -> None:
     store = open_store(tmp_path / "store")
-    first, second, third = _seed_store(store, onnx_embedder)
+    first, second, third = _seed_store(store, embedder)
     # what forget does before deleting the vector: the journal row (and the SQLite deletion in the same commit)
     with store._transaction() as db:
         db.execute("INSERT INTO journal(id, op, created) VALUES (?, 'delete', ?)", (first.id, time.time()))
@@ -363,13 +363,13 @@ def test_an_interrupted_forget_is_completed_at_the_next_open(
 
 
 def test_opening_repairs_a_vector_index_that_disagrees_with_sqlite(
-    open_store: StoreOpener, onnx_embedder: OnnxEmbedder, tmp_path: Path
+    open_store: StoreOpener, embedder: UseEmbedder, tmp_path: Path
 ) -> None:
     store = open_store(tmp_path / "store")
-    first, second, _third = _seed_store(store, onnx_embedder)
+    first, second, _third = _seed_store(store, embedder)
     orphan = _memory("An orphan vector nobody remembers.")
     store.chroma.add(
-        [orphan.id], onnx_embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
+        [orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
     )
     store.chroma.delete([second.id])  # and a memory whose vector is missing: the counts agree
     assert store.chroma.count() == store.count()
@@ -379,15 +379,15 @@ def test_opening_repairs_a_vector_index_that_disagrees_with_sqlite(
     assert store.integrity_problems() == []
     assert store.chroma.all_ids() == set(store.all_ids())
     vector = store.embeddings([second.id])[second.id]
-    assert np.allclose(vector, onnx_embedder.embed([second.content])[0], atol=1e-5)
+    assert np.allclose(vector, embedder.embed([second.content])[0], atol=1e-5)
     assert first.id in store.chroma.all_ids()
 
 
 def test_opening_rebuilds_an_fts_index_that_disagrees(
-    open_store: StoreOpener, onnx_embedder: OnnxEmbedder, tmp_path: Path
+    open_store: StoreOpener, embedder: UseEmbedder, tmp_path: Path
 ) -> None:
     store = open_store(tmp_path / "store")
-    first, _second, _third = _seed_store(store, onnx_embedder)
+    first, _second, _third = _seed_store(store, embedder)
     with store._transaction() as db:
         db.execute("INSERT INTO fts_words(fts_words) VALUES ('delete-all')")
         db.execute("INSERT INTO fts_trigram(fts_trigram) VALUES ('delete-all')")

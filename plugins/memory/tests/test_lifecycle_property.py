@@ -19,7 +19,7 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule, 
 
 from ego_core import Clock, EmbedderFactory, Settings, ToolError, hookimpl
 from ego_core.testing import HostFactory
-from ego_memory.embedding import OnnxEmbedder
+from ego_memory.embedding import UseEmbedder
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.memories import Memories
 from ego_memory.plugin import MemoryPlugin
@@ -41,17 +41,17 @@ LINK_TYPES = ("similar", "caused_by", "leads_to", "related")
 
 
 class SharedEmbedder:
-    """Serves the session's ONNX embedder under another provider name, so that each example starts quickly."""
+    """Serves the session's default embedder under another provider name, so that each example starts quickly."""
 
-    def __init__(self, embedder: OnnxEmbedder) -> None:
+    def __init__(self, embedder: UseEmbedder) -> None:
         self.embedder = embedder
 
     @hookimpl
     def register_embedders(self, register: Callable[[str, EmbedderFactory], None]) -> None:
-        register("shared-onnx", lambda _settings: self.embedder)
+        register("shared-default", lambda _settings: self.embedder)
 
 
-def make_machine(make_host: HostFactory, root: Path, embedder: OnnxEmbedder) -> type[RuleBasedStateMachine]:
+def make_machine(make_host: HostFactory, root: Path, embedder: UseEmbedder) -> type[RuleBasedStateMachine]:
     counter = itertools.count()
 
     class LifecycleMachine(RuleBasedStateMachine):
@@ -65,7 +65,7 @@ def make_machine(make_host: HostFactory, root: Path, embedder: OnnxEmbedder) -> 
             self.host = make_host(
                 {"memory": plugin, "shared": SharedEmbedder(embedder)},
                 settings=Settings(data_dir=root / f"example-{next(counter)}", timezone="UTC"),
-                config={"memory": {"embedder": "shared-onnx"}},
+                config={"memory": {"embedder": "shared-default"}},
                 clock=self.clock,
             )
             self.host.start()
@@ -186,9 +186,9 @@ def make_machine(make_host: HostFactory, root: Path, embedder: OnnxEmbedder) -> 
 
 @pytest.mark.slow
 def test_random_lifecycle_sequences_keep_the_link_invariant_and_leave_nothing_dangling(
-    make_host: HostFactory, tmp_path: Path, onnx_embedder: OnnxEmbedder
+    make_host: HostFactory, tmp_path: Path, embedder: UseEmbedder
 ) -> None:
-    machine = make_machine(make_host, tmp_path / "examples", onnx_embedder)
+    machine = make_machine(make_host, tmp_path / "examples", embedder)
     run_state_machine_as_test(
         machine,
         settings=settings(

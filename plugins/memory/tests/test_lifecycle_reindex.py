@@ -1,6 +1,9 @@
 """``ego memory reindex``: a model change is refused until every memory is re-embedded; resumable; ``--force``.
 
-The "other model" is the same ONNX model under another directory name: its model id is ``onnx:<dir name>``.
+A local model (the default, onnx, sentence-transformers) re-embeds a store made with another model by itself when
+it opens; a provider that is not local (a remote service, a plugin's) is never sent every memory unasked: the
+store is refused until ``ego memory reindex``. The "other model" of the end-to-end test is MiniLM (ONNX) served by
+a plugin's provider (model id ``test:minilm``); the store tests move a store from the default model to MiniLM.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from mcp import Client
 
 from ego_core import EmotionalTrace, Memory, Vectors
 from ego_core.testing import tool_text
-from ego_memory.embedding import OnnxEmbedder
+from ego_memory.embedding import OnnxEmbedder, UseEmbedder
+from ego_memory.embedding.use import USE_MODEL_ID
 from ego_memory.errors import ModelMismatchError
 from ego_memory.memories import new_memory_id
 from ego_memory.store import MemoryStore
@@ -28,8 +32,8 @@ if TYPE_CHECKING:
 
 StoreOpener = Callable[..., MemoryStore]
 
-STANDARD = "onnx:all-MiniLM-L6-v2"
-OTHER = "onnx:minilm-copy"
+STANDARD = USE_MODEL_ID
+OTHER = "test:minilm"
 CONTENTS = (
     "Fixed the flaky CI job by pinning the PostgreSQL container version.",
     "Baked sourdough bread with rye flour; the crust cracked nicely.",
@@ -39,23 +43,36 @@ CONTENTS = (
     "Learned the Japanese word for persimmon: kaki.",
     "Walked the dog along the river at dawn.",
 )
+OTHER_PROVIDER = """
+from ego_core import hookimpl
+from ego_memory.embedding import OnnxEmbedder
 
 
-def other_model_dir(root: Path, model_dir: Path) -> Path:
-    """The same model files in a directory named ``minilm-copy`` (model id ``onnx:minilm-copy``)."""
-    target = root / "minilm-copy"
-    target.mkdir(parents=True, exist_ok=True)
-    for path in model_dir.iterdir():
-        (target / path.name).symlink_to(path)
-    return target
+class MiniLMElsewhere:
+    \"\"\"MiniLM as a provider that is not local (like a remote service): ego never re-embeds with it unasked.\"\"\"
+
+    model_id = "test:minilm"
+
+    def __init__(self, settings):
+        self.inner = OnnxEmbedder(settings)
+        self.dimension = self.inner.dimension
+
+    def embed(self, texts, role="document"):
+        return self.inner.embed(texts, role)
 
 
-def ego(
-    child: EgoChild, *args: str, model_dir: Path | None = None, stdin: str = ""
-) -> subprocess.CompletedProcess[str]:
-    extra = {"EGO_EMBEDDING_MODEL_DIR": str(model_dir)} if model_dir is not None else {}
+@hookimpl
+def register_embedders(register):
+    register("minilm-elsewhere", MiniLMElsewhere)
+"""
+WITH_OTHER = ("--plugins", "memory,t_minilm")
+
+
+def ego(child: EgoChild, *args: str, other: bool = False, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """``ego <args>`` with the default model, or (``other``) with the other provider selected."""
+    extra = {"EGO_EMBEDDER": "minilm-elsewhere"} if other else {}
     return subprocess.run(
-        child.command(*args),
+        child.command(*args, *(WITH_OTHER if other else ("--plugins", "memory"))),
         env=child.env(**extra),
         input=stdin,
         capture_output=True,
@@ -65,8 +82,8 @@ def ego(
     )
 
 
-def memory_status(child: EgoChild, model_dir: Path | None = None) -> dict[str, object]:
-    done = ego(child, "plugins", "--json", "--plugins", "memory", model_dir=model_dir)
+def memory_status(child: EgoChild, *, other: bool = False) -> dict[str, object]:
+    done = ego(child, "plugins", "--json", other=other)
     assert done.returncode == 0, done.stderr
     [status] = [p for p in json.loads(done.stdout)["plugins"] if p["id"] == "memory"]
     return dict(status)
@@ -75,23 +92,23 @@ def memory_status(child: EgoChild, model_dir: Path | None = None) -> dict[str, o
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_a_model_change_is_refused_until_reindex_then_the_server_serves(
-    ego_child: EgoChild, memory_hosts: MemoryHosts, model_dir: Path, tmp_path: Path
+    ego_child: EgoChild, memory_hosts: MemoryHosts
 ) -> None:
     host, plugin = memory_hosts(ego_child.data_dir)
     assert plugin.memories is not None
     ids = [plugin.memories.remember({"content": c, "force": True}).data.split("(id: ")[1][:16] for c in CONTENTS]
     assert plugin.memories.embedding_model == STANDARD
     host.stop()
-    other = other_model_dir(tmp_path, model_dir)
+    ego_child.dist("egotest-minilm", "egotest_minilm", OTHER_PROVIDER, ep_name="t_minilm")
 
     # the memory plugin refuses to start on the other model, naming both models and the command
-    status = memory_status(ego_child, other)
+    status = memory_status(ego_child, other=True)
     assert status["state"] == "failed"
     reason = str(status["reason"])
     assert STANDARD in reason
     assert OTHER in reason
     assert "ego memory reindex" in reason
-    served = ego(ego_child, "serve", "--plugins", "memory", model_dir=other)  # stdin at EOF: serves, then exits
+    served = ego(ego_child, "serve", other=True)  # stdin at EOF: serves, then exits
     assert served.returncode == 0, served.stderr
     # said once on stderr (the plugin_failure line, with the whole reason); the traceback is in the log file
     assert served.stderr.count("plugin=memory stage=startup") == 1
@@ -101,16 +118,13 @@ async def test_a_model_change_is_refused_until_reindex_then_the_server_serves(
     assert OTHER in served.stderr
 
     # reindex re-embeds everything with the configured model
-    done = ego(ego_child, "memory", "reindex", "--plugins", "memory", "--quiet", model_dir=other)
+    done = ego(ego_child, "memory", "reindex", "--quiet", other=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == f"re-embedded {len(CONTENTS)} memories: {STANDARD} -> {OTHER}"
-    assert memory_status(ego_child, other)["state"] == "enabled"
-    old = memory_status(ego_child)  # the original model is now the other one
-    assert old["state"] == "failed"
-    assert "ego memory reindex" in str(old["reason"])
+    assert memory_status(ego_child, other=True)["state"] == "enabled"
 
     # the server starts and recall works
-    params = ego_child.stdio("--plugins", "memory", EGO_EMBEDDING_MODEL_DIR=str(other))
+    params = ego_child.stdio(*WITH_OTHER, EGO_EMBEDDER="minilm-elsewhere")
     async with Client(params) as client:
         result = await client.call_tool("search_memories", {"context": "sourdough bread crust", "n_results": 3})
         assert not result.is_error, tool_text(result)
@@ -119,15 +133,26 @@ async def test_a_model_change_is_refused_until_reindex_then_the_server_serves(
         assert not saved.is_error, tool_text(saved)
 
     # nothing left to do; --force re-embeds with the same model
-    again = ego(ego_child, "memory", "reindex", "--plugins", "memory", "--quiet", model_dir=other)
+    again = ego(ego_child, "memory", "reindex", "--quiet", other=True)
     assert again.returncode == 0, again.stderr
     assert again.stdout.strip() == f"the store already uses {OTHER}; nothing to do (use --force to re-embed anyway)"
-    forced = ego(ego_child, "memory", "reindex", "--plugins", "memory", "--quiet", "--force", model_dir=other)
+    forced = ego(ego_child, "memory", "reindex", "--quiet", "--force", other=True)
     assert forced.returncode == 0, forced.stderr
     assert forced.stdout.strip() == f"re-embedded {len(CONTENTS) + 1} memories: {OTHER} -> {OTHER}"
-    doctor = ego(ego_child, "doctor", "--plugins", "memory", model_dir=other)
+    doctor = ego(ego_child, "doctor", other=True)
     assert doctor.returncode == 0, doctor.stdout + doctor.stderr
     assert f"{len(CONTENTS) + 1} memories, indexes consistent" in doctor.stdout
+
+    # back on the default (a local model): the store is re-embedded when it opens, no command needed
+    assert memory_status(ego_child)["state"] == "enabled"
+    store = MemoryStore(ego_child.data_dir / "memory", STANDARD)
+    store.open(lambda texts: pytest.fail("the store was re-embedded already"))
+    try:
+        assert store.model_id == STANDARD
+        assert store.count() == len(CONTENTS) + 1
+        assert store.integrity_problems() == []
+    finally:
+        store.close()
 
 
 def _memories(contents: Sequence[str]) -> list[Memory]:
@@ -146,12 +171,13 @@ def _memories(contents: Sequence[str]) -> list[Memory]:
 
 
 def test_an_interrupted_reindex_leaves_a_usable_store_and_resumes_where_it_stopped(
-    open_store: StoreOpener, onnx_embedder: OnnxEmbedder, tmp_path: Path
+    open_store: StoreOpener, embedder: UseEmbedder, onnx_embedder: OnnxEmbedder, tmp_path: Path
 ) -> None:
+    """From the default model to MiniLM (other vectors, another dimension), interrupted and resumed."""
     directory = tmp_path / "store"
     store = open_store(directory)
     memories = _memories(CONTENTS)
-    store.add_many(memories, onnx_embedder.embed(CONTENTS))
+    store.add_many(memories, embedder.embed(CONTENTS))
     ids = [m.id for m in memories]
     store.close()
 
@@ -180,7 +206,7 @@ def test_an_interrupted_reindex_leaves_a_usable_store_and_resumes_where_it_stopp
     assert store.integrity_problems() == []
     assert store.delete(ids[0]) is not None  # already re-embedded in the interrupted run
     late = _memories(["Remembered while the reindex was interrupted."])[0]
-    store.add(late, onnx_embedder.embed([late.content])[0])
+    store.add(late, embedder.embed([late.content])[0])
     store.close()
 
     embedded: list[str] = []
@@ -211,23 +237,23 @@ def test_an_interrupted_reindex_leaves_a_usable_store_and_resumes_where_it_stopp
     finally:
         reopened.close()
     with pytest.raises(ModelMismatchError, match=re.escape(OTHER)):
-        MemoryStore(directory, STANDARD).open(onnx_embedder.embed)
+        MemoryStore(directory, STANDARD).open(embedder.embed)
 
 
 def test_a_forced_reindex_with_the_same_model_repairs_the_vector_index(
-    open_store: StoreOpener, onnx_embedder: OnnxEmbedder, tmp_path: Path
+    open_store: StoreOpener, embedder: UseEmbedder, tmp_path: Path
 ) -> None:
     store = open_store(tmp_path / "store")
     memories = _memories(CONTENTS[:4])
-    store.add_many(memories, onnx_embedder.embed(CONTENTS[:4]))
+    store.add_many(memories, embedder.embed(CONTENTS[:4]))
     orphan = _memories(["An orphan vector nobody remembers."])[0]
     store.chroma.add(
-        [orphan.id], onnx_embedder.embed([orphan.content]), [chroma_metadata(orphan, STANDARD)], [orphan.content]
+        [orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, STANDARD)], [orphan.content]
     )
     store.chroma.delete([memories[1].id])
     assert store.integrity_problems() != []
 
-    assert store.reindex(onnx_embedder.embed) == 4
+    assert store.reindex(embedder.embed) == 4
     assert store.model_id == STANDARD
     assert store.integrity_problems() == []
     assert store.chroma.all_ids() == {m.id for m in memories}

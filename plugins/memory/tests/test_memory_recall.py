@@ -16,7 +16,7 @@ from memory_support import recalled_contents
 from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, RecallHit, RecallNote, RecallQuery, hookimpl
 from ego_core.testing import mcp_client, tool_text
 from ego_memory.config import RecallConfig
-from ego_memory.embedding import OnnxEmbedder
+from ego_memory.embedding import OnnxEmbedder, UseEmbedder
 from ego_memory.filters import Filters
 from ego_memory.recall import RecallEngine, hopfield_complete
 from ego_memory.store import MemoryStore
@@ -116,15 +116,15 @@ LANTERN = [
 
 
 def test_hopfield_runs_over_every_candidate_including_bm25_only_ones(
-    memory_hosts: MemoryHosts, onnx_embedder: OnnxEmbedder
+    memory_hosts: MemoryHosts, embedder: UseEmbedder
 ) -> None:
     _host, plugin = memory_hosts(recall={"dense_candidates": 3, "lexical_candidates": 20})
     memories = plugin._require()
     for number, text in enumerate(LANTERN + BREAD + OTHERS):
-        memories.store.add(make_memory(number, text, NOW - timedelta(hours=number)), onnx_embedder.embed([text])[0])
+        memories.store.add(make_memory(number, text, NOW - timedelta(hours=number)), embedder.embed([text])[0])
 
     context = "lantern"
-    query = onnx_embedder.embed([context])[0]
+    query = embedder.embed([context])[0]
     dense = {i for i, _, _ in memories.store.dense(query, 3)}
     lexical = {i for i, _ in memories.engine.lexical_ranking(context, 20, None)}
     assert lexical - dense, "the test needs candidates that only BM25 found"
@@ -381,13 +381,13 @@ def test_spreading_brings_in_a_linked_neighbour_that_matched_nothing(
 
 
 def test_access_statistics_are_updated_in_one_batch_for_exactly_the_hits(
-    memory_hosts: MemoryHosts, onnx_embedder: OnnxEmbedder
+    memory_hosts: MemoryHosts, embedder: UseEmbedder
 ) -> None:
     clock = Clock(NOW)
     _host, plugin = memory_hosts(clock=clock)
     memories = plugin._require()
     for number, text in enumerate(BREAD + OTHERS):
-        memories.store.add(make_memory(number, text, NOW - timedelta(days=1)), onnx_embedder.embed([text])[0])
+        memories.store.add(make_memory(number, text, NOW - timedelta(days=1)), embedder.embed([text])[0])
     clock.set(NOW + timedelta(hours=5))
 
     statements: list[str] = []
@@ -421,14 +421,14 @@ class Annotator:
 
 @pytest.mark.anyio
 async def test_on_recall_result_lines_and_boosts_are_applied(
-    memory_hosts: MemoryHosts, onnx_embedder: OnnxEmbedder
+    memory_hosts: MemoryHosts, embedder: UseEmbedder
 ) -> None:
     annotator = Annotator()
     host, plugin = memory_hosts(plugins={"annotator": annotator}, clock=Clock(NOW + timedelta(hours=1)))
     memories = plugin._require()
     for number, text in enumerate(BREAD + OTHERS):
-        memories.store.add(make_memory(number, text, NOW), onnx_embedder.embed([text])[0])
-    engine = memories.engine.search("bread", onnx_embedder.embed(["bread"])[0], 3, host.clock.now(), Filters())
+        memories.store.add(make_memory(number, text, NOW), embedder.embed([text])[0])
+    engine = memories.engine.search("bread", embedder.embed(["bread"])[0], 3, host.clock.now(), Filters())
     plain = [hit.id for hit in engine.hits]
 
     async with mcp_client(host) as client:

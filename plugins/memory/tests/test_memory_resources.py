@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import ego_memory
-from ego_memory.embedding import OnnxEmbedder
+from ego_memory.embedding import UseEmbedder
 from ego_memory.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -24,13 +24,13 @@ def open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
 
 
-def test_closing_a_store_releases_its_files(onnx_embedder: OnnxEmbedder, tmp_path: Path) -> None:
+def test_closing_a_store_releases_its_files(embedder: UseEmbedder, tmp_path: Path) -> None:
     def use(directory: Path) -> None:
-        store = MemoryStore(directory, onnx_embedder.model_id)
-        store.open(onnx_embedder.embed)
+        store = MemoryStore(directory, embedder.model_id)
+        store.open(embedder.embed)
         try:
             text = f"A note written in {directory.name}."
-            vector = onnx_embedder.embed([text])
+            vector = embedder.embed([text])
             store.add_many([_memory(directory.name, text)], vector)
             assert store.dense(vector[0], 1)[0][0] == _memory(directory.name, text).id
         finally:
@@ -43,20 +43,18 @@ def test_closing_a_store_releases_its_files(onnx_embedder: OnnxEmbedder, tmp_pat
     assert open_fds() - before < ROUNDS  # each open store holds more than ten
 
 
-def test_a_store_reopened_after_a_foreign_write_keeps_no_stale_files(
-    onnx_embedder: OnnxEmbedder, tmp_path: Path
-) -> None:
-    writer = MemoryStore(tmp_path / "shared", onnx_embedder.model_id)
-    reader = MemoryStore(tmp_path / "shared", onnx_embedder.model_id)
-    writer.open(onnx_embedder.embed)
-    reader.open(onnx_embedder.embed)
+def test_a_store_reopened_after_a_foreign_write_keeps_no_stale_files(embedder: UseEmbedder, tmp_path: Path) -> None:
+    writer = MemoryStore(tmp_path / "shared", embedder.model_id)
+    reader = MemoryStore(tmp_path / "shared", embedder.model_id)
+    writer.open(embedder.embed)
+    reader.open(embedder.embed)
     try:
         texts = [f"Foreign write number {n}." for n in range(ROUNDS + 1)]
-        writer.add_many([_memory(f"w{0}", texts[0])], onnx_embedder.embed(texts[:1]))
+        writer.add_many([_memory(f"w{0}", texts[0])], embedder.embed(texts[:1]))
         assert reader.count() == 1  # the reader reopens its index once
         before = open_fds()
         for n in range(1, ROUNDS + 1):
-            writer.add_many([_memory(f"w{n}", texts[n])], onnx_embedder.embed(texts[n : n + 1]))
+            writer.add_many([_memory(f"w{n}", texts[n])], embedder.embed(texts[n : n + 1]))
             assert reader.count() == n + 1  # and again after each foreign write
         assert open_fds() - before < ROUNDS
     finally:

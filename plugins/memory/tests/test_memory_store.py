@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from ego_core import EmotionalTrace, Memory, MemoryLink
-from ego_memory.embedding import OnnxEmbedder
+from ego_memory.embedding import UseEmbedder
 from ego_memory.errors import ModelMismatchError
 from ego_memory.filters import Filters
 from ego_memory.store import MemoryStore
@@ -30,7 +30,7 @@ def memory(memory_id: str, content: str, *, ts: datetime = BASE, **fields: Any) 
     return Memory(id=memory_id, content=content, timestamp=ts, emotional_trace=EmotionalTrace(**trace_fields), **fields)
 
 
-def add(store: MemoryStore, embedder: OnnxEmbedder, item: Memory, links: tuple[MemoryLink, ...] = ()) -> Memory:
+def add(store: MemoryStore, embedder: UseEmbedder, item: Memory, links: tuple[MemoryLink, ...] = ()) -> Memory:
     store.add(item, embedder.embed([item.content])[0], links)
     return item
 
@@ -53,7 +53,7 @@ def reopen(store: MemoryStore, open_store: OpenStore) -> MemoryStore:
 # Round trips
 
 
-def test_every_field_round_trips(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_every_field_round_trips(open_store: OpenStore, embedder: UseEmbedder) -> None:
     store = open_store()
     tokyo = timezone(timedelta(hours=9))
     original = Memory(
@@ -75,7 +75,7 @@ def test_every_field_round_trips(open_store: OpenStore, onnx_embedder: OnnxEmbed
         access_count=4,
         last_accessed=datetime(2025, 3, 3, 1, 2, 3, 456000, tzinfo=UTC),
     )
-    add(store, onnx_embedder, original)
+    add(store, embedder, original)
 
     def check(view: MemoryStore) -> None:
         got = view.get_one(original.id)
@@ -104,24 +104,24 @@ def test_every_field_round_trips(open_store: OpenStore, onnx_embedder: OnnxEmbed
     assert meta["tags"] == ["rain", "window", "rain-2"]
     assert meta["secondary"] == ["nostalgic", "anxious"]
     assert meta["ts"] == pytest.approx(original.timestamp.timestamp())
-    assert meta["embedding_model"] == onnx_embedder.model_id
+    assert meta["embedding_model"] == embedder.model_id
     assert meta["is_private"] is True
 
 
-def test_timestamps_keep_millisecond_precision(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_timestamps_keep_millisecond_precision(open_store: OpenStore, embedder: UseEmbedder) -> None:
     store = open_store()
     moment = datetime(2025, 3, 2, 8, 30, 15, 123456, tzinfo=UTC)
-    add(store, onnx_embedder, memory("mem_00000000000a", "precise", ts=moment))
+    add(store, embedder, memory("mem_00000000000a", "precise", ts=moment))
     got = store.get_one("mem_00000000000a")
     assert got is not None
     assert abs(got.timestamp - moment) < timedelta(milliseconds=1)
     assert got.timestamp.microsecond % 1000 == 0
 
 
-def test_naive_timestamps_are_refused(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_naive_timestamps_are_refused(open_store: OpenStore, embedder: UseEmbedder) -> None:
     store = open_store()
     with pytest.raises(ValueError, match="timezone-aware"):
-        add(store, onnx_embedder, memory("mem_00000000000a", "naive", ts=datetime(2025, 1, 1, 12, 0)))
+        add(store, embedder, memory("mem_00000000000a", "naive", ts=datetime(2025, 1, 1, 12, 0)))
     assert store.count() == 0
     assert store.integrity_problems() == []
 
@@ -130,7 +130,7 @@ def test_naive_timestamps_are_refused(open_store: OpenStore, onnx_embedder: Onnx
 # Links and deletion
 
 
-def linked_store(open_store: OpenStore, embedder: OnnxEmbedder) -> MemoryStore:
+def linked_store(open_store: OpenStore, embedder: UseEmbedder) -> MemoryStore:
     store = open_store()
     add(store, embedder, memory("mem_00000000000a", "We planted tomatoes in the garden."))
     add(store, embedder, memory("mem_00000000000b", "The tomatoes turned red in August."))
@@ -146,8 +146,8 @@ def linked_store(open_store: OpenStore, embedder: OnnxEmbedder) -> MemoryStore:
     return store
 
 
-def test_links_are_stored_in_both_directions(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
-    store = linked_store(open_store, onnx_embedder)
+def test_links_are_stored_in_both_directions(open_store: OpenStore, embedder: UseEmbedder) -> None:
+    store = linked_store(open_store, embedder)
     assert link_rows(store) == {
         ("mem_00000000000c", "mem_00000000000a", "similar"),
         ("mem_00000000000a", "mem_00000000000c", "similar"),
@@ -171,8 +171,8 @@ def test_links_are_stored_in_both_directions(open_store: OpenStore, onnx_embedde
     assert store.integrity_problems() == []
 
 
-def test_delete_removes_rows_links_fts_and_vector(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
-    store = linked_store(open_store, onnx_embedder)
+def test_delete_removes_rows_links_fts_and_vector(open_store: OpenStore, embedder: UseEmbedder) -> None:
+    store = linked_store(open_store, embedder)
     assert fts_hits(store, "fts_words", '"zucchini"') == 1
     assert fts_hits(store, "fts_trigram", '"ucchin"') == 1
     generation = store.generation()
@@ -204,14 +204,14 @@ def test_delete_removes_rows_links_fts_and_vector(open_store: OpenStore, onnx_em
 # Crash recovery and verification at startup
 
 
-def test_interrupted_add_leaves_no_orphan_vector(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_interrupted_add_leaves_no_orphan_vector(open_store: OpenStore, embedder: UseEmbedder) -> None:
     store = open_store()
-    add(store, onnx_embedder, memory("mem_00000000000a", "A memory that was committed."))
+    add(store, embedder, memory("mem_00000000000a", "A memory that was committed."))
     orphan = memory("mem_00000000dead", "A memory whose commit never happened.")
     # the write path up to the crash: the journal row, then Chroma; the SQLite commit never ran
     store.db.execute("INSERT INTO journal(id, op, created) VALUES (?, 'add', 0)", (orphan.id,))
     store.chroma.add(
-        [orphan.id], onnx_embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
+        [orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
     )
     assert orphan.id in store.chroma.all_ids()
 
@@ -222,8 +222,8 @@ def test_interrupted_add_leaves_no_orphan_vector(open_store: OpenStore, onnx_emb
     assert store.integrity_problems() == []
 
 
-def test_interrupted_delete_is_completed_on_open(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
-    store = linked_store(open_store, onnx_embedder)
+def test_interrupted_delete_is_completed_on_open(open_store: OpenStore, embedder: UseEmbedder) -> None:
+    store = linked_store(open_store, embedder)
     # crash after the SQLite deletion committed (with its journal row), before Chroma forgot the vector
     with store.db:
         store.db.execute("BEGIN")
@@ -242,10 +242,10 @@ def test_interrupted_delete_is_completed_on_open(open_store: OpenStore, onnx_emb
     assert store.integrity_problems() == []
 
 
-def test_fts_index_is_rebuilt_when_it_disagrees(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_fts_index_is_rebuilt_when_it_disagrees(open_store: OpenStore, embedder: UseEmbedder) -> None:
     store = open_store()
-    add(store, onnx_embedder, memory("mem_00000000000a", "今日は夕焼けを一緒に見た"))
-    add(store, onnx_embedder, memory("mem_00000000000b", "Walking the dog along the canal."))
+    add(store, embedder, memory("mem_00000000000a", "今日は夕焼けを一緒に見た"))
+    add(store, embedder, memory("mem_00000000000b", "Walking the dog along the canal."))
     # the word index loses a row behind the store's back; the trigram index is dropped and recreated empty
     store.db.execute(
         "DELETE FROM fts_words_docsize WHERE id = (SELECT rid FROM memories WHERE id = 'mem_00000000000b')"
@@ -266,17 +266,17 @@ def test_fts_index_is_rebuilt_when_it_disagrees(open_store: OpenStore, onnx_embe
     assert store.integrity_problems() == []
 
 
-def test_missing_vectors_are_re_embedded_on_open(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_missing_vectors_are_re_embedded_on_open(open_store: OpenStore, embedder: UseEmbedder) -> None:
     store = open_store()
-    add(store, onnx_embedder, memory("mem_00000000000a", "Snow fell on the station platform.", primary="surprised"))
-    add(store, onnx_embedder, memory("mem_00000000000b", "A letter from an old friend arrived."))
+    add(store, embedder, memory("mem_00000000000a", "Snow fell on the station platform.", primary="surprised"))
+    add(store, embedder, memory("mem_00000000000b", "A letter from an old friend arrived."))
     store.chroma.delete(["mem_00000000000a"])
     assert store.integrity_problems() != []
 
     store = reopen(store, open_store)
     assert store.chroma.all_ids() == {"mem_00000000000a", "mem_00000000000b"}
     vector = store.embeddings(["mem_00000000000a"])["mem_00000000000a"]
-    expected = onnx_embedder.embed(["Snow fell on the station platform."])[0]
+    expected = embedder.embed(["Snow fell on the station platform."])[0]
     assert float(vector @ expected) == pytest.approx(1.0, abs=1e-5)
     # with its metadata: the Chroma-side filters find it
     hits = store.dense(expected, 5, Filters(emotion="surprised"))
@@ -284,26 +284,26 @@ def test_missing_vectors_are_re_embedded_on_open(open_store: OpenStore, onnx_emb
     assert store.integrity_problems() == []
 
 
-def test_reconcile_removes_orphans_and_re_embeds_missing(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_reconcile_removes_orphans_and_re_embeds_missing(open_store: OpenStore, embedder: UseEmbedder) -> None:
     store = open_store()
-    add(store, onnx_embedder, memory("mem_00000000000a", "The kettle whistled at dawn."))
+    add(store, embedder, memory("mem_00000000000a", "The kettle whistled at dawn."))
     orphan = memory("mem_00000000dead", "An orphan vector.")
     store.chroma.add(
-        [orphan.id], onnx_embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
+        [orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
     )
     store.chroma.delete(["mem_00000000000a"])
-    assert store.reconcile(onnx_embedder.embed) == (1, 1)
+    assert store.reconcile(embedder.embed) == (1, 1)
     assert store.chroma.all_ids() == {"mem_00000000000a"}
     assert store.integrity_problems() == []
 
 
-def test_open_repairs_vectors_even_when_the_counts_agree(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_open_repairs_vectors_even_when_the_counts_agree(open_store: OpenStore, embedder: UseEmbedder) -> None:
     """One memory without its vector and one orphan vector: the counts agree, the indexes do not."""
     store = open_store()
-    add(store, onnx_embedder, memory("mem_00000000000a", "The kettle whistled at dawn."))
+    add(store, embedder, memory("mem_00000000000a", "The kettle whistled at dawn."))
     orphan = memory("mem_00000000dead", "An orphan vector.")
     store.chroma.add(
-        [orphan.id], onnx_embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
+        [orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
     )
     store.chroma.delete(["mem_00000000000a"])
 
@@ -316,19 +316,19 @@ def test_open_repairs_vectors_even_when_the_counts_agree(open_store: OpenStore, 
 # The embedding model
 
 
-def test_a_store_refuses_another_embedding_model(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_a_store_refuses_another_embedding_model(open_store: OpenStore, embedder: UseEmbedder) -> None:
     store = open_store()
-    add(store, onnx_embedder, memory("mem_00000000000a", "Built with MiniLM."))
+    add(store, embedder, memory("mem_00000000000a", "Built with the default model."))
     directory = store.directory
     store.close()
 
     with pytest.raises(ModelMismatchError) as refused:
         open_store(directory, "other-model")
     message = str(refused.value)
-    assert onnx_embedder.model_id in message
+    assert embedder.model_id in message
     assert "other-model" in message
     assert "ego memory reindex" in message
-    assert (refused.value.stored, refused.value.configured) == (onnx_embedder.model_id, "other-model")
+    assert (refused.value.stored, refused.value.configured) == (embedder.model_id, "other-model")
 
     again = open_store(directory)
     assert again.all_ids() == ["mem_00000000000a"]
@@ -404,21 +404,21 @@ FILTERS = [
 
 
 @pytest.fixture(scope="module")
-def filter_store(tmp_path_factory: pytest.TempPathFactory, onnx_embedder: OnnxEmbedder) -> Any:
-    store = MemoryStore(tmp_path_factory.mktemp("filters"), onnx_embedder.model_id)
-    store.open(onnx_embedder.embed)
+def filter_store(tmp_path_factory: pytest.TempPathFactory, embedder: UseEmbedder) -> Any:
+    store = MemoryStore(tmp_path_factory.mktemp("filters"), embedder.model_id)
+    store.open(embedder.embed)
     for item in FILTER_CORPUS:
-        add(store, onnx_embedder, item)
+        add(store, embedder, item)
     yield store
     store.close()
 
 
 @pytest.mark.parametrize("filters", FILTERS, ids=repr)
 def test_filters_agree_in_chroma_and_sqlite(
-    filter_store: MemoryStore, onnx_embedder: OnnxEmbedder, filters: Filters
+    filter_store: MemoryStore, embedder: UseEmbedder, filters: Filters
 ) -> None:
     expected = {m.id for m in FILTER_CORPUS if filters.matches(m)}
-    query = onnx_embedder.embed(["a note"])[0]
+    query = embedder.embed(["a note"])[0]
     dense = {memory_id for memory_id, _, _ in filter_store.dense(query, 50, filters)}
     words = {memory_id for memory_id, _ in filter_store.lexical(words_query("note"), 50, filters)}
     trigram = {
@@ -429,9 +429,9 @@ def test_filters_agree_in_chroma_and_sqlite(
     assert trigram == expected
 
 
-def test_unfiltered_paths_see_everything(filter_store: MemoryStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_unfiltered_paths_see_everything(filter_store: MemoryStore, embedder: UseEmbedder) -> None:
     everything = {m.id for m in FILTER_CORPUS}
-    query = onnx_embedder.embed(["a note"])[0]
+    query = embedder.embed(["a note"])[0]
     assert {i for i, _, _ in filter_store.dense(query, 50)} == everything
     assert {i for i, _ in filter_store.lexical(words_query("note"), 50)} == everything
     assert not Filters().active
@@ -442,12 +442,12 @@ def test_unfiltered_paths_see_everything(filter_store: MemoryStore, onnx_embedde
 # Generations and several instances on one directory
 
 
-def test_generation_changes_after_every_write(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_generation_changes_after_every_write(open_store: OpenStore, embedder: UseEmbedder) -> None:
     store = open_store()
     seen = [store.generation()]
-    add(store, onnx_embedder, memory("mem_00000000000a", "first"))
+    add(store, embedder, memory("mem_00000000000a", "first"))
     seen.append(store.generation())
-    add(store, onnx_embedder, memory("mem_00000000000b", "second"))
+    add(store, embedder, memory("mem_00000000000b", "second"))
     seen.append(store.generation())
     store.delete("mem_00000000000a")
     seen.append(store.generation())
@@ -456,7 +456,7 @@ def test_generation_changes_after_every_write(open_store: OpenStore, onnx_embedd
     assert store.generation() == seen[-1]
 
 
-def test_a_second_instance_sees_the_first_ones_writes(open_store: OpenStore, onnx_embedder: OnnxEmbedder) -> None:
+def test_a_second_instance_sees_the_first_ones_writes(open_store: OpenStore, embedder: UseEmbedder) -> None:
     first = open_store()
     second = open_store(first.directory)
     foreign: list[str] = []
@@ -464,15 +464,15 @@ def test_a_second_instance_sees_the_first_ones_writes(open_store: OpenStore, onn
     second.on_foreign_write = lambda: foreign.append("second")
     assert second.count() == 0
 
-    item = add(first, onnx_embedder, memory("mem_00000000000a", "A heron stood still in the shallow pond."))
-    query = onnx_embedder.embed(["a bird in the pond"])[0]
+    item = add(first, embedder, memory("mem_00000000000a", "A heron stood still in the shallow pond."))
+    query = embedder.embed(["a bird in the pond"])[0]
     assert second.count() == 1
     assert foreign == ["second"]
     assert second.get_one(item.id) == item
     assert [i for i, _, _ in second.dense(query, 5)] == [item.id]
     assert [i for i, _ in second.lexical(words_query("heron"), 5)] == [item.id]
 
-    add(second, onnx_embedder, memory("mem_00000000000b", "The heron flew off over the reeds."))
+    add(second, embedder, memory("mem_00000000000b", "The heron flew off over the reeds."))
     assert {i for i, _, _ in first.dense(query, 5)} == {"mem_00000000000a", "mem_00000000000b"}
     assert foreign == ["second", "first"]
 
