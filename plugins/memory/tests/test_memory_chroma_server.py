@@ -84,7 +84,9 @@ def test_remember_recall_forget_through_a_chroma_server(
     # A second process-like host on the same data dir and server sees the writes at once.
     other, other_plugin = memory_hosts(data, memory={"chroma_url": chroma_server})
     assert other_plugin.memories is not None
-    hits, _pool, _lines = other_plugin.memories.search(RecallQuery(context="the evening sky", n_results=1), Filters())
+    hits, _pool, _lines = other_plugin.memories.search(
+        RecallQuery(context="a purple evening sky", n_results=1), Filters()
+    )
     assert hits[0].memory.id == ids[0]
 
     assert memories.store.delete(ids[1]) is not None
