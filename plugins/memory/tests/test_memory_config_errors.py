@@ -29,7 +29,7 @@ def test_an_unknown_embedder_is_a_configuration_error(ego_child: EgoChild) -> No
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.strip() == (
         "ego: error: invalid configuration: plugins.memory.embedder (or EGO_EMBEDDER): unknown embedder 'nope'; "
-        "expected one of gemini, onnx, openai, sentence-transformers"
+        "expected one of gemini, onnx, openai, sentence-transformers, use"
     )
     assert not (ego_child.data_dir / "memory").exists()
 
@@ -38,10 +38,11 @@ def test_an_unknown_embedder_is_a_configuration_error(ego_child: EgoChild) -> No
 def test_a_model_dir_without_the_model_is_a_configuration_error(
     ego_child: EgoChild, tmp_path: Path, variant: str
 ) -> None:
+    """The onnx provider (MiniLM) reads its model from model_dir; the default model ships with its weights."""
     model_dir = tmp_path / "models"
     if variant == "empty":
         model_dir.mkdir()
-    done = serve(ego_child, EGO_EMBEDDING_MODEL_DIR=str(model_dir))
+    done = serve(ego_child, EGO_EMBEDDER="onnx", EGO_EMBEDDING_MODEL_DIR=str(model_dir))
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr.strip().startswith(
         "ego: error: invalid configuration: plugins.memory.model_dir (or EGO_EMBEDDING_MODEL_DIR): "
