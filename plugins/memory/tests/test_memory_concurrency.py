@@ -16,7 +16,7 @@ from chromadb.config import Settings as ChromaSettings
 from mcp import Client
 
 from ego_core.testing import tool_text
-from ego_memory.embedding import OnnxEmbedder
+from ego_memory.embedding import UseEmbedder
 from ego_memory.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def content(process: str, index: int) -> str:
 @pytest.mark.slow
 @pytest.mark.anyio
 async def test_two_servers_on_one_data_dir_lose_nothing(
-    ego_child: EgoChild, onnx_embedder: OnnxEmbedder, caplog: pytest.LogCaptureFixture
+    ego_child: EgoChild, embedder: UseEmbedder, caplog: pytest.LogCaptureFixture
 ) -> None:
     saved: dict[str, list[str]] = {"A": [], "B": []}
     errors: list[str] = []
@@ -88,8 +88,8 @@ async def test_two_servers_on_one_data_dir_lose_nothing(
 
     # ... and through the store: opening it finds nothing to repair; 400 readable memories, indexes consistent
     caplog.set_level(logging.INFO, logger="ego.plugin.memory.store")
-    store = MemoryStore(ego_child.data_dir / "memory", onnx_embedder.model_id)
-    store.open(onnx_embedder.embed)
+    store = MemoryStore(ego_child.data_dir / "memory", embedder.model_id)
+    store.open(embedder.embed)
     try:
         assert repairs(caplog) == []
         assert store.count() == 2 * PER_PROCESS
@@ -138,7 +138,7 @@ def repairs(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 def test_the_raw_check_sees_a_lost_vector_or_fts_row_that_opening_the_store_would_repair(
-    memory_hosts: MemoryHosts, onnx_embedder: OnnxEmbedder, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    memory_hosts: MemoryHosts, embedder: UseEmbedder, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The check above is able to fail: a vector and an FTS entry lost on disk are seen before any repair."""
     host, plugin = memory_hosts(tmp_path / "data")
@@ -171,8 +171,8 @@ def test_the_raw_check_sees_a_lost_vector_or_fts_row_that_opening_the_store_woul
     # opening the store repairs both (so assertions made only after opening could not have seen the loss),
     # and says so in the log, which the two-process test requires to stay silent
     caplog.set_level(logging.INFO, logger="ego.plugin.memory.store")
-    store = MemoryStore(memory_dir, onnx_embedder.model_id)
-    store.open(onnx_embedder.embed)
+    store = MemoryStore(memory_dir, embedder.model_id)
+    store.open(embedder.embed)
     try:
         assert set(store.chroma.all_ids()) == set(ids)
         assert store.integrity_problems() == []

@@ -16,7 +16,7 @@ from mcp import Client
 from memory_support import recall_block, recalled_contents
 
 from ego_core.testing import tool_text
-from ego_memory.embedding import OnnxEmbedder
+from ego_memory.embedding import UseEmbedder
 from ego_memory.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ DISTRACTORS = [
     "昨日は駅前の本屋で新しい辞書を買った。",
 ]
 TARGET = "Master and I walked along the river at sunset and talked about the stars."
-PARAPHRASE = "that evening stroll by the water when we chatted about the night sky"
+PARAPHRASE = "strolling by the water at dusk, chatting about constellations"  # not one word of TARGET's
 RARE = "The invoice for the cabin roof repair carries the reference XQZ-4471."
 JAPANESE = "今日は夕焼けを一緒に見た"
 PRIVATE = "I felt a quiet fear that Master might leave one day."
@@ -52,7 +52,7 @@ def result_contents(result: Any) -> list[str]:
 
 
 @pytest.mark.anyio
-async def test_remember_recall_and_restart_over_stdio(ego_child: EgoChild, onnx_embedder: OnnxEmbedder) -> None:
+async def test_remember_recall_and_restart_over_stdio(ego_child: EgoChild, embedder: UseEmbedder) -> None:
     before = datetime.now(UTC)
     async with Client(ego_child.stdio("--plugins", "memory")) as client:
         tools = {t.name for t in (await client.list_tools()).tools}
@@ -113,8 +113,8 @@ async def test_remember_recall_and_restart_over_stdio(ego_child: EgoChild, onnx_
         assert recall_block(tool_text(secret), PRIVATE).endswith("· private: true")
 
     # the store the servers left behind, opened directly
-    store = MemoryStore(ego_child.data_dir / "memory", onnx_embedder.model_id)
-    store.open(onnx_embedder.embed)
+    store = MemoryStore(ego_child.data_dir / "memory", embedder.model_id)
+    store.open(embedder.embed)
     try:
         assert store.count() == len(DISTRACTORS) + 4  # the invalid remember stored nothing
         assert store.integrity_problems() == []
@@ -161,13 +161,13 @@ def register_embedders(register):
 
 
 @pytest.mark.anyio
-async def test_serve_refuses_a_store_built_with_another_model(ego_child: EgoChild, onnx_embedder: OnnxEmbedder) -> None:
+async def test_serve_refuses_a_store_built_with_another_model(ego_child: EgoChild, embedder: UseEmbedder) -> None:
     from ego_core import Memory
 
-    store = MemoryStore(ego_child.data_dir / "memory", onnx_embedder.model_id)
-    store.open(onnx_embedder.embed)
-    memory = Memory(id="mem_00000000beef", content="Built with MiniLM.", timestamp=datetime.now(UTC))
-    store.add(memory, onnx_embedder.embed([memory.content])[0])
+    store = MemoryStore(ego_child.data_dir / "memory", embedder.model_id)
+    store.open(embedder.embed)
+    memory = Memory(id="mem_00000000beef", content="Built with the default model.", timestamp=datetime.now(UTC))
+    store.add(memory, embedder.embed([memory.content])[0])
     store.close()
 
     ego_child.dist("egotest-other-embedder", "egotest_other_embedder", OTHER_EMBEDDER, ep_name="t_other_embedder")
@@ -187,12 +187,12 @@ async def test_serve_refuses_a_store_built_with_another_model(ego_child: EgoChil
     assert done.returncode == 0, done.stderr
     status = {p["id"]: p for p in json.loads(done.stdout)["plugins"]}["memory"]
     assert status["state"] == "failed"
-    for part in ("ModelMismatchError", "onnx:all-MiniLM-L6-v2", "test:other-model", "ego memory reindex"):
+    for part in ("ModelMismatchError", embedder.model_id, "test:other-model", "ego memory reindex"):
         assert part in status["reason"], status["reason"]
 
     # refused, not altered: the original model still opens it with its memory
-    again = MemoryStore(ego_child.data_dir / "memory", onnx_embedder.model_id)
-    again.open(onnx_embedder.embed)
+    again = MemoryStore(ego_child.data_dir / "memory", embedder.model_id)
+    again.open(embedder.embed)
     try:
         assert again.all_ids() == ["mem_00000000beef"]
         assert again.integrity_problems() == []
@@ -200,14 +200,14 @@ async def test_serve_refuses_a_store_built_with_another_model(ego_child: EgoChil
         again.close()
 
 
-def test_memory_stats_command_counts_the_memories(ego_child: EgoChild, onnx_embedder: OnnxEmbedder) -> None:
+def test_memory_stats_command_counts_the_memories(ego_child: EgoChild, embedder: UseEmbedder) -> None:
     from ego_core import Memory
 
-    store = MemoryStore(ego_child.data_dir / "memory", onnx_embedder.model_id)
-    store.open(onnx_embedder.embed)
+    store = MemoryStore(ego_child.data_dir / "memory", embedder.model_id)
+    store.open(embedder.embed)
     for index, text in enumerate(["First memory.", "Second memory."]):
         memory = Memory(id=f"mem_00000000000{index}", content=text, timestamp=datetime.now(UTC))
-        store.add(memory, onnx_embedder.embed([text])[0])
+        store.add(memory, embedder.embed([text])[0])
     store.close()
 
     done = subprocess.run(
@@ -219,4 +219,4 @@ def test_memory_stats_command_counts_the_memories(ego_child: EgoChild, onnx_embe
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == {"memories": 2, "embedding_model": "onnx:all-MiniLM-L6-v2"}
+    assert json.loads(done.stdout) == {"memories": 2, "embedding_model": "use:multilingual-v3"}
