@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 import pytest
+from memory_support import recalled_contents
 from tokenizers import Tokenizer
 
 from ego_core import Embedder, EmbedderSettings, EmbeddingError
@@ -314,3 +315,24 @@ def test_sentence_transformers_provider(monkeypatch: pytest.MonkeyPatch, tmp_pat
         EmbedderSettings(model="intfloat/e5-small-v2", model_dir=tmp_path)
     )
     assert named.model_id == "sentence-transformers:intfloat/e5-small-v2"
+
+
+@needs_model
+def test_a_host_configured_with_onnx_remembers_and_recalls_with_minilm(memory_hosts: Any) -> None:
+    """The onnx provider end to end: configured by name (the default is the multilingual model), with its profile."""
+    _host, plugin = memory_hosts(memory={"embedder": "onnx", "model_dir": str(MODEL_DIR)})
+    memories = plugin._require()
+    assert memories.embedding_model == "onnx:all-MiniLM-L6-v2"
+    assert memories.store.model_id == "onnx:all-MiniLM-L6-v2"
+    profile = memories.similarity_profile
+    assert profile.calibrated
+    assert (profile.duplicate, profile.link, profile.floor) == (0.95, 0.70, 0.30)
+    for text in (
+        "Baked sourdough bread with rye flour; the crust cracked nicely.",
+        "Watched a documentary about volcanoes in Iceland.",
+        "Repaired the bicycle chain before the rain started.",
+    ):
+        assert "Saved (id: " in memories.remember({"content": text}).data
+    recalled = recalled_contents(memories.recall({"context": "a loaf fresh from the oven", "n_results": 3}).data)
+    assert recalled[0] == "Baked sourdough bread with rye flour; the crust cracked nicely."
+    assert "Watched a documentary about volcanoes in Iceland." not in recalled  # below MiniLM's recall floor
