@@ -22,7 +22,7 @@ from mcp.client.stdio import stdio_client
 
 from ego_core import EmotionalTrace, Memory
 from ego_core.testing import call_error, call_ok, mcp_client
-from ego_memory.embedding import OnnxEmbedder
+from ego_memory.embedding import UseEmbedder
 from ego_memory.errors import VectorIndexError
 from ego_memory.maintenance import INDEX_CHECK, INDEX_DAMAGED
 from ego_memory.store import MemoryStore
@@ -51,7 +51,7 @@ def contents(count: int) -> list[str]:
     return [f"Memory {n}: {TOPICS[n % len(TOPICS)]}, on day {n // len(TOPICS)} of the journey." for n in range(count)]
 
 
-def seed(directory: Path, embedder: OnnxEmbedder, count: int) -> dict[str, str]:
+def seed(directory: Path, embedder: UseEmbedder, count: int) -> dict[str, str]:
     """A store of ``count`` memories written directly (fast); their contents by id."""
     start = datetime(2026, 3, 1, 8, 0, tzinfo=UTC)
     memories = [
@@ -89,18 +89,18 @@ def break_files(chroma: Path, part: str) -> None:
             garble(header)
 
 
-def poison(chroma: Path, model_id: str) -> None:
+def poison(chroma: Path, embedder: UseEmbedder) -> None:
     """What one remember with ~6,000 tags did: Chroma's compaction fails, now and at every later use."""
     import chromadb
     from chromadb.config import Settings as ChromaSettings
 
     client = chromadb.PersistentClient(path=str(chroma), settings=ChromaSettings(anonymized_telemetry=False))
     try:
-        collection = client.get_collection(collection_name(model_id))
+        collection = client.get_collection(collection_name(embedder.model_id))
         with pytest.raises(Exception, match="compaction"):
             collection.add(
                 ids=["mem_00000000dead"],
-                embeddings=[[0.1] * 384],
+                embeddings=[[0.1] * embedder.dimension],
                 metadatas=[{"tags": [f"tag-{i}" for i in range(6000)]}],
                 documents=["poison"],
             )
@@ -108,9 +108,9 @@ def poison(chroma: Path, model_id: str) -> None:
         client.close()
 
 
-def damage(kind: str, memory_dir: Path, model_id: str) -> None:
+def damage(kind: str, memory_dir: Path, embedder: UseEmbedder) -> None:
     if kind == "compaction":
-        poison(memory_dir / "chroma", model_id)
+        poison(memory_dir / "chroma", embedder)
     else:
         break_files(memory_dir / "chroma", kind)
 
@@ -122,7 +122,7 @@ def log_events(data_dir: Path) -> list[dict[str, Any]]:
     return [r for r in records if str(r.get("event", "")).startswith("memory_index")]
 
 
-def assert_index_holds(store: MemoryStore, seeded: dict[str, str], embedder: OnnxEmbedder) -> None:
+def assert_index_holds(store: MemoryStore, seeded: dict[str, str], embedder: UseEmbedder) -> None:
     assert store.chroma.all_ids() == set(seeded)
     assert store.integrity_problems() == []
     for memory_id in list(seeded)[:: max(1, len(seeded) // 4)]:
@@ -137,11 +137,11 @@ KINDS = ["chroma.sqlite3", "hnsw-segment", "compaction"]
 @pytest.mark.anyio
 @pytest.mark.parametrize("kind", KINDS)
 async def test_the_next_start_rebuilds_a_broken_index_from_sqlite(
-    kind: str, ego_child: EgoChild, memory_hosts: MemoryHosts, onnx_embedder: OnnxEmbedder
+    kind: str, ego_child: EgoChild, memory_hosts: MemoryHosts, embedder: UseEmbedder
 ) -> None:
     memory_dir = ego_child.data_dir / "memory"
-    seeded = seed(memory_dir, onnx_embedder, 150)
-    damage(kind, memory_dir, onnx_embedder.model_id)
+    seeded = seed(memory_dir, embedder, 150)
+    damage(kind, memory_dir, embedder)
 
     # `ego serve` over stdio starts, rebuilds and serves every memory
     stderr_path = ego_child.root / "serve-stderr.txt"
@@ -159,8 +159,8 @@ async def test_the_next_start_rebuilds_a_broken_index_from_sqlite(
     assert [e["event"] for e in events] == ["memory_index_rebuild", "memory_index_rebuilt"]
     assert events[0]["memories"] == 150
     assert events[1]["memories"] == 150
-    served = MemoryStore(memory_dir, onnx_embedder.model_id)
-    served.open(onnx_embedder.embed)
+    served = MemoryStore(memory_dir, embedder.model_id)
+    served.open(embedder.embed)
     try:  # the server's rebuild holds every memory (nothing left to repair at this open)
         assert served.rebuilt is None
         assert set(seeded) < served.chroma.all_ids() == set(served.all_ids())
@@ -169,17 +169,17 @@ async def test_the_next_start_rebuilds_a_broken_index_from_sqlite(
         served.close()
 
     # broken again: an in-process host starts on it just the same
-    damage(kind, memory_dir, onnx_embedder.model_id)
+    damage(kind, memory_dir, embedder)
     _host, plugin = memory_hosts(ego_child.data_dir)
     store = plugin._require().store
     assert store.rebuilt == 151
     seeded_now = {m.id: m.content for m in store.iter_memories()}
     assert set(seeded) < set(seeded_now)
-    assert_index_holds(store, seeded_now, onnx_embedder)
+    assert_index_holds(store, seeded_now, embedder)
 
 
 def test_a_write_that_meets_a_failing_index_leaves_sqlite_consistent(
-    memory_hosts: MemoryHosts, onnx_embedder: OnnxEmbedder, tmp_path: Path
+    memory_hosts: MemoryHosts, embedder: UseEmbedder, tmp_path: Path
 ) -> None:
     data_dir = tmp_path / "data"
     host, plugin = memory_hosts(data_dir)
@@ -188,7 +188,7 @@ def test_a_write_that_meets_a_failing_index_leaves_sqlite_consistent(
         memories.remember({"content": text, "force": True}).data.split("(id: ")[1][:16]
         for text in ("The bakery opened at six.", "Rain on the tin roof all night.", "A kite stuck in the oak.")
     ]
-    poison(data_dir / "memory" / "chroma", onnx_embedder.model_id)
+    poison(data_dir / "memory" / "chroma", embedder)
 
     store = memories.store
     with pytest.raises(Exception, match="Nothing was lost") as refused:
@@ -218,29 +218,29 @@ def test_a_write_that_meets_a_failing_index_leaves_sqlite_consistent(
 
 @pytest.mark.anyio
 async def test_a_remember_refused_by_a_failing_index_is_an_error_result_over_mcp(
-    memory_hosts: MemoryHosts, onnx_embedder: OnnxEmbedder, tmp_path: Path
+    memory_hosts: MemoryHosts, embedder: UseEmbedder, tmp_path: Path
 ) -> None:
     host, plugin = memory_hosts(tmp_path / "data")
     async with mcp_client(host) as client:
         await call_ok(client, "remember", {"content": "The first snow of the year."})
-        poison(tmp_path / "data" / "memory" / "chroma", onnx_embedder.model_id)
+        poison(tmp_path / "data" / "memory" / "chroma", embedder)
         text = await call_error(client, "remember", {"content": "The second snow came a week later."})
     assert text.startswith("The memory store cannot serve this call: the vector index failed while adding vectors")
     assert "Nothing was lost" in text
     assert plugin._require().count() == 1
 
 
-def test_a_chroma_server_that_fails_is_never_rebuilt_by_itself(onnx_embedder: OnnxEmbedder, tmp_path: Path) -> None:
+def test_a_chroma_server_that_fails_is_never_rebuilt_by_itself(embedder: UseEmbedder, tmp_path: Path) -> None:
     """A server may only be unreachable for a while: its collection is not deleted behind the user's back."""
     directory = tmp_path / "store"
-    seed(directory, onnx_embedder, 3)
-    remote = MemoryStore(directory, onnx_embedder.model_id, chroma_url="http://127.0.0.1:9")
+    seed(directory, embedder, 3)
+    remote = MemoryStore(directory, embedder.model_id, chroma_url="http://127.0.0.1:9")
     with pytest.raises(VectorIndexError, match="ego memory reindex --force") as refused:
-        remote.open(onnx_embedder.embed)
+        remote.open(embedder.embed)
     assert "the Chroma server at http://127.0.0.1:9 failed while opening" in str(refused.value)
     assert remote.rebuilt is None
-    local = MemoryStore(directory, onnx_embedder.model_id)
-    local.open(onnx_embedder.embed)
+    local = MemoryStore(directory, embedder.model_id)
+    local.open(embedder.embed)
     try:
         assert local.rebuilt is None
         assert len(local.all_ids()) == 3
@@ -250,24 +250,24 @@ def test_a_chroma_server_that_fails_is_never_rebuilt_by_itself(onnx_embedder: On
 
 
 def test_a_start_that_died_while_checking_the_index_rebuilds_it(
-    onnx_embedder: OnnxEmbedder, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    embedder: UseEmbedder, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Chroma can crash the whole process on corrupt HNSW files; the mark left behind makes the next start
     rebuild instead of crashing again."""
     directory = tmp_path / "store"
-    seeded = seed(directory, onnx_embedder, 5)
-    store = MemoryStore(directory, onnx_embedder.model_id)
-    store.open(onnx_embedder.embed)
+    seeded = seed(directory, embedder, 5)
+    store = MemoryStore(directory, embedder.model_id)
+    store.open(embedder.embed)
     with store._transaction() as db:
         db.execute("INSERT INTO meta(key, value) VALUES (?, '1')", (INDEX_CHECK,))
     store.close()
 
-    store = MemoryStore(directory, onnx_embedder.model_id)
-    store.open(onnx_embedder.embed)
+    store = MemoryStore(directory, embedder.model_id)
+    store.open(embedder.embed)
     try:
         assert store.rebuilt == 5
         assert store.tables.meta(INDEX_CHECK) is None
-        assert_index_holds(store, seeded, onnx_embedder)
+        assert_index_holds(store, seeded, embedder)
     finally:
         store.close()
     rebuilds = [r for r in caplog.records if getattr(r, "ego", {}).get("event") == "memory_index_rebuild"]
@@ -286,30 +286,30 @@ def ego(child: EgoChild, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-def test_reindex_force_rebuilds_a_broken_store(ego_child: EgoChild, onnx_embedder: OnnxEmbedder) -> None:
+def test_reindex_force_rebuilds_a_broken_store(ego_child: EgoChild, embedder: UseEmbedder) -> None:
     memory_dir = ego_child.data_dir / "memory"
-    seeded = seed(memory_dir, onnx_embedder, 20)
-    poison(memory_dir / "chroma", onnx_embedder.model_id)
+    seeded = seed(memory_dir, embedder, 20)
+    poison(memory_dir / "chroma", embedder)
     done = ego(ego_child, "memory", "reindex", "--plugins", "memory", "--force")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == (
-        f"rebuilt the vector index from the memory database: re-embedded 20 memories ({onnx_embedder.model_id})"
+        f"rebuilt the vector index from the memory database: re-embedded 20 memories ({embedder.model_id})"
     )
     assert "Traceback" not in done.stderr
     assert "%|" not in done.stderr  # no progress bar outside a terminal
-    store = MemoryStore(memory_dir, onnx_embedder.model_id)
-    store.open(onnx_embedder.embed)
+    store = MemoryStore(memory_dir, embedder.model_id)
+    store.open(embedder.embed)
     try:
         assert store.rebuilt is None
-        assert_index_holds(store, seeded, onnx_embedder)
+        assert_index_holds(store, seeded, embedder)
     finally:
         store.close()
 
 
 @pytest.mark.slow
-def test_reindex_on_an_unreadable_store_fails_in_one_line(ego_child: EgoChild, onnx_embedder: OnnxEmbedder) -> None:
+def test_reindex_on_an_unreadable_store_fails_in_one_line(ego_child: EgoChild, embedder: UseEmbedder) -> None:
     memory_dir = ego_child.data_dir / "memory"
-    seed(memory_dir, onnx_embedder, 3)
+    seed(memory_dir, embedder, 3)
     garble(memory_dir / "memory.sqlite3")
     for stale in memory_dir.glob("memory.sqlite3-*"):
         stale.unlink()
@@ -350,12 +350,12 @@ def on_a_terminal(command: list[str], env: dict[str, str]) -> str:
 
 
 @pytest.mark.slow
-def test_reindex_draws_its_progress_bar_once(ego_child: EgoChild, onnx_embedder: OnnxEmbedder) -> None:
-    seed(ego_child.data_dir / "memory", onnx_embedder, 300)
+def test_reindex_draws_its_progress_bar_once(ego_child: EgoChild, embedder: UseEmbedder) -> None:
+    seed(ego_child.data_dir / "memory", embedder, 300)
     shown = on_a_terminal(
         ego_child.command("memory", "reindex", "--plugins", "memory", "--force"), ego_child.env(TERM="xterm")
     )
-    done = f"re-embedded 300 memories: {onnx_embedder.model_id} -> {onnx_embedder.model_id}"
+    done = f"re-embedded 300 memories: {embedder.model_id} -> {embedder.model_id}"
     assert shown.count(done) == 1, shown
     assert "reindex:" in shown  # the bar was drawn
     assert shown.count("300/300") <= 1, shown  # and its final state not drawn a second time
