@@ -130,6 +130,8 @@ class Candidates:
     """Texts read while ranking (interference cues, spreading targets), kept for the next ranking."""
     period: tuple[float, float] | None = None
     """The calendar period the context names (timestamps, end exclusive), when the ``dated`` stage found one."""
+    similarity: dict[str, float] = attrs.field(factory=dict)
+    """Cosine to the context of memories spreading brought (read while ranking, kept for the next ranking)."""
 
 
 class RecallEngine:
@@ -394,9 +396,12 @@ class RecallEngine:
         similarity = {m: float(cosine[i]) for i, m in enumerate(found.ids)}
         window = ranked[: max(n * 3, n + 5)]
         spread = [m for m in window if m not in similarity]
-        if spread:  # linked memories the first stages did not find: their own similarity, read once
-            for m, vector in self.store.embeddings(spread).items():
-                similarity[m] = float(np.asarray(vector, dtype=np.float32).reshape(-1) @ found.query_vector)
+        unread = [m for m in spread if m not in found.similarity]
+        if unread:  # linked memories the first stages did not find: their own similarity, read once
+            found.similarity.update(dict.fromkeys(unread, -1.0))
+            for m, vector in self.store.embeddings(unread).items():
+                found.similarity[m] = float(np.asarray(vector, dtype=np.float32).reshape(-1) @ found.query_vector)
+        similarity.update({m: found.similarity[m] for m in spread})
         cues = cue_terms(found.context)
         texts = self._contents(found, window) if cues else {}
         span = max(1e-6, profile.duplicate - profile.floor)

@@ -10,6 +10,7 @@ index as overlapping 3-character windows (substrings, and words the segmenter re
 
 from __future__ import annotations
 
+import functools
 import re
 
 from ego_memory import language
@@ -111,10 +112,15 @@ def cues_in(cues: list[str], text: str) -> frozenset[str]:
     """Which of ``cues`` (from :func:`cue_terms`) ``text`` holds, as whole words (Japanese: Sudachi words)."""
     if not cues:
         return frozenset()
-    normal = language.normalize(text)
-    words = set(_latin_terms(normal, language.CJK))
-    words.update(t.normal for t in language.japanese_tokens(normal))
+    words = _words(text)
     return frozenset(cue for cue in cues if cue in words)
+
+
+@functools.lru_cache(maxsize=8192)
+def _words(text: str) -> frozenset[str]:
+    """Every word of ``text`` as cues are written (read once per text: recall ranks one candidate set often)."""
+    normal = language.normalize(text)
+    return frozenset([*_latin_terms(normal, language.CJK), *(t.normal for t in language.japanese_tokens(normal))])
 
 
 _LABEL = re.compile(r"\s*([^\W\d_][^:\n]{0,40}?):\s")

