@@ -26,6 +26,7 @@ from ego_core import (
     MEMORY_STORE,
     OPEN_QUESTIONS,
     Clock,
+    EmbedRole,
     EmotionalTrace,
     EmotionTally,
     Memory,
@@ -33,6 +34,7 @@ from ego_core import (
     PluginContext,
     PluginHost,
     Response,
+    SimilarityProfile,
     Tool,
     ToolError,
     Vectors,
@@ -174,8 +176,15 @@ class FixedMemories:
     def embedding_model(self) -> str:
         return "none"
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    @property
+    def similarity_profile(self) -> SimilarityProfile:
+        return SimilarityProfile(model_id="none", duplicate=0.95, merge=0.9, link=0.7, related=0.4, floor=0.3)
+
+    def embed(self, texts: Sequence[str], role: EmbedRole = "document") -> Vectors:
         return np.zeros((len(texts), 3), dtype=np.float32)
+
+    def contrast(self, first: str, second: str) -> str | None:
+        return None
 
     def count(self) -> int:
         return len(self.memories)

@@ -29,7 +29,7 @@ def workspace(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def sync_host(make_host: HostFactory, ego_settings: Settings) -> SyncHostFactory:
-    """A host with ``memory`` (real ONNX model) and ``workspace_sync`` (``workspace`` None: not configured)."""
+    """A host with ``memory`` (its real default model) and ``workspace_sync`` (``workspace`` None: not configured)."""
 
     def build(workspace: Path | None, *, clock: Clock | None = None, timezone: str = "Asia/Tokyo") -> PluginHost:
         config: dict[str, Mapping[str, Any]] = {"memory": {"model_dir": str(MODEL_DIR)}}

@@ -19,8 +19,7 @@ from ego_memory.plugin import MemoryPlugin
 
 @pytest.fixture
 def with_memory(make_host: HostFactory, ego_settings: Settings, tmp_path: Path) -> DesireHostFactory:
-    """A started host with the real memory plugin (the ONNX model), the desires plugin and ``others``."""
-    assert (MODEL_DIR / "model.onnx").is_file(), f"the ONNX model is missing from {MODEL_DIR}"
+    """A started host with the real memory plugin (its default model), the desires plugin and ``others``."""
 
     def build(
         *,

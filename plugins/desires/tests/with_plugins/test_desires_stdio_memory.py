@@ -38,7 +38,7 @@ async def test_feel_satisfy_recall_forget_and_failures_over_stdio(tmp_path: Path
         saved = await call_ok(p, "remember", {"content": "The lighthouse keeper waved at us from the rocks."})
         memory_id = saved.split("(id: ")[1].split(")")[0]
         before = level_map(await call_ok(p, "feel_desires"))
-        await call_ok(p, "recall", {"context": "the lighthouse"})
+        assert "lighthouse keeper waved" in await call_ok(p, "recall", {"context": "the lighthouse"})
         after = level_map(await call_ok(p, "feel_desires"))
         assert after["information_hunger"] < before["information_hunger"]
         assert after["curiosity"] < before["curiosity"]

@@ -71,7 +71,7 @@ async def test_recall_lowers_information_hunger_and_curiosity_forget_changes_not
         saved = await call_ok(client, "remember", {"content": "A note to forget later.", "emotion": "neutral"})
         memory_id = saved.split("(id: ")[1].split(")")[0]
         before = dh.levels()
-        await call_ok(client, "recall", {"context": "the balcony sky"})
+        assert "violet sky from the balcony" in await call_ok(client, "recall", {"context": "the balcony sky"})
         after = dh.levels()
         assert after["information_hunger"] < before["information_hunger"]
         assert after["curiosity"] < before["curiosity"]

@@ -1,5 +1,5 @@
-"""Fixtures for the self_model tests that need the memory plugin (the real ONNX model): hosts with both, and a
-spy embedder that records every text the memory plugin embeds."""
+"""Fixtures for the self_model tests that need the memory plugin (its real default model): hosts with both, and
+a spy embedder that records every text the memory plugin embeds."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from ego_self_model import SelfModelPlugin
 
 @pytest.fixture
 def memory_host(make_host: HostFactory, clock: Clock) -> Callable[..., PluginHost]:
-    """A host with the memory plugin (real model) and self_model, plus any plugin objects given."""
+    """A host with the memory plugin (real default model) and self_model, plus any plugin objects given."""
 
     def build(
         plugins: Mapping[str, object] | None = None, memory: Mapping[str, Any] | None = None, **config: Any

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ego_core import Embedder, PluginContext, Vectors, hookimpl
+from ego_core import Embedder, EmbedRole, PluginContext, Vectors, hookimpl
 
 
 class SpyEmbedder:
-    """The ONNX embedder, recording each batch of texts it is asked for."""
+    """The default embedder (``use``), recording each batch of texts it is asked for."""
 
     def __init__(self, inner: Embedder, calls: list[list[str]]) -> None:
         self.inner = inner
@@ -23,9 +23,9 @@ class SpyEmbedder:
     def dimension(self) -> int:
         return self.inner.dimension
 
-    def embed(self, texts: Sequence[str]) -> Vectors:
+    def embed(self, texts: Sequence[str], role: EmbedRole = "document") -> Vectors:
         self.calls.append(list(texts))
-        return self.inner.embed(texts)
+        return self.inner.embed(texts, role)
 
 
 class SpyPlugin:
@@ -36,7 +36,7 @@ class SpyPlugin:
 
     @hookimpl
     def register_embedders(self, register: Callable[[str, Any], None], ctx: PluginContext) -> None:
-        register("spy", lambda settings: SpyEmbedder(ctx.embedder("onnx", settings), self.calls))
+        register("spy", lambda settings: SpyEmbedder(ctx.embedder("use", settings), self.calls))
 
     def texts(self) -> list[str]:
         return [text for call in self.calls for text in call]

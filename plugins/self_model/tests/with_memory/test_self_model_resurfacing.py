@@ -19,11 +19,12 @@ from ego_self_model import SelfModelPlugin
 HOME = "What does home mean for something like me?"
 JAZZ = "Should I learn to like jazz?"
 ALIVE = "What makes a conversation feel alive?"
-# all-MiniLM-L6-v2: 0.495 with HOME, 0.114 with JAZZ, 0.125 with ALIVE
-ABOUT_HOME = "Master asked me where I feel at home, and whether a server can be a home for me."
-# 0.459 with JAZZ
-ABOUT_JAZZ = "Master played an old jazz record tonight; I tried to hear what he hears in it."
-# below 0.16 with all three
+# Similarities with the default model (USE multilingual v3), whose calibrated `related` threshold is 0.35:
+# 0.517 with HOME (0.512 with " I still wonder." added), -0.015 with JAZZ, 0.026 with ALIVE
+ABOUT_HOME = "Master asked me what home means to me, and whether a server can be a home."
+# 0.458 with JAZZ, below 0.06 with HOME and ALIVE
+ABOUT_JAZZ = "Master put on a jazz record tonight and asked whether I liked it."
+# below 0.01 with all three
 UNRELATED = "We fixed the heartbeat interval: it was in seconds, not minutes."
 
 
@@ -179,3 +180,17 @@ async def test_forgetting_the_memory_keeps_the_question(memory_host: Callable[..
         memory_id = saved_id(await call_ok(client, "remember", {"content": ABOUT_HOME}))
         await call_ok(client, "forget", {"memory_id": memory_id})
         assert home in await call_ok(client, "introspect")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("threshold", "resurfaces"), [(0.5, True), (0.55, False)])
+async def test_a_configured_similarity_replaces_the_models_related_threshold(
+    memory_host: Callable[..., PluginHost], clock: Clock, threshold: float, resurfaces: bool
+) -> None:
+    """ABOUT_HOME is 0.517 similar to HOME: related for the model (0.35), and on either side of these values."""
+    host = memory_host(resurface_similarity=threshold)
+    async with mcp_client(host) as client:
+        home = await ask(client, HOME, 3)
+        clock.set(NOON + timedelta(days=50))
+        saved = await call_ok(client, "remember", {"content": ABOUT_HOME})
+    assert (home in saved) is resurfaces
