@@ -106,8 +106,11 @@ def rank_map(ids: Sequence[str]) -> dict[str, int]:
 
 
 def zscore(values: Vectors) -> Vectors:
+    """Standard scores; values that differ by float32 rounding only (the same text embedded in two batches) tie:
+    a spread below 1e-6 is no signal, and dividing by it would make the two ends of a tie one standard deviation
+    apart."""
     std = float(values.std())
-    if std < 1e-9:
+    if std < 1e-6:
         return np.zeros(values.shape, dtype=np.float32)
     normalised: Vectors = ((values - values.mean()) / std).astype(np.float32)
     return normalised
