@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -16,7 +15,6 @@ from ego_shared_memory import SharedMemoryPlugin
 from ego_workspace_sync.plugin import WorkspaceSyncPlugin
 
 REPO = Path(__file__).resolve().parents[2]
-MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
 
 PLUGINS: Mapping[str, Callable[[], object]] = {
     "memory": MemoryPlugin,

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from combo_support import MODEL_DIR, PLUGINS
+from combo_support import PLUGINS
 
 from ego_core import PluginHost
 from ego_core.testing import HostFactory
@@ -22,13 +22,13 @@ def workspace(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def combo_host(make_host: HostFactory, workspace: Path, tmp_path: Path) -> Callable[..., PluginHost]:
-    """A host with the given built-in plugins (default: all), the real model, a workspace and a local shared
-    memory store."""
+    """A host with the given built-in plugins (default: all), the default embedding model (use, installed with its
+    weights: no model directory), a workspace and a local shared memory store."""
 
     def build(*ids: str, **memory: Any) -> PluginHost:
         chosen = ids or tuple(PLUGINS)
         config = {
-            "memory": {"model_dir": str(MODEL_DIR), **memory},
+            "memory": dict(memory),
             "workspace_sync": {"workspace_dir": str(workspace)},
             "shared_memory": {"db": f"sqlite:///{tmp_path / 'shared.db'}", "agent_id": "claude"},
         }

@@ -11,16 +11,19 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from ego_core import PluginHost
+from ego_core import MEMORY_STORE, MemoryService, PluginHost
 from ego_core.config import Settings
 from ego_core.testing import call_ok, mcp_client
 
 pytestmark = pytest.mark.anyio
 
 HERONS = "I walked along the river this morning and watched the herons fishing."
-NEAR_HERONS = "Watched herons fishing during my morning walk along the river."
+# The same content words in the same order (only "," "I" "!" differ), cosine 0.888 with the default embedder (use),
+# above its duplicate threshold 0.85: refused. (A rewording in other words is saved, as a merge candidate.)
+NEAR_HERONS = "I walked along the river this morning, and I watched the herons fishing!"
 SECRET = "I still think about the argument with Master last winter, and it hurts."
 NOT_SAVED = "Not saved — very similar memory already exists."
 
@@ -41,6 +44,11 @@ async def test_a_refused_save_changes_no_file(
     data_dir = ego_settings.data_dir
     host = combo_host()
     async with mcp_client(host) as client:
+        memories = host.services.get(MEMORY_STORE, MemoryService)
+        assert memories is not None
+        vectors = memories.embed([HERONS, NEAR_HERONS])
+        # a near duplicate, not the same text: refused by the similarity, not by an exact match
+        assert memories.similarity_profile.duplicate <= float(np.dot(vectors[0], vectors[1])) < 0.99
         await call_ok(client, "remember", {"content": HERONS, "importance": 4})
         await call_ok(client, "remember", {"content": SECRET, "private": True, "emotion": "sad"})
         await call_ok(client, "recall", {"context": "herons by the river"})

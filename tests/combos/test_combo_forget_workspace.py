@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from combo_support import MODEL_DIR
 
 from ego_core import Clock
 from ego_core.testing import HostFactory, call_ok, mcp_client
@@ -39,7 +38,7 @@ async def test_forget_removes_the_memorys_workspace_lines(make_host: HostFactory
     plugin = MemoryPlugin()
     host = make_host(
         {"memory": plugin, "workspace_sync": WorkspaceSyncPlugin()},
-        config={"memory": {"model_dir": str(MODEL_DIR)}, "workspace_sync": {"workspace_dir": str(workspace)}},
+        config={"memory": {}, "workspace_sync": {"workspace_dir": str(workspace)}},
         clock=clock,
     )
     host.start()  # kept started after the client disconnects, to inspect the store

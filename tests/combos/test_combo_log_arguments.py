@@ -12,7 +12,6 @@ from typing import Any
 import anyio
 import attrs
 import pytest
-from combo_support import MODEL_DIR
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -74,7 +73,7 @@ def all_plugins_host(make_host: HostFactory, ego_settings: Settings, tmp_path: P
     workspace.mkdir()
 
     def build(**changes: Any) -> PluginHost:
-        config = {"memory": {"model_dir": str(MODEL_DIR)}, "workspace_sync": {"workspace_dir": str(workspace)}}
+        config = {"memory": {}, "workspace_sync": {"workspace_dir": str(workspace)}}
         host = make_host(autoload=True, config=config, settings=attrs.evolve(ego_settings, **changes))
         host.start()
         return host

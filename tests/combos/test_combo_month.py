@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from combo_support import MODEL_DIR
 from mcp import Client
 
 from ego_core.testing import tool_text
@@ -90,7 +89,6 @@ async def test_a_month_in_the_life(world: EgoWorld, tmp_path: Path) -> None:
     params = world.stdio(
         "--disable",
         "bench",
-        EGO_EMBEDDING_MODEL_DIR=str(MODEL_DIR),
         EGO_WORKSPACE_DIR=str(workspace),
         EGO_TIMEZONE="UTC",
     )

@@ -18,7 +18,7 @@ from typing import Any
 
 import anyio
 import pytest
-from combo_support import MODEL_DIR, PLUGINS
+from combo_support import PLUGINS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -181,7 +181,7 @@ def test_private_text_reaches_no_output_of_any_plugin(
     configure_logging(logs, "DEBUG")
     clock = Clock(START)
     config = {
-        "memory": {"model_dir": str(MODEL_DIR)},
+        "memory": {},
         "workspace_sync": {"workspace_dir": str(workspace)},
         "shared_memory": {"db": f"sqlite:///{shared_db}", "agent_id": "claude"},
     }

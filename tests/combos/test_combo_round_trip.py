@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from combo_support import MODEL_DIR, PLUGINS
+from combo_support import PLUGINS
 
 from ego_core import Clock, PluginHost, Settings
 from ego_core.testing import HostFactory, ToolRunner, tool_text
@@ -92,7 +92,7 @@ async def test_an_imported_self_answers_exactly_as_the_exported_one(
     make_host: HostFactory, make_world: Callable[[str], EgoWorld]
 ) -> None:
     source, target = make_world("source"), make_world("target")
-    config = {"memory": {"model_dir": str(MODEL_DIR)}}
+    config: dict[str, Any] = {"memory": {}}  # the default embedder: no model directory
 
     def host_on(world: EgoWorld, clock: Clock) -> PluginHost:
         settings = Settings(data_dir=world.data_dir, timezone="UTC")
@@ -106,14 +106,13 @@ async def test_an_imported_self_answers_exactly_as_the_exported_one(
     lived.stop()
 
     export = source.root / "self.jsonl"
-    cli = {"EGO_EMBEDDING_MODEL_DIR": str(MODEL_DIR)}
     plugins = ("--plugins", ",".join(STATEFUL))
-    exported = source.run("export", *plugins, "--include-private", str(export), **cli)
+    exported = source.run("export", *plugins, "--include-private", str(export))
     assert exported.returncode == 0, exported.stderr
     records = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
     kinds = {(r.get("plugin"), r["type"]) for r in records if "type" in r}
     assert {"memory", "desires", "self_model"} <= {plugin for plugin, _kind in kinds}, kinds
-    imported = target.run("import", *plugins, str(export), **cli)
+    imported = target.run("import", *plugins, str(export))
     assert imported.returncode == 0, imported.stderr
 
     later = START + timedelta(days=16, hours=5)

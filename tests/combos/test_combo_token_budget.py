@@ -11,7 +11,6 @@ from typing import Any
 
 import anyio
 import pytest
-from combo_support import MODEL_DIR
 
 from ego_bench.tokens import BUDGETS, PLUGIN_SETS, count_tokens, measure_set, plugin_tables
 from ego_core import Clock, Settings, build_host
@@ -43,7 +42,7 @@ def test_tools_list_of_each_set_stays_within_its_budget(tmp_path: Path) -> None:
 
 async def rich_host(tmp_path: Path) -> Any:
     clock = Clock(NOW - timedelta(days=30))
-    tables: dict[str, Any] = {**plugin_tables(tmp_path), "memory": {"model_dir": str(MODEL_DIR)}}
+    tables: dict[str, Any] = {**plugin_tables(tmp_path), "memory": {}}
     (tmp_path / "workspace").mkdir(parents=True, exist_ok=True)
     settings = Settings(data_dir=tmp_path / "data", timezone="Europe/Berlin", plugin_tables=tables)
     host = build_host(settings, clock=clock, disabled=["bench"])
