@@ -49,8 +49,8 @@ LINK_MODES: dict[str, dict[str, Any]] = {
 """Memory-table overrides per link mode: ``links`` is remember's automatic linking as configured."""
 
 GRID: dict[str, tuple[float, ...]] = {
-    "lexical_weight": (0.6, 0.7, 0.8),
-    "hopfield_weight": (0.15, 0.3, 0.5),
+    "lexical_weight": (0.7, 0.85, 0.9),
+    "hopfield_weight": (0.3,),  # the Hopfield stage is off by default (with the multilingual model it lowers hit@5)
     "sequence_gain": (0.2, 0.3, 0.45),
     "similar_gain": (0.05, 0.15),
     "temporal_weight": (0.3, 0.5),

@@ -27,6 +27,7 @@ from ego_bench.locomo import (
     tune_scores,
 )
 from ego_core import Settings
+from ego_memory.embedding.use import USE_MODEL_ID
 
 TURNS = ["D1:1", "D1:2", "D1:3", "D8:6", "D9:17", "D11:26", "D30:5"]
 
@@ -228,7 +229,7 @@ def test_a_small_run_reports_both_link_modes_leave_one_out_and_dropped_questions
         show=False,
     )
     assert report["questions"] == 4
-    assert report["embedder"].endswith("all-MiniLM-L6-v2")
+    assert report["embedder"] == USE_MODEL_ID  # the default model
     assert report["command"] == "test"
     assert report["date"]
     assert [d["question"] for d in report["dropped_questions"]] == ["Who has no evidence?"]
@@ -325,9 +326,8 @@ def test_hopfield_completion_pulls_toward_the_cluster_the_lexical_evidence_point
     )
     with memory_host(tmp_path, ego_settings, {"model_dir": str(model_dir)}, Clock(None)) as (_host, memories):
         engine = memories.engine
-        assert engine.config.hopfield
         only = {"decay": False, "boosts": False, "spreading": False}
-        with_stage = engine.rank(found, 8, config=attrs.evolve(engine.config, **only))
+        with_stage = engine.rank(found, 8, config=attrs.evolve(engine.config, hopfield=True, **only))
         without = engine.rank(found, 8, config=attrs.evolve(engine.config, hopfield=False, **only))
     assert "hopfield" in with_stage.stages
     assert with_stage.completed_patterns == len(ids)

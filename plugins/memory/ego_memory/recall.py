@@ -40,6 +40,8 @@ from ego_memory.text import (
 )
 
 DAY = 86400.0
+PERIOD_RELEVANCE = 0.5
+"""The relevance of a memory from the calendar period the context names ("what did we do in June 2023?")."""
 TRIGRAM_WEIGHT = 0.5
 """The trigram index's share beside the word index in :meth:`RecallEngine.lexical_ranking` (CJK queries). On
 JSQuAD (lexical channel alone, hit@5 / hit@1): Sudachi words 0.969 / 0.894, trigrams 0.937 / 0.877, both at
@@ -393,8 +395,9 @@ class RecallEngine:
     ) -> tuple[Scored, ...]:
         """The top ``n`` of ``ranked`` that are related to the context at all, each with its relevance.
 
-        A memory is related when its similarity is above the model's floor or it holds a word of the context; a
-        memory that spreading brought (no vector among the candidates) is kept when a related memory is shown.
+        A memory is related when its similarity is above the model's floor, it holds a word of the context, or it
+        is from the calendar period the context names; a memory that spreading brought is kept beside a related
+        one.
         Nothing related: nothing is returned ("No related memories found.")."""
         similarity = {m: float(cosine[i]) for i, m in enumerate(found.ids)}
         window = ranked[: max(n * 3, n + 5)]
@@ -410,10 +413,13 @@ class RecallEngine:
         span = max(1e-6, profile.duplicate - profile.floor)
         related: list[Scored] = []
         linked: list[Scored] = []
+        period = found.period
         for m in window:
             dense = min(1.0, max(0.0, (similarity.get(m, profile.floor) - profile.floor) / span))
             lexical = len(cues_in(cues, texts[m])) / len(cues) if cues and m in texts else 0.0
-            hit = Scored(m, score_of[m], round(max(dense, lexical), 4))
+            row = found.rows.get(m)
+            dated = PERIOD_RELEVANCE if period and row and period[0] <= row[0] < period[1] else 0.0
+            hit = Scored(m, score_of[m], round(max(dense, lexical, dated), 4))
             if hit.relevance:
                 related.append(hit)
             elif m in spread:

@@ -118,7 +118,7 @@ LANTERN = [
 def test_hopfield_runs_over_every_candidate_including_bm25_only_ones(
     memory_hosts: MemoryHosts, embedder: UseEmbedder
 ) -> None:
-    _host, plugin = memory_hosts(recall={"dense_candidates": 3, "lexical_candidates": 20})
+    _host, plugin = memory_hosts(recall={"dense_candidates": 3, "lexical_candidates": 20, "hopfield": True})
     memories = plugin._require()
     for number, text in enumerate(LANTERN + BREAD + OTHERS):
         memories.store.add(make_memory(number, text, NOW - timedelta(hours=number)), embedder.embed([text])[0])
@@ -176,11 +176,12 @@ def test_each_stage_switch_removes_exactly_its_stage(
 ) -> None:
     context = "baking bread in the oven"
     vector = embedder.embed([context])[0]
-    full = RecallEngine(corpus_store, RecallConfig()).search(context, vector, 5, NOW)
+    every = {"hopfield": True}  # off by default; switched on so that every stage runs
+    full = RecallEngine(corpus_store, RecallConfig(**every)).search(context, vector, 5, NOW)
     assert full.stages == FULL
     assert full.completed_patterns == full.pool
 
-    result = RecallEngine(corpus_store, RecallConfig(**{switch: False})).search(context, vector, 5, NOW)
+    result = RecallEngine(corpus_store, RecallConfig(**{**every, switch: False})).search(context, vector, 5, NOW)
     assert result.stages == tuple(stage for stage in FULL if stage not in removed)
     assert (result.completed_patterns == 0) == (switch == "hopfield")
     assert result.hits
