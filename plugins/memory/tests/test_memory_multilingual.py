@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
-from conftest import MemoryHosts
 from ego_core import EmbedderSettings, EmbedRole, Vectors
 from ego_memory.contrast import contrast
 from ego_memory.embedding import CachedEmbedder, UseEmbedder, profile_for
 from ego_memory.embedding.use import USE_MODEL_ID
+
+if TYPE_CHECKING:
+    from conftest import MemoryHosts
 
 JAPANESE = (
     "夕焼けがとてもきれいだった。",
