@@ -414,9 +414,7 @@ def filter_store(tmp_path_factory: pytest.TempPathFactory, embedder: UseEmbedder
 
 
 @pytest.mark.parametrize("filters", FILTERS, ids=repr)
-def test_filters_agree_in_chroma_and_sqlite(
-    filter_store: MemoryStore, embedder: UseEmbedder, filters: Filters
-) -> None:
+def test_filters_agree_in_chroma_and_sqlite(filter_store: MemoryStore, embedder: UseEmbedder, filters: Filters) -> None:
     expected = {m.id for m in FILTER_CORPUS if filters.matches(m)}
     query = embedder.embed(["a note"])[0]
     dense = {memory_id for memory_id, _, _ in filter_store.dense(query, 50, filters)}
