@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from ja_data import JSTS, SAME, TANAKA
 
 from ego_bench.calibrate import (
     ENGLISH_DIFFERENT,
@@ -35,17 +36,9 @@ PASSAGES = [
     {"id": "p3", "text": "将棋\n将棋は二人で行うボードゲームの一種で、取った駒を自分の駒として使える。"},
 ]
 QUERIES = [{"id": "q0", "text": "富士山の標高は何メートルか。", "gold": ["p2"]}]
-TANAKA = [
-    {"id": "t0", "en": "I went for a walk in the park this morning.", "ja": "今朝、公園を散歩した。"},
-    {"id": "t1", "en": "It rained all day yesterday.", "ja": "昨日は一日中雨が降った。"},
-    {"id": "t2", "en": "My sister plays the violin.", "ja": "妹はバイオリンを弾く。"},
-]
-SAME = "今日はマスターと一緒に映画を見た。"
 PAIRS = {
     "jsts": [
-        {"a": "レンガの建物の前を、女性が歩いています。", "b": "厩舎で馬と女性とが寄り添っています。", "score": 0.0},
-        {"a": "猫がソファの上で寝ています。", "b": "犬が公園を走っています。", "score": 3.0},
-        {"a": SAME, "b": SAME, "score": 5.0},
+        *JSTS,
     ],
     "jnli": [{"a": SAME, "b": "今日はマスターと一緒に映画を見なかった。", "label": "contradiction"}],
 }

@@ -10,6 +10,8 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Final
 
+import attrs
+
 from ego_core import SimilarityProfile
 
 from .onnx import STANDARD_MODEL_NAME
@@ -55,15 +57,4 @@ PROFILES: Final = MappingProxyType({profile.model_id: profile for profile in (US
 def profile_for(model_id: str) -> SimilarityProfile:
     """The calibrated profile of ``model_id``, else the generic (uncalibrated) one under that id."""
     known = PROFILES.get(model_id)
-    if known is not None:
-        return known
-    return SimilarityProfile(
-        model_id=model_id,
-        duplicate=GENERIC.duplicate,
-        merge=GENERIC.merge,
-        link=GENERIC.link,
-        related=GENERIC.related,
-        floor=GENERIC.floor,
-        calibrated=False,
-        source=GENERIC.source,
-    )
+    return known if known is not None else attrs.evolve(GENERIC, model_id=model_id)
