@@ -16,3 +16,13 @@ def model_dir() -> Path:
     if not (path / "model.onnx").exists():
         pytest.fail(f"the embedding model is missing at {path}; set EGO_EMBEDDING_MODEL_DIR")
     return path
+
+
+@pytest.fixture
+def ego_cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """For a test that runs ``ego`` in-process: no EGO_* setting of the developer's shell (but the model
+    directory), and a data directory of its own."""
+    for key in list(os.environ):
+        if key.startswith("EGO_") and key != "EGO_EMBEDDING_MODEL_DIR":
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("EGO_DATA_DIR", str(tmp_path / "ego-data"))

@@ -4,7 +4,6 @@ embedder, and a bad data dir refused with exit code 2."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -182,15 +181,12 @@ def test_a_tiny_run_reports_every_figure(ego_settings: Settings, model_dir: Path
     ("how", "message"),
     [("missing dir", "is not a directory"), ("missing file", "has no pairs.json"), ("one sentence", "at least two")],
 )
+@pytest.mark.usefixtures("ego_cli_env")
 def test_a_bad_data_dir_is_a_usage_error(
-    how: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    how: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from ego_core.cli import main
 
-    for key in list(os.environ):
-        if key.startswith("EGO_") and key != "EGO_EMBEDDING_MODEL_DIR":
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("EGO_DATA_DIR", str(tmp_path / "ego-data"))
     data = tmp_path / "ja"
     if how == "missing dir":
         data = data / "nowhere"

@@ -4,7 +4,6 @@ bad input refused with exit code 2."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -166,15 +165,12 @@ def _break(directory: Path, how: str) -> Path:
         ("unknown gold", "unknown passage id"),
     ],
 )
+@pytest.mark.usefixtures("ego_cli_env")
 def test_a_bad_data_dir_is_a_usage_error(
-    how: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    how: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from ego_core.cli import main
 
-    for key in list(os.environ):
-        if key.startswith("EGO_") and key != "EGO_EMBEDDING_MODEL_DIR":
-            monkeypatch.delenv(key)
-    monkeypatch.setenv("EGO_DATA_DIR", str(tmp_path / "ego-data"))
     data = _break(tmp_path / "ja", how)
     try:
         code = main(["bench", "ja", "--data", str(data), "--quiet", "--work-dir", str(tmp_path)])
