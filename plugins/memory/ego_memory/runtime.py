@@ -58,6 +58,9 @@ def _reembed(
         store.reindex(embedder.embed, progress=advance)
 
 
+WARM_UP_WAIT_SECONDS = 60.0
+
+
 def _warm_up(embedder: CachedEmbedder) -> None:
     """Load the model's weights and the Japanese dictionary while the agent connects, not in its first call."""
     try:
@@ -78,8 +81,13 @@ class MemoryRuntime:
     redactor: PrivateContentRedactor
     memories: Memories
     lifecycle: Lifecycle
+    warming: threading.Thread | None = None
+    """The warm-up thread: closing waits for it, so no native code of the model is running when the process
+    ends (a short command such as ``ego memory reindex`` could otherwise exit in the middle of it)."""
 
     def close(self) -> None:
+        if self.warming is not None:
+            self.warming.join(timeout=WARM_UP_WAIT_SECONDS)
         if isinstance(self.redactor.public, PublicPassages):
             self.redactor.public.close()
         self.store.close()
@@ -129,6 +137,7 @@ def open_runtime(
             store.close()
             raise
     redactor.public = PublicPassages(store.directory / "memory.sqlite3")
-    threading.Thread(target=_warm_up, args=(embedder,), name="ego-memory-warm-up", daemon=True).start()
+    warming = threading.Thread(target=_warm_up, args=(embedder,), name="ego-memory-warm-up", daemon=True)
+    warming.start()
     memories = Memories(ctx, config, store, embedder, redactor)
-    return MemoryRuntime(embedder, store, redactor, memories, Lifecycle(memories))
+    return MemoryRuntime(embedder, store, redactor, memories, Lifecycle(memories), warming)
