@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,8 +36,40 @@ def _split(value: str | None) -> list[str] | None:
     return [part.strip() for part in value.split(",") if part.strip()]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one change: an unknown option is named as such, with the nearest known one."""
+
+    def error(self, message: str) -> NoReturn:
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            unknown = [arg for arg in message[len(prefix) :].split() if arg.startswith("-")]
+            if unknown:
+                message = unknown_option(unknown[0], _option_strings(self))
+        super().error(message)
+
+
+def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
+    """Every option of ``parser`` and of its subcommands' parsers."""
+    found: set[str] = set()
+    for action in parser._actions:
+        found.update(action.option_strings)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found.update(_option_strings(sub))
+    return found
+
+
+def unknown_option(given: str, known: set[str]) -> str:
+    """``unknown option --data (did you mean --data-dir?)``; options are never abbreviated, so a prefix of a
+    known option is suggested first, then the closest spelling."""
+    name = given.split("=", 1)[0]
+    longer = sorted(option for option in known if option.startswith(name) and option != name)
+    close = longer[:1] or difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    return f"unknown option {name}" + (f" (did you mean {close[0]}?)" if close else "")
+
+
 def _global_parser(add_help: bool) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ego",
         description="ego: memory, desires and a sense of self for LLM agents, served over MCP.",
         add_help=add_help,
@@ -82,6 +116,24 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
 
 
 _VALUE_OPTIONS = frozenset({"--config", "--data-dir", "--agent", "--plugins", "--disable"})
+_FLAG_OPTIONS = frozenset({"-h", "--help", "--version"})
+
+
+def _check_global_options(argv: Sequence[str]) -> None:
+    """Before the command only ego's own options may come: ``ego --data x doctor`` names ``--data`` as unknown
+    (argparse alone would take ``x`` for the command and say ``invalid choice: 'x'``)."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg == "--" or not arg.startswith("-") or arg == "-":
+            return
+        name = arg.split("=", 1)[0]
+        if name in _VALUE_OPTIONS:
+            skip = "=" not in arg
+        elif name not in _FLAG_OPTIONS:
+            _die(unknown_option(arg, set(_VALUE_OPTIONS | _FLAG_OPTIONS)))
 
 
 def _command_word(argv: Sequence[str]) -> str | None:
@@ -108,7 +160,24 @@ def _die(message: str, code: int = 2) -> NoReturn:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """Run one ``ego`` command. A reader that stops reading (``ego plugins --json | head``) ends the command
+    quietly, with the exit code of a process killed by SIGPIPE (141), as other command-line tools do."""
+    try:
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # inside the try: a closed pipe must fail here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        # Nothing more can reach stdout; point it at the null device so the interpreter's own final flush of
+        # what is still buffered does not print "Exception ignored ... BrokenPipeError" on stderr.
+        with contextlib.suppress(OSError, ValueError):
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
+        return 128 + 13  # SIGPIPE
+
+
+def _main(argv: list[str]) -> int:
+    _check_global_options(argv)
     if _command_word(argv) == "token":
         # `ego token new` needs neither the configuration, the data dir nor any plugin: it works even when
         # plugin selection or the config file is broken (that is often when a token is being set up)

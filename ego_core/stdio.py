@@ -7,7 +7,11 @@
   the JSON-RPC error the protocol defines — parse error (-32700) for text that is not JSON, invalid request
   (-32600) for JSON that is not a JSON-RPC message — under the request's id when the line reveals one, else
   ``null`` — and logs one record (never the line's content). Valid lines pass unchanged. (Upstream:
-  modelcontextprotocol/python-sdk#2751; when the SDK answers such lines itself, the guard can go.)
+  modelcontextprotocol/python-sdk#2751; when the SDK answers such lines itself, the guard can go.) The guard
+  also reads the bytes itself: a line that is not valid UTF-8 is a parse error, never text with U+FFFD in
+  place of what was sent; and a message whose ``id`` is neither a string nor an integer (``{"a":1}``,
+  ``null``, ``true``, ``1.5``), which the SDK would take for a notification and leave unanswered, is an
+  invalid request answered under the id ``null``.
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ import json
 import logging
 import os
 import sys
-from collections.abc import AsyncIterable, AsyncIterator, Iterator
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import Any, TextIO
+from typing import Any, BinaryIO, TextIO
 
 import anyio
 import mcp_types as types
@@ -61,15 +65,16 @@ def protocol_stdout() -> Iterator[TextIO]:
 
 
 @contextmanager
-def protocol_stdin() -> Iterator[TextIO]:
-    """The protocol's input on a private duplicate of fd 0; fd 0 reads the null device meanwhile, so nothing
-    else in the process (or a child process) can take bytes off the wire. Invalid UTF-8 becomes U+FFFD."""
+def protocol_stdin() -> Iterator[BinaryIO]:
+    """The protocol's input (bytes: :class:`MalformedLineGuard` decodes each line) on a private duplicate of
+    fd 0; fd 0 reads the null device meanwhile, so nothing else in the process (or a child process) can take
+    bytes off the wire."""
     wire_fd = os.dup(0)
     saved_fd = os.dup(0)
     null_fd = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null_fd, 0)
     os.close(null_fd)
-    wire = io.TextIOWrapper(os.fdopen(wire_fd, "rb"), encoding="utf-8", errors="replace")
+    wire: BinaryIO = os.fdopen(wire_fd, "rb")
     try:
         yield wire
     finally:
@@ -139,6 +144,30 @@ def _json_string(token: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _undecodable_reply(line: str) -> tuple[types.JSONRPCError, str]:
+    reason = "not valid UTF-8"
+    error = types.ErrorData(code=PARSE_ERROR, message=f"Parse error: the line is {reason}; nothing was done")
+    return types.JSONRPCError(jsonrpc="2.0", id=top_level_id(line), error=error), reason
+
+
+def _bad_id_reply() -> tuple[types.JSONRPCError, str]:
+    reason = "a message whose id is neither a string nor an integer"
+    error = types.ErrorData(code=INVALID_REQUEST, message=f"Invalid request: the line is {reason}; nothing was done")
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=error), reason
+
+
+def has_bad_id(line: str, message: types.JSONRPCMessage) -> bool:
+    """Whether a line the SDK accepted as a notification carries an ``id`` after all (an object, ``null``, a
+    boolean or a fraction: no id JSON-RPC allows), so that it is a request that must be answered."""
+    if not isinstance(message, types.JSONRPCNotification) or '"id"' not in line:
+        return False
+    try:
+        parsed: Any = json.loads(line, parse_int=lambda digits: 0)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(parsed, dict) and "id" in parsed
+
+
 def malformed_reply(line: str) -> tuple[types.JSONRPCError | None, str]:
     """The error answer to a line the transport cannot accept (``None``: a notification, which gets none), and
     the reason for the log."""
@@ -161,8 +190,8 @@ def malformed_reply(line: str) -> tuple[types.JSONRPCError | None, str]:
 class MalformedLineGuard:
     """An async line iterator over the protocol's stdin that answers malformed lines itself (see the module)."""
 
-    def __init__(self, lines: AsyncIterable[str]) -> None:
-        self._lines: AsyncIterator[str] = aiter(lines)
+    def __init__(self, lines: AsyncIterable[bytes]) -> None:
+        self._lines: AsyncIterator[bytes] = aiter(lines)
         self._replies: Any = None
         self._ready = anyio.Event()
 
@@ -175,18 +204,26 @@ class MalformedLineGuard:
 
     async def __anext__(self) -> str:
         while True:
-            line = await anext(self._lines)
-            if not line.strip():
+            raw = await anext(self._lines)
+            if not raw.strip():
                 continue
             try:
-                types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                await self._answer(raw.decode("utf-8", "replace"), _undecodable_reply)
+                continue
+            try:
+                message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
             except Exception:
-                await self._answer(line)
+                await self._answer(line, malformed_reply)
+                continue
+            if has_bad_id(line, message):
+                await self._answer(line, lambda _line: _bad_id_reply())
                 continue
             return line
 
-    async def _answer(self, line: str) -> None:
-        reply, reason = malformed_reply(line)
+    async def _answer(self, line: str, explain: Callable[[str], tuple[types.JSONRPCError | None, str]]) -> None:
+        reply, reason = explain(line)
         log_event(
             _log,
             "malformed_request",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import re
 import subprocess
 import sys
@@ -291,8 +292,48 @@ def test_options_are_never_abbreviated(
     assert not dataset.exists()
     refused = run_cli("doctor", "--data", str(dataset), *NO_REAL)
     assert refused.code == 2
-    assert "unrecognized arguments: --data" in refused.err
+    assert "unknown option --data (did you mean --data-dir?)" in refused.err
     assert not dataset.exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--data", "x", "doctor"], "unknown option --data (did you mean --data-dir?)"),
+        (["--data=x", "doctor"], "unknown option --data (did you mean --data-dir?)"),
+        (["--agnet", "claude", "doctor"], "unknown option --agnet (did you mean --agent?)"),
+        (["doctor", "--data", "x"], "unknown option --data (did you mean --data-dir?)"),
+        (["--frobnicate", "doctor"], "unknown option --frobnicate"),
+    ],
+)
+def test_an_unknown_option_is_named_with_the_nearest_known_one(run_cli: Run, argv: list[str], said: str) -> None:
+    """Issue 21, point 7: `ego --data x doctor` said `invalid choice: 'x'` (argparse took `x` for the command)."""
+    result = run_cli(*argv, *NO_REAL)
+    assert result.code == 2
+    assert result.out == ""
+    assert f"ego: error: {said}\n" in result.err
+    assert "invalid choice" not in result.err
+
+
+@pytest.mark.parametrize("argv", [["plugins", "--json"], ["plugins"], ["doctor"]])
+def test_a_reader_that_stops_reading_ends_any_command_quietly(clean_env: Path, argv: list[str]) -> None:
+    """Issue 21, point 7: `ego plugins --json | head` ended in a BrokenPipeError traceback. The shared entry point
+    ends every command quietly when stdout's reader is gone, with SIGPIPE's conventional exit code."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first byte (as `head` after its lines)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ego_core.cli", *argv, *NO_REAL],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert done.stderr == ""
+    assert done.returncode == 141
 
 
 def test_plugins_lists_installed_enabled_and_failed(run_cli: Run, fake_dist: FakeDistFactory) -> None:

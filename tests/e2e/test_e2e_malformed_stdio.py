@@ -56,8 +56,11 @@ class Server:
         self.buffer = b""
 
     def send(self, line: str) -> None:
+        self.send_bytes(line.encode("utf-8"))
+
+    def send_bytes(self, line: bytes) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(line.encode("utf-8") + b"\n")
+        self.proc.stdin.write(line + b"\n")
         self.proc.stdin.flush()
 
     def reply(self, timeout: float) -> dict[str, Any] | None:
@@ -117,3 +120,35 @@ def test_an_invalid_notification_is_logged_and_the_next_request_answered(server:
     assert len(records) == 1
     assert records[0]["answered"] is False
     assert "not an object" not in world.log_text()
+
+
+@pytest.mark.parametrize("bad_id", ['{"a":1}', "null", "true", "1.5"])
+def test_a_request_with_an_object_id_gets_an_invalid_request_reply(server: Server, bad_id: str) -> None:
+    """Issue 21, point 7: `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}` got no reply at all (the SDK took it
+    for a notification); an id JSON-RPC does not allow is an invalid request, answered under the id null."""
+    server.send(f'{{"jsonrpc":"2.0","id":{bad_id},"method":"ping"}}')
+    reply = server.reply(timeout=1.0)
+    assert reply is not None, "no answer within a second"
+    assert reply["id"] is None
+    assert reply["error"]["code"] == -32600
+    assert "id is neither a string nor an integer" in reply["error"]["message"]
+    server.send('{"jsonrpc":"2.0","id":7,"method":"ping"}')
+    assert server.reply(timeout=10.0) == {"jsonrpc": "2.0", "id": 7, "result": {}}
+
+
+def test_invalid_utf8_on_stdio_is_a_parse_error(server: Server, world: EgoWorld) -> None:
+    """Issue 21, point 7: bytes that are not UTF-8 were decoded to U+FFFD and the call went on with text the
+    client never sent; the line is refused as a parse error (-32700) under its id, and nothing runs."""
+    line = call(31, '{"note":"caf\xe9"}').encode("latin-1")  # é as one Latin-1 byte: not UTF-8
+    server.send_bytes(line)
+    reply = server.reply(timeout=1.0)
+    assert reply is not None, "no answer within a second"
+    assert (reply["id"], reply["error"]["code"]) == (31, -32700)
+    assert "not valid UTF-8" in reply["error"]["message"]
+    server.send(call(32, "{}"))
+    answer = server.reply(timeout=10.0)
+    assert answer is not None
+    assert answer["id"] == 32
+    records = [r for r in world.log_records() if r.get("event") == "malformed_request"]
+    assert [r["reason"] for r in records] == ["not valid UTF-8"]
+    assert not [r for r in world.log_records() if r.get("event") == "tool_call" and r.get("outcome") != "ok"]
