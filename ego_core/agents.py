@@ -36,6 +36,35 @@ def agent_settings(settings: Settings, agent: str) -> Settings:
     return attrs.evolve(settings, data_dir=root / AGENTS_DIR / check_agent_id(agent), log_dir=settings.logs_path)
 
 
+def known_agents(settings: Settings) -> list[str]:
+    """The agents that have a space: those with a token under ``[server.tokens]`` (``ego serve --http`` serves
+    them, creating the space on first use) and those whose space already exists under ``<data dir>/agents``."""
+    found = set(settings.server.tokens)
+    spaces = settings.data_dir.expanduser() / AGENTS_DIR
+    if spaces.is_dir():
+        found.update(path.name for path in spaces.iterdir() if path.is_dir() and valid_agent_id(path.name))
+    return sorted(found)
+
+
+def known_agent_settings(settings: Settings, agent: str) -> Settings:
+    """:func:`agent_settings` for an agent that has a space (``ego --agent ID``); an unknown id is a
+    :class:`ConfigError` naming the known ones, never a new empty space made by a typo. Giving an agent a space
+    is one explicit step: its token line under ``[server.tokens]`` (``ego token new ID`` prints it)."""
+    check_agent_id(agent)
+    known = known_agents(settings)
+    if agent not in known:
+        listed = f"known agents: {', '.join(known)}" if known else "no agent has a space yet"
+        raise UnknownAgentError(
+            f"unknown agent {agent!r} ({listed}); an agent gets its space when its token is configured: run "
+            f"`ego token new {agent}` and put the printed line under [server.tokens] in ego.toml"
+        )
+    return agent_settings(settings, agent)
+
+
+class UnknownAgentError(ConfigError):
+    """``--agent`` names an agent that has no space."""
+
+
 class AgentHosts:
     """A started-together set of hosts, one per agent, built with one plugin selection."""
 

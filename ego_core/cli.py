@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from ego_core.agents import agent_settings
+from ego_core.agents import UnknownAgentError, known_agent_settings
 from ego_core.config import ConfigError, Settings, load_settings
 from ego_core.core_commands import core_commands, data_dir_problem, log_dir_hint
 from ego_core.discovery import SelectionError
@@ -203,7 +203,9 @@ def _load_settings(argv: Sequence[str]) -> tuple[argparse.Namespace, Settings]:
             data_dir=Path(pre.data_dir).expanduser() if pre.data_dir else None,
         )
         if pre.agent is not None:
-            settings = agent_settings(settings, pre.agent)
+            settings = known_agent_settings(settings, pre.agent)
+    except UnknownAgentError as exc:
+        _die(str(exc))
     except ConfigError as exc:
         _die(f"invalid configuration: {exc}")
     return pre, settings

@@ -528,3 +528,26 @@ def test_token_new_needs_no_plugins_no_data_dir_and_survives_a_bad_selection(
     assert not clean_env.exists()  # and the data directory was not created
     monkeypatch.setenv("EGO_PLUGINS", "nosuch")
     assert run_cli("plugins").code == 2  # the selection really is broken for other commands
+
+
+def test_an_unknown_agent_is_an_error_naming_the_known_ones(run_cli: Run, clean_env: Path) -> None:
+    """Issue 21, point 7: `ego --agent nobody doctor` silently created `agents/nobody/`. An agent has a space once
+    its token is configured (or its space exists); any other id is a usage error naming the known agents."""
+    refused = run_cli("--agent", "nobody", "doctor", *NO_REAL)
+    assert refused.code == 2
+    assert "unknown agent 'nobody' (no agent has a space yet)" in refused.err
+    assert "ego token new nobody" in refused.err
+    assert not clean_env.exists()
+    clean_env.mkdir()
+    (clean_env / "ego.toml").write_text(f'[server.tokens]\nclaude = "{hash_token("t-claude")}"\n', encoding="utf-8")
+    (clean_env / "agents" / "gemini").mkdir(parents=True)  # served over HTTP before, token since removed
+    refused = run_cli("--agent", "nobody", "doctor", *NO_REAL)
+    assert refused.code == 2
+    assert "unknown agent 'nobody' (known agents: claude, gemini)" in refused.err
+    assert sorted(p.name for p in (clean_env / "agents").iterdir()) == ["gemini"]
+    for agent in ("claude", "gemini"):  # a configured token, or an existing space
+        result = run_cli("--agent", agent, "doctor", *NO_REAL)
+        assert result.code == 0, result.err
+        assert f"data dir: {clean_env / 'agents' / agent} (writable)" in result.out
+    first_run = run_cli("doctor", *NO_REAL)  # without --agent: the data dir itself, as on a new user's first run
+    assert first_run.code == 0, first_run.err

@@ -122,9 +122,9 @@ def test_an_agent_space_is_reachable_from_the_cli(ego_child: EgoChild, tmp_path:
     )
     assert done.returncode == 2
     assert "agent id '../escape'" in done.stderr
-    export = subprocess.run(
+    export = subprocess.run(  # claude has a token, so a space: the CLI may open it before HTTP ever served it
         ego_child.command("--agent", "claude", "--plugins", "memory", "export", str(tmp_path / "claude.jsonl")),
-        env=ego_child.env(),
+        env=ego_child.env(EGO_HTTP_TOKENS=f"claude={hash_token(CLAUDE)}"),
         capture_output=True,
         text=True,
         timeout=240,
