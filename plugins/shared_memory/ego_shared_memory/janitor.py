@@ -32,16 +32,21 @@ SCAN_STATE = "janitor.scan_seq"
 SCAN_BATCH = 500
 RESOLUTION_TTL_DAYS = 30
 """A conflict_resolution event becomes a cleanup candidate after this many days."""
-DURATION = re.compile(r"^(\d+)\s*([dhw])$")
+DURATION = re.compile(r"^([0-9]{1,7})\s*([dhw])$")
+MAX_DURATION = timedelta(days=36525)
+"""The longest ``older_than`` (100 years): a longer one would reach before year 1 (an overflow, not a date)."""
 
 
 def parse_duration(text: str) -> timedelta:
-    """``30d``, ``12h``, ``2w``."""
+    """``30d``, ``12h``, ``2w``: at most :data:`MAX_DURATION` (ValueError otherwise)."""
     match = DURATION.match(text.strip().lower())
     if not match:
         raise ValueError("expected a duration such as 30d, 12h or 2w")
     amount, unit = int(match.group(1)), match.group(2)
-    return {"d": timedelta(days=amount), "h": timedelta(hours=amount), "w": timedelta(weeks=amount)}[unit]
+    duration = {"d": timedelta(days=amount), "h": timedelta(hours=amount), "w": timedelta(weeks=amount)}[unit]
+    if duration > MAX_DURATION:
+        raise ValueError("expected a duration of at most 36525d (100 years)")
+    return duration
 
 
 def conflict_key(dedupe_key: str) -> str:
