@@ -244,7 +244,7 @@ class RecallEngine:
         """The text of ``ids`` (memories that no longer exist are absent), read once per candidate set."""
         missing = [m for m in ids if m not in found.contents]
         if missing:
-            texts = {mem.id: mem.content for mem in self.store.get(missing, with_links=False)}
+            texts = self.store.contents(missing)
             for m in missing:
                 found.contents[m] = texts.get(m)
         return {m: text for m in ids if (text := found.contents[m]) is not None}

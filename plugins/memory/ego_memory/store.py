@@ -426,10 +426,7 @@ class MemoryStore:
     def link_rows(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str, float]]]:
         """Outgoing links (target, link type, confidence) by source id."""
         with self.reading():
-            return {
-                k: [(link.target_id, link.link_type, link.confidence) for link in v]
-                for k, v in self.tables.links_for(list(ids)).items()
-            }
+            return self.tables.link_edges(list(ids))
 
     def previous(self, before: float, window: float, limit: int) -> list[str]:
         """Ids of the memories stored last at or before ``before`` and after ``before - window``, newest first."""

@@ -89,6 +89,20 @@ class Tables:
                 )
         return found
 
+    def link_edges(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str, float]]]:
+        """Outgoing links as (target, link type, confidence) by source id, strongest first (what ranking reads,
+        without building a :class:`MemoryLink` per row)."""
+        found: dict[str, list[tuple[str, str, float]]] = {}
+        for chunk in chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            for source, target, link_type, confidence in self.db.execute(
+                f"SELECT source, target, link_type, confidence FROM links WHERE source IN ({marks}) "
+                "ORDER BY confidence DESC, target",
+                chunk,
+            ):
+                found.setdefault(source, []).append((target, link_type, confidence))
+        return found
+
     def load(self, ids: Sequence[str], with_links: bool = True) -> list[Memory]:
         """The memories with these ids that exist, in the order asked."""
         if not ids:
