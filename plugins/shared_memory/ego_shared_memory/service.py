@@ -59,7 +59,7 @@ class SharedMemory:
         return {
             "event_id": result.event.event_id,
             "status": result.status,
-            "warnings": [*warnings, *result.warnings] if result.status != "duplicate" else warnings,
+            "warnings": [*warnings, *result.warnings],
             "event": result.event.as_dict(now),
         }
 

@@ -43,7 +43,9 @@ from ego_shared_memory.store.base import (
 )
 
 T = TypeVar("T")
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the first. 2: the idempotency key covers kind, confidence, supersedes and ttl_days (stored keys are
+recomputed on opening); cleanup plans."""
 COUNT_CAP = 1000
 """A snapshot counts each scope's entries (and the open conflicts) up to this; more reads as COUNT_CAP + 1."""
 CONFIDENCE_WORD = {"high": 3, "med": 2, "low": 1}
@@ -101,12 +103,32 @@ SCHEMA: tuple[str, ...] = (
         token_hash TEXT PRIMARY KEY, agent_id TEXT NOT NULL, role TEXT NOT NULL, created_at TEXT NOT NULL,
         revoked_at TEXT)""",
     "CREATE TABLE IF NOT EXISTS sm_state (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS sm_cleanup_plans (
+        plan_id TEXT PRIMARY KEY, created_at TEXT NOT NULL, expires_at TEXT NOT NULL, actor TEXT NOT NULL,
+        criteria TEXT NOT NULL, total INTEGER NOT NULL, truncated INTEGER NOT NULL, confirmed_at TEXT,
+        confirmed_by TEXT, deleted INTEGER)""",
+    """CREATE TABLE IF NOT EXISTS sm_cleanup_plan_events (
+        plan_id TEXT NOT NULL, event_id TEXT NOT NULL, scope TEXT NOT NULL, PRIMARY KEY (plan_id, event_id))""",
 )
 
 
 def idempotency_key(draft: EventDraft) -> str:
-    """Same agent, run, scope, dedupe_key and content: the same event."""
-    parts = (draft.agent_id, draft.run_id, draft.scope, draft.dedupe_key, draft.content_md)
+    """The same event: same agent, run, scope, dedupe_key and content, and the same kind, confidence,
+    supersedes and ttl_days — every field that changes what is read. A resend that changes any of them is a
+    new event (the change takes effect: last write wins, with its warnings), never a silent ``duplicate``.
+    ``source`` (where the event came from) is provenance, not meaning: a resend differing only there is a
+    duplicate, and its answer says that the new source was not recorded."""
+    parts = (
+        draft.agent_id,
+        draft.run_id,
+        draft.scope,
+        draft.dedupe_key,
+        draft.content_md,
+        draft.kind,
+        draft.confidence,
+        draft.supersedes or "",
+        str(draft.ttl_days),
+    )
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 
@@ -291,8 +313,37 @@ class SqlStore(ABC):
                 raise StoreError(
                     f"the store has schema version {row[0]}, newer than this ego ({SCHEMA_VERSION}); upgrade ego"
                 )
+            elif int(row[0]) < SCHEMA_VERSION:
+                self._migrate(tx, int(row[0]))
+                tx.run("UPDATE sm_state SET value = ? WHERE name = 'schema_version'", (str(SCHEMA_VERSION),))
 
         self.write(create)
+
+    def _migrate(self, tx: Tx, version: int) -> None:
+        """Brings a store of an older schema ``version`` up to :data:`SCHEMA_VERSION` (new tables are made by
+        the schema statements; this rewrites what changed meaning), in the schema transaction."""
+        if version < 2:
+            # The idempotency key now covers kind, confidence, supersedes and ttl_days: recompute the stored
+            # keys, so that a resend of an event stored before the upgrade is still recognised. (The new key is
+            # finer than the old one, so two rows never get the same key.) Redacted rows keep theirs.
+            rows = tx.all(
+                "SELECT seq, agent_id, run_id, scope, kind, dedupe_key, confidence, content_md, supersedes, ttl_days"
+                " FROM sm_events WHERE idem_key NOT LIKE ?",
+                ("redacted:%",),
+            )
+            for seq, agent, run, scope, kind, key, confidence, content, supersedes, ttl in rows:
+                draft = EventDraft(
+                    agent_id=agent,
+                    run_id=run,
+                    scope=scope,
+                    kind=kind,
+                    dedupe_key=key,
+                    confidence=confidence,
+                    content_md=content,
+                    supersedes=supersedes,
+                    ttl_days=int(ttl),
+                )
+                tx.run("UPDATE sm_events SET idem_key = ? WHERE seq = ?", (idempotency_key(draft), seq))
 
     # -- events ------------------------------------------------------------------------------------
 
@@ -341,7 +392,14 @@ class SqlStore(ABC):
         )
         existing = next((row[1:] for row in found if row[0] == 0), None)
         if existing is not None:
-            return AppendResult(event=_event(existing), status="duplicate")
+            original = _event(existing)
+            ignored: tuple[str, ...] = ()
+            if not redacted and original.source != draft.source:
+                ignored = (
+                    "this event was stored before (same agent, run, scope, dedupe_key, content, kind, confidence, "
+                    "supersedes and ttl_days); its new source was not recorded, the original's is kept",
+                )
+            return AppendResult(event=original, status="duplicate", warnings=ignored)
         head = next((row[1:] for row in found if row[0] == 1), None)
         previous = _event(head) if head is not None else None
         warnings: list[str] = []
@@ -460,14 +518,18 @@ class SqlStore(ABC):
         )
 
     def _recompute_head(self, tx: Tx, scope: str, dedupe_key: str) -> None:
-        """The newest event of the key that is not deprecated becomes its head (or the key has none)."""
+        """The key's head is its newest event, unless that one was superseded: then the key has no live entry.
+        An older event of the key was replaced by the newer one (last write wins) and never comes back when
+        the newest is superseded — from this key or from another (``db is MySQL (old)`` must not return when
+        ``db is PostgreSQL`` is superseded by ``db:primary``). Only deleting an event (an approved cleanup)
+        removes it from the key's history, and then the newest remaining event is the head."""
         row = tx.one(
-            "SELECT e.seq, e.kind, e.confidence FROM sm_events e WHERE e.scope = ? AND e.dedupe_key = ?"
-            " AND NOT EXISTS (SELECT 1 FROM sm_deprecated d WHERE d.event_id = e.event_id)"
-            " ORDER BY e.seq DESC LIMIT 1",
+            "SELECT e.seq, e.kind, e.confidence,"
+            " EXISTS (SELECT 1 FROM sm_deprecated d WHERE d.event_id = e.event_id)"
+            " FROM sm_events e WHERE e.scope = ? AND e.dedupe_key = ? ORDER BY e.seq DESC LIMIT 1",
             (scope, dedupe_key),
         )
-        if row is None:
+        if row is None or bool(row[3]):
             tx.run("DELETE FROM sm_heads WHERE scope = ? AND dedupe_key = ?", (scope, dedupe_key))
         else:
             self._set_head(tx, scope, dedupe_key, int(row[0]), pin_rank(row[1], row[2]))
