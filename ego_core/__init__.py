@@ -63,6 +63,7 @@ from ego_core.types import (
     ToolOutcome,
     ToolResult,
 )
+from ego_core.validation import is_blank
 from ego_core.version import __version__
 
 __all__ = [
@@ -123,6 +124,7 @@ __all__ = [
     "compose_sections",
     "hookimpl",
     "hookspec",
+    "is_blank",
     "log_event",
     "relative_age",
     "truncate",

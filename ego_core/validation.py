@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -166,6 +167,31 @@ def _format_checker() -> jsonschema.FormatChecker:
     return checker
 
 
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Mn", "Me", "Zs", "Zl", "Zp"})
+"""Controls, format characters (zero-width space and joiners, BOM, bidi marks, word joiner, ...), combining
+marks with nothing to combine with, and separators: none is text on its own."""
+_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols that render as nothing: Hangul fillers and the blank Braille pattern."""
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` has nothing to read: empty, or only whitespace and invisible characters (``"\\u200b"``,
+    ``" \\ufeff\\u2060 "``). Tools refuse such text like an empty string; the core already refuses it for every
+    tool parameter that is not only whitespace (see :class:`ArgumentValidator`)."""
+    return all(
+        char.isspace() or char in _FILLERS or unicodedata.category(char) in _INVISIBLE_CATEGORIES for char in text
+    )
+
+
+INVISIBLE_ONLY = "must contain visible text, not only invisible characters (zero-width spaces, joiners, format marks)"
+
+
+def _invisible_only(value: object) -> bool:
+    """Non-empty text made of invisible characters, not all of it whitespace (whitespace alone is each tool's
+    to refuse, with its own words)."""
+    return isinstance(value, str) and bool(value.strip()) and is_blank(value)
+
+
 class ArgumentError(ValueError):
     """Arguments do not match the tool's schema; ``str()`` is the message for the agent."""
 
@@ -187,6 +213,10 @@ class ArgumentValidator:
         for name, value in sorted(args.items()):
             if not _finite(value):
                 raise ArgumentError(f"`{name}`: NaN and infinity are not accepted; expected finite numbers")
+        for name, value in sorted(args.items()):
+            items = value if isinstance(value, list) else [value]
+            if any(_invisible_only(item) for item in items[:1000]):
+                raise ArgumentError(f"`{name}` {INVISIBLE_ONLY}")
         errors = list(self._validator.iter_errors(args))
         if errors:
             by_parameter: dict[str, list[ValidationError]] = {}

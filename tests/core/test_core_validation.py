@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ego_core.validation import ArgumentError, ArgumentValidator, accepted_form
+from ego_core.validation import ArgumentError, ArgumentValidator, accepted_form, is_blank
 
 REMEMBER_LIKE: dict[str, Any] = {
     "type": "object",
@@ -228,3 +228,22 @@ SCHEMAS = st.sampled_from(
 def test_fuzzed_arguments_against_other_schema_shapes(schema: ArgumentValidator, args: dict[str, Any]) -> None:
     text = rejection(schema, args) or ""
     assert MARK not in text
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\ufeff \u200c", "\u2060\n\u200d", "\u3164"])
+def test_text_of_only_zero_width_characters_is_refused_for_every_tool(invisible: str) -> None:
+    """Issue 21, point 7 (`remember {"content":"\\u200b"}` was saved): the core refuses a string argument (or a list
+    item) made only of invisible characters, whatever the tool, before its handler runs; whitespace alone stays
+    the tool's to refuse, and text around a zero-width character passes."""
+    schema = {"type": "object", "properties": {"note": {"type": "string"}, "words": {"type": "array"}}}
+    checked = ArgumentValidator(schema)
+    with pytest.raises(ArgumentError, match=r"^`note` must contain visible text, not only invisible characters"):
+        checked.validate({"note": invisible})
+    with pytest.raises(ArgumentError, match=r"^`words` must contain visible text"):
+        checked.validate({"words": ["fine", invisible]})
+    assert checked.validate({"note": "   "}) == {"note": "   "}
+    assert checked.validate({"note": f"zero{invisible}width"}) == {"note": f"zero{invisible}width"}
+    assert is_blank(invisible)
+    assert is_blank("")
+    assert not is_blank("\u200ba")
+    assert not is_blank("、")

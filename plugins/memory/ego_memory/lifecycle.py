@@ -21,6 +21,7 @@ from ego_core import (
     ScaffoldLine,
     ToolError,
     compose_sections,
+    is_blank,
     relative_age,
     truncate,
 )
@@ -124,7 +125,7 @@ class Lifecycle:
             shown = ", ".join(_shown_id(i, MEMORY_ID, "memory") for i in missing[:5])
             raise ToolError(f"Memory not found: {shown}", NOT_FOUND_SCAFFOLD)
         summary = " ".join(str(args["summary"]).split())
-        if not summary:
+        if is_blank(summary):
             raise InvalidArgumentError("summary", "must contain text, not only whitespace")
         private = [m.content for m in members if m.is_private]
         guarded = mask_quotes(self.memories.redactor(summary), private)

@@ -32,6 +32,7 @@ from ego_core import (
     SimilarityProfile,
     ToolError,
     Vectors,
+    is_blank,
     relative_age,
     truncate,
 )
@@ -235,7 +236,7 @@ class Memories:
         notes: list[str] = []
         limit = self.config.max_content_chars
         content = str(args["content"]).strip()
-        if not content:
+        if is_blank(content):
             raise argument_error(
                 "remember", "content", f"must contain text: a non-empty string of at most {limit} characters"
             )
@@ -381,7 +382,7 @@ class Memories:
     def query(self, args: Mapping[str, Any], tool: str = "recall") -> tuple[RecallQuery, Filters]:
         """The query and filters of a recall (or ``search_memories``: ``tool`` names it in errors)."""
         context = str(args["context"]).strip()
-        if not context:
+        if is_blank(context):
             raise argument_error(tool, "context", "must contain text, not only whitespace")
         emotion = args.get("emotion_filter")
         if emotion is not None and str(emotion).lower() not in EMOTIONS:

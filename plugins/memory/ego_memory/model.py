@@ -22,7 +22,7 @@ import cattrs
 from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.gen import make_dict_structure_fn
 
-from ego_core import EmotionalTrace, Memory, MemoryLink
+from ego_core import EmotionalTrace, Memory, MemoryLink, is_blank
 from ego_memory.emotions import CATEGORIES, DEFAULT_CATEGORY, DEFAULT_EMOTION, EMOTIONS, clamp
 from ego_memory.limits import (
     MAX_LABEL_CHARS,
@@ -269,8 +269,8 @@ def normalise_memory(memory: Memory, max_content_chars: int | None = None) -> tu
     """``memory`` under remember's rules; the names of the fields changed. Raises RecordError when the content
     is empty or too long (remember refuses both; nothing sensible can be stored instead)."""
     content = memory.content.strip()
-    if not content:
-        raise RecordError(["`content`: must contain text, not only whitespace"])
+    if is_blank(content):
+        raise RecordError(["`content`: must contain text, not only whitespace or invisible characters"])
     if max_content_chars is not None and len(content) > max_content_chars:
         raise RecordError([f"`content`: must be at most {max_content_chars} characters"])
     problems = limit_problems(memory)

@@ -181,6 +181,44 @@ async def test_a_whitespace_only_content_is_refused_in_the_form_of_every_argumen
     )
 
 
+INVISIBLE = ["\u200b", " \u200b\ufeff\n", "\u2060\u200d", "\u3164", "\u200e\u0301"]
+"""Zero-width space, BOM, word joiner, zero-width joiner, a Hangul filler, a bidi mark with a lone accent."""
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("invisible", INVISIBLE, ids=[f"{text!r}" for text in INVISIBLE])
+async def test_remember_refuses_content_of_only_zero_width_characters(
+    memory_hosts: MemoryHosts, invisible: str
+) -> None:
+    """Issue 21, point 7: `remember {"content":"\u200b"}` was saved. Text of only invisible characters is refused
+    like whitespace, by remember and by every other tool that takes text (the core's check, before any tool
+    runs), and by `ego import`; the handler refuses it too when called without the schema."""
+    host, plugin = memory_hosts()
+    memories = plugin._require()
+    async with mcp_client(host) as client:
+        kept = saved_id(await call_ok(client, "remember", {"content": "The tide came in\u200b over the flats."}))
+        refused = {
+            "remember": await call_error(client, "remember", {"content": invisible}),
+            "recall": await call_error(client, "recall", {"context": invisible}),
+            "search_memories": await call_error(client, "search_memories", {"context": invisible}),
+            "create_episode": await call_error(client, "create_episode", {"memory_ids": [kept], "summary": invisible}),
+            "tags": await call_error(client, "remember", {"content": "Fine text.", "tags": ["ok", invisible]}),
+        }
+    for tool, text in refused.items():
+        assert text.startswith("Invalid arguments for "), (tool, text)
+        assert "must contain" in text, (tool, text)
+        assert text.endswith("Fix the call and try again."), (tool, text)
+        assert invisible not in text
+    assert "`content` must contain visible text, not only invisible characters" in refused["remember"]
+    assert "`tags` must contain visible text" in refused["tags"]
+    assert memories.count() == 1  # only the memory with real text around its zero-width space
+    with pytest.raises(ToolError, match="`content`"):
+        memories.remember({"content": invisible})
+    problems = check_records([{"type": "meta", "record_version": 1}, record(content=invisible)])
+    assert any("`content`: must contain text" in problem for problem in problems), problems
+    assert memories.count() == 1
+
+
 # ---------------------------------------------------------------------------------------------------
 # ego import: the same bounds
 
