@@ -1,4 +1,4 @@
-"""The protocol's write semantics on both backends (issue 21, point 4): what makes a resend a duplicate, a
+"""The protocol's write semantics on both backends: what makes a resend a duplicate, a
 supersedes naming a missing event, and which event of a key is live after a supersede from another key."""
 
 from __future__ import annotations
