@@ -209,9 +209,10 @@ class DesiresPlugin(PluginBase):
         now = ctx.now()
         inputs = self._inputs(ctx, config, now)
         anchors = store.anchors()
-        after = snapshot(anchors, inputs, now, config).reading(name).level
-        before = snapshot({**anchors, name: old} if old else anchors, inputs, now, config).reading(name).level
-        text = satisfied_text(name, before, after, quality)
+        after = snapshot(anchors, inputs, now, config)
+        before = snapshot({**anchors, name: old} if old else anchors, inputs, now, config).reading(name)
+        raised_by = {factor: changes.get(name, 0.0) for factor, changes in after.modulation.factors.items()}
+        text = satisfied_text(before, after.reading(name), quality, raised_by)
         return Response(text, scaffold=(SATISFY_SCAFFOLD,))
 
     # -- implicit satisfaction ---------------------------------------------------------------------

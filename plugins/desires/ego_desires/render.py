@@ -104,15 +104,62 @@ def introspect_text(snap: Snapshot, config: DesiresConfig) -> str:
     return text
 
 
-def satisfied_text(name: str, before: float, after: float, quality: float) -> str:
-    """``curiosity: 0.72 → 0.05 (quality 1). It settles deeply; it will stay quiet for a while.``"""
-    head = f"{name}: {shown(before):.2f} → {shown(after):.2f} (quality {round(quality, 2):g})."
+FACTOR_WORDS: Final = MappingProxyType(
+    {
+        "negative": "recent painful memories",
+        "positive": "recent happy memories",
+        "surprise": "a recent surprise",
+        "topics": "recent memories on its topics",
+        "time_phase": "the time of day",
+        "system_load": "how busy the machine is",
+        "memory_pressure": "how full the machine's memory is",
+        "questions": "questions left unresolved",
+    }
+)
+"""Each modulation factor as what the agent would recognise (see :data:`ego_desires.modulation.FACTORS`)."""
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + f" and {words[-1]}"
+
+
+AT_REST: Final = 0.05
+"""A base level this low is a desire at rest: a satisfaction cannot visibly lower it further."""
+
+
+def satisfied_text(before: Reading, after: Reading, quality: float, raised_by: Mapping[str, float]) -> str:
+    """What a satisfaction did, in the levels feel_desires shows.
+
+    ``curiosity: 0.72 → 0.05 (quality 1). It settles deeply; it will stay quiet for a while.`` When the shown
+    level does not move although the quality could move it, it says so and why instead of claiming a change: the
+    desire's own rise was already at rest (satisfied shortly before), or what surrounds it (``raised_by``: the
+    modulation factors adding to it) holds the level where it is — satisfying the desire does not quiet those.
+    """
+    name = before.name
+    head = f"{name}: {shown(before.level):.2f} → {shown(after.level):.2f} (quality {round(quality, 2):g})."
+    if quality <= 0:
+        return f"{head} It does not ease, and it may return sooner."
+    sources = [FACTOR_WORDS.get(factor, factor) for factor, change in raised_by.items() if change > 0]
+    quieted_not = f"{_listed(sources)}, which satisfying it does not quiet" if sources else ""
+    if shown(after.level) >= shown(before.level):
+        was, now = shown(before.base), shown(after.base)
+        if now < was:
+            why = f"its own pull eased ({was:.2f} → {now:.2f})"
+        elif was <= AT_REST:
+            why = f"its own pull was already at rest ({was:.2f})"
+        else:
+            why = f"so slight a satisfaction left its own pull where it was ({was:.2f})"
+        if quieted_not:
+            why += f", but what you feel comes from {quieted_not}; the level follows them"
+        elif shown(before.level) <= 0:
+            why += ", and the level was already at its lowest"
+        return f"{head} Nothing changed: {why}."
     if quality >= 0.7:
         feeling = "It settles deeply; it will stay quiet for a while."
     elif quality >= 0.4:
         feeling = "It eases somewhat."
-    elif quality > 0:
-        feeling = "It barely eases; it may return soon."
     else:
-        feeling = "It does not ease, and it may return sooner."
+        feeling = "It barely eases; it may return soon."
+    if quieted_not and shown(after.modulation) >= AT_REST:  # its own pull stays quiet; the level need not
+        feeling = feeling.split(";")[0] + f". What remains comes from {quieted_not}."
     return f"{head} {feeling}"

@@ -8,10 +8,14 @@ from datetime import timedelta
 
 import pytest
 from desires_support import (
+    AFTERNOON,
     NINE,
     DesireHostFactory,
+    FixedBody,
+    FixedMemories,
     FixedQuestions,
     level_map,
+    memory,
     parse_levels,
     question,
     scaffold_of,
@@ -222,3 +226,40 @@ async def test_the_two_tool_definitions_stay_within_450_characters(desire_host: 
         for t in listed
     }
     assert sizes["feel_desires"] + sizes["satisfy_desire"] <= 450, sizes
+
+
+async def test_satisfy_desire_says_nothing_changed_when_the_level_stays(desire_host: DesireHostFactory) -> None:
+    """Issue 21, point 7: `satisfy_desire {"name":"curiosity","quality":1.0}` answered "curiosity: 0.48 → 0.48 …
+    It settles deeply" while nothing changed. A satisfaction that does not move the shown level says so, and
+    why: the desire's own pull was already at rest, and what holds the level up (here a recent surprise and the
+    time of day) is not something satisfying it quiets."""
+    surprised = memory(1, AFTERNOON - timedelta(minutes=5), emotion="surprised", valence=0.0)
+    dh = desire_host(others={"memory": FixedMemories([surprised]), "body": FixedBody(time_phase="morning")})
+    async with mcp_client(dh.host) as client:
+        first = await call_ok(client, "satisfy_desire", {"name": "curiosity", "quality": 1.0})
+        level = dh.levels()["curiosity"]
+        again = await call_ok(client, "satisfy_desire", {"name": "curiosity", "quality": 1.0})
+    assert first.startswith("curiosity: ")
+    assert "It settles deeply" in first
+    assert "What remains comes from a recent surprise and the time of day" in first
+    shown = f"{level:.2f}"
+    assert level > 0.25  # the surprise and the morning, not the desire itself
+    assert again.startswith(f"curiosity: {shown} → {shown} (quality 1). Nothing changed: its own pull was already")
+    assert "settles" not in again
+    assert "comes from a recent surprise and the time of day, which satisfying it does not quiet" in again
+    assert dh.levels()["curiosity"] == pytest.approx(level)
+
+
+async def test_satisfy_desire_names_the_eased_pull_when_a_full_level_stays_full(desire_host: DesireHostFactory) -> None:
+    """The same, when what surrounds a desire holds it at 1.00 although its own pull eased."""
+    late = [memory(n, AFTERNOON - timedelta(minutes=n), category="philosophical") for n in range(1, 8)]
+    dh = desire_host(
+        others={"memory": FixedMemories(late), "body": FixedBody(time_phase="late_night")},
+        desires={"memories": {"topic_weight": 1.0}},
+    )
+    before = dh.levels()["cognitive_coherence"]
+    async with mcp_client(dh.host) as client:
+        text = await call_ok(client, "satisfy_desire", {"name": "cognitive_coherence", "quality": 1.0})
+    assert before == 1.0
+    assert text.startswith("cognitive_coherence: 1.00 → 1.00 (quality 1). Nothing changed: its own pull eased (")
+    assert "but what you feel comes from recent memories on its topics and the time of day" in text
