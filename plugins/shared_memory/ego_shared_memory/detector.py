@@ -1,10 +1,18 @@
-"""Secrets and personal data in text, found before anything is shared (the gateway's write-time filter and the
-janitor's scan).
+"""Secrets and personal data in text, found before anything is shared (the gateway's write-time filter, the agent
+tool, ``ego shared import`` and the janitor's scan).
 
-A :class:`Finding` names a kind and a span, never the value. Saying *where* a secret lives ("the bot token is
-in ~/.env") is not a finding; the secret itself is. Kinds: private key, JWT, API key (known formats), bearer
-token, password (in an assignment or a URL), secret (a key/token assignment, a secret URL parameter),
-high-entropy token, e-mail address, phone number, card number (Luhn-valid).
+A :class:`Finding` names a kind and a span of the text as given, never the value. Saying *where* a secret lives
+("the bot token is in ~/.env") is not a finding; the secret itself is. Kinds: private key, JWT, API key (known
+formats), bearer token, password (in an assignment, a Japanese sentence or a URL), secret (a key/token assignment,
+a secret URL parameter), high-entropy token, e-mail address, phone number, card number (Luhn-valid), postal
+address, internal URL (a private address, ``localhost`` or an internal host name: MUST-S3). A secret written
+hex- or base64-encoded is found by what it decodes to.
+
+The rules read a normalised view of the text (:func:`normalise`): NFKC (full-width digits and ``＠ － （ ） ＝``
+become ASCII), the dashes and a long-vowel mark between digits become ``-``, zero-width, format and control
+characters are dropped; kana and kanji are boundaries, never word characters. A second view joins lines (a key
+split over lines is one key again); from it only findings that cross a joined line break are taken. Each
+finding maps back to the characters of the original text it came from, so that masking by span hides them all.
 
 Every rule runs in time linear in the text: no pattern has two quantifiers that can share characters (the
 assignment, URL and JWT rules first cut the text into runs of key characters, then test each run once), so no
@@ -14,12 +22,16 @@ gateway, the agent tool) also sets a :func:`detection_budget`; past it, :class:`
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
+import ipaddress
 import math
 import re
 import time
+import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -35,8 +47,23 @@ ENTROPY = "high-entropy token"
 EMAIL = "e-mail address"
 PHONE = "phone number"
 CARD = "card number"
+ADDRESS = "postal address"
+INTERNAL_URL = "internal URL"
 
-KINDS: tuple[str, ...] = (PRIVATE_KEY, JWT, API_KEY, BEARER, PASSWORD, SECRET, ENTROPY, EMAIL, PHONE, CARD)
+KINDS: tuple[str, ...] = (
+    PRIVATE_KEY,
+    JWT,
+    API_KEY,
+    BEARER,
+    PASSWORD,
+    SECRET,
+    ENTROPY,
+    EMAIL,
+    PHONE,
+    CARD,
+    ADDRESS,
+    INTERNAL_URL,
+)
 
 
 @attrs.frozen
@@ -80,6 +107,104 @@ def _check_budget() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
+# Normalisation: what the rules read, and the way back to the original characters
+
+_CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\uac00-\ud7af"
+"""Kana, kanji, CJK punctuation, Hangul and the half-width forms NFKC leaves: boundaries, never part of a word, a
+key or a value (``電話番号は090-…`` holds a phone number; ``hunter2です`` ends after the ``2``)."""
+_W = rf"[^\W{_CJK}]"
+"""A word character that is not CJK (``é`` is one, ``は`` is not)."""
+_B = rf"(?<!{_W})"
+"""A boundary before: no word character (CJK aside) just before."""
+_STABLE = "\t\n\x20-\x7e\u3001\u3002\u300c-\u300f\u3041-\u3096\u30a1-\u30fa\u4e00-\u9fff"
+_SPECIAL = re.compile(f"[^{_STABLE}]")
+"""A character that NFKC might change, or that is dropped or rewritten (the rest is copied as it is)."""
+_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d")
+_LONG_VOWELS = frozenset("\u30fc\uff70")
+"""``ー`` and its half-width form: a dash between digits (``090ー1234ー5678``), a letter elsewhere."""
+_LINE_BREAKS = frozenset("\r\x0b\x0c\x85\u2028\u2029")
+_INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0")
+"""Fillers that show nothing but are letters (Hangul); dropped like the format characters."""
+_LINE_JOIN = re.compile(r"(?<=\S)[ \t]*\n[ \t]*(?=\S)")
+
+
+@attrs.frozen
+class NormalisedText:
+    """The text the rules read, and where each of its characters came from in the original (``origin[i]`` is
+    the index of the original character that ``text[i]`` came from; ``None``: the text is the original)."""
+
+    text: str
+    origin: list[int] | None = None
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """The characters of the original that ``text[start:end]`` came from (dropped ones between included)."""
+        if self.origin is None:
+            return start, end
+        return self.origin[start], self.origin[end - 1] + 1
+
+
+def _digit_near(text: str, index: int) -> bool:
+    return (index > 0 and text[index - 1].isdigit()) or (index + 1 < len(text) and text[index + 1].isdigit())
+
+
+def normalise(text: str) -> NormalisedText:
+    """NFKC, one character at a time (so that each maps back); dashes (and ``ー`` next to a digit) become ``-``;
+    format, control, combining and private-use characters are dropped; every line break becomes ``\\n``."""
+    if _SPECIAL.search(text) is None:
+        return NormalisedText(text)
+    pieces: list[str] = []
+    origin: list[int] = []
+    position = 0
+    for match in _SPECIAL.finditer(text):
+        index = match.start()
+        if index > position:
+            pieces.append(text[position:index])
+            origin.extend(range(position, index))
+        position = index + 1
+        char = text[index]
+        if char in _LINE_BREAKS:
+            if char == "\r" and text.startswith("\n", index + 1):
+                continue
+            out = "\n"
+        elif char in _DASHES:
+            out = "-"
+        elif char in _LONG_VOWELS:
+            out = "-" if _digit_near(text, index) else char
+        elif char in _INVISIBLE or unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Mn", "Me"):
+            continue
+        else:
+            out = unicodedata.normalize("NFKC", char)
+        pieces.append(out)
+        origin.extend([index] * len(out))
+    if position < len(text):
+        pieces.append(text[position:])
+        origin.extend(range(position, len(text)))
+    return NormalisedText("".join(pieces), origin)
+
+
+def _joined(view: NormalisedText) -> tuple[NormalisedText, list[int]] | None:
+    """``view`` with each single line break between two visible characters removed (with the blanks around
+    it), and where the joins are in it; ``None`` when there is none."""
+    text = view.text
+    pieces: list[str] = []
+    origin: list[int] = []
+    joins: list[int] = []
+    position = 0
+    for match in _LINE_JOIN.finditer(text):
+        pieces.append(text[position : match.start()])
+        origin.extend(
+            view.origin[position : match.start()] if view.origin is not None else range(position, match.start())
+        )
+        joins.append(len(origin))
+        position = match.end()
+    if not joins:
+        return None
+    pieces.append(text[position:])
+    origin.extend(view.origin[position:] if view.origin is not None else range(position, len(text)))
+    return NormalisedText("".join(pieces), origin), joins
+
+
+# --------------------------------------------------------------------------------------------------
 # Patterns (each group ``v`` is the secret part; without it, the whole match)
 
 _PRIVATE_KEY = re.compile(
@@ -93,7 +218,8 @@ _OPENAI_KEY = re.compile(
 )
 _API_KEYS = re.compile(
     r"(?<![A-Za-z0-9_])(?:"
-    r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)[0-9A-Z]{16}(?![0-9A-Za-z])"  # AWS access key ids
+    # AWS access key ids, also written in groups (``AKIA IOSF ODNN 7EXA MPLE``)
+    r"(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|AIPA)(?:[ .-]?[0-9A-Z]){16}(?![0-9A-Za-z])"
     r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}"  # GitHub
     r"|xox[abposr]-[A-Za-z0-9-]{10,}"  # Slack
     r"|AIza[0-9A-Za-z_-]{35}"  # Google
@@ -106,35 +232,122 @@ _API_KEYS = re.compile(
     r"|\d{8,10}:AA[A-Za-z0-9_-]{33}"  # Telegram bot tokens
     r")"
 )
-_BEARER = re.compile(r"(?i)\b(?:bearer|basic)\s+(?P<v>[A-Za-z0-9\-._~+/]{12,}=*)")
-# A URL with a password: the scheme is a run of scheme characters (starting with a letter at a word boundary)
-# followed by "://"; each run is found once, from its first character, and tested once.
+_BEARER = re.compile(rf"(?i){_B}(?:bearer|basic)\s+(?P<v>[A-Za-z0-9\-._~+/]{{12,}}=*)")
+# A URL: the scheme is a run of scheme characters (starting with a letter at a word boundary) followed by "://";
+# each run is found once, from its first character, and tested once.
 _SCHEME_RUN = re.compile(r"(?<![a-zA-Z0-9+.-])[a-zA-Z0-9+.-]+://")
-_SCHEME_START = re.compile(r"\b[a-zA-Z]")
-_URL_CREDENTIALS = re.compile(r"[^\s/:@]+:(?P<v>[^\s@/]+)@")
+_SCHEME_START = re.compile(rf"{_B}[a-zA-Z]")
+_URL_CREDENTIALS = re.compile(rf"[^\s/:@{_CJK}]+:(?P<v>[^\s@/{_CJK}]+)@")
 _URL_SECRET = re.compile(
     r"(?i)[?&;](?:api[_-]?key|key|token|access[_-]?token|secret|client[_-]?secret|password|passwd|sig|signature)"
-    r"=(?P<v>[^&#\s\"'<>]+)"
+    rf"=(?P<v>[^&#\s\"'<>{_CJK}]+)"
 )
 # An assignment `key = value` (also `"key": "value"`): the key is a whole run of key characters holding a keyword,
 # the value what follows the ':' or '='. Each run holding a keyword is found once (see _assignment_rule).
 _KEY_TAIL = re.compile(r"(?i)[A-Za-z0-9_.-]*")
-_ASSIGNED = re.compile(r"[\"']?\s*[:=]\s*[\"']?(?P<v>[^\s\"',;]+)")
+_ASSIGNED = re.compile(rf"[\"']?\s*[:=]\s*[\"']?(?P<v>[^\s\"',;{_CJK}]+)")
 _KEY_SEPARATOR = re.compile(r"[.-]")
-_WORD = re.compile(r"\w")
+_WORD = re.compile(_W)
+_KEY_PARTS = re.compile(r"[_.-]+|(?<=[a-z0-9])(?=[A-Z])")
 _PASSWORD_WORDS = r"password|passwd|passphrase|pwd"  # noqa: S105 - key names
 _SECRET_WORDS = r"api[_-]?key|apikey|secret|token|access[_-]?key|private[_-]?key|credentials?"  # noqa: S105
+_META_KEYS = frozenset(
+    "policy policies length len min max minimum maximum rule rules hint hints prompt expiry expires expiration age "
+    "ttl reset strength budget budgets count counts limit limits file files path paths env location locations var "
+    "variable name names field label type format timeout usage size window rotation interval days hours seconds "
+    "ms per used remaining estimate estimates rate".split()
+)
+"""A key naming something *about* the password or tokens (``password_policy``, ``token_budget``): not one."""
+_QUANTITY = re.compile(
+    r"(?i)^(?:min|max|at-?least|up-?to)?[-_]?(?:0|[1-9]\d{0,5})(?:[.,]\d{1,3})?[-_]?(?:chars?|characters|tokens?|words?|bytes?|"
+    r"[kmgt]i?b|days?|d|hours?|h|minutes?|mins?|m|seconds?|secs?|s|ms|weeks?|w|months?|years?|y|attempts?|tries|"
+    r"times|x|lines?|rpm|rps|qps|req|requests|%)$"
+)
+"""``400tokens``, ``min12chars``, ``30d``: a quantity, never a secret."""
+_PASSPHRASE_TAIL = re.compile(r"(?:[ -][A-Za-z]{2,16}){2,7}(?![A-Za-z0-9])")
+_PROSE = frozenset(
+    "a an the is are was were be been being in on at of to for from by with via as and or not no never none same "
+    "see ask stored kept lives lived saved set reset rotated changed managed held found located shared sent given "
+    "provided required optional needed hidden masked redacted removed unchanged unknown empty this that these those "
+    "it its there here our your my their his her we you they he she i please only also still now then later soon "
+    "last next every each monthly weekly daily yearly week month day year time env environment variable vault "
+    "file manager keychain store secret secrets config settings dashboard console docs document wiki team ops "
+    "admin user users account accounts owner owners do does did has have had will would should must can could may "
+    "might use used using when where who what which how why if after before until ago old new current default "
+    "random generated strong weak long short characters chars letters digits".split()
+)
+"""Words of a sentence *about* a password (``password: stored in the vault``), never of a passphrase."""
+_JA_PASSWORD_WORDS = "パスワード|パスフレーズ|暗証番号|合言葉|合い言葉"  # noqa: S105 - key words
+_JA_SECRET_WORDS = "トークン|アクセスキー|シークレットキー|シークレット|秘密鍵|認証キー|API ?キー"  # noqa: S105
+_JA_JOIN = r"(?:\s*(?:は|が|を|も|:|=|->|→|「|『|\"|'|\()\s*){1,3}"
+_JA_PASSWORD = re.compile(rf"(?i)(?:{_JA_PASSWORD_WORDS}){_JA_JOIN}(?P<v>[!-~]+)")
+_JA_SECRET = re.compile(rf"(?i)(?:{_JA_SECRET_WORDS}){_JA_JOIN}(?P<v>[!-~]+)")
+_TRAILING = "\"'`.,;:!?)]}>"
 # A JWT: three dot-separated runs of base64url characters, the first two starting with "eyJ"; tested from the first
 # "eyJ" at a word boundary of each run (a later one in the same run cannot succeed where the first failed).
 _JWT_SEGMENT = re.compile(r"[A-Za-z0-9_-]*")
-_JWT_START = re.compile(r"\beyJ")
+_JWT_START = re.compile(rf"{_B}eyJ")
 _JWT = re.compile(r"eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")
 _CANDIDATE = re.compile(r"[A-Za-z0-9_+=-]{24,}")
+_SRI = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}")
+"""A subresource-integrity hash (``integrity="sha384-…"``): a digest of a public file, not a secret."""
+_ENCODED = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX = re.compile(r"[0-9A-Fa-f]+")
 _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])(?P<local>[A-Za-z0-9._%+-]+)@(?P<domain>[A-Za-z0-9.-]+\.[A-Za-z]{2,})")
-_PHONE_INTERNATIONAL = re.compile(r"(?<![\w+])\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,5}(?![\w])")
-_PHONE_NATIONAL = re.compile(r"(?<![\w.:/-])\(?\d{2,4}\)?[\s.-]\d{3,4}[\s.-]\d{4}(?![\w-]|\.\d)")
-_PHONE_BARE = re.compile(r"(?<![\w.+-])0[1-9]\d{8,9}(?![\w-])")
-_CARD = re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,40}")
+_PHONE_INTERNATIONAL = re.compile(rf"(?<!\+){_B}\+\d{{1,3}}(?:[\s.-]?\(?\d{{1,4}}\)?){{2,5}}(?!{_W})")
+_PHONE_END = rf"(?![\d-]|\.\d)(?!{_W})"
+_PHONE_JAPAN = re.compile(
+    # a national number starts with 0: 090-1234-5678, 03 1234 5678, 0120-123-456, (03) 1234-5678, 03(1234)5678
+    rf"(?<![\d+.:/-]){_B}(?:\(0\d{{1,4}}\)[ -]?\d{{1,4}}[ -]?\d{{4}}|0\d{{1,4}}\(\d{{1,4}}\)\d{{3,4}}"
+    rf"|0\d{{1,4}}(?P<sep>[ .-])\d{{1,4}}(?P=sep)\d{{3,4}}){_PHONE_END}"
+)
+_PHONE_NANP = re.compile(
+    # North America: (555) 123-4567, 555-123-4567, 555.123.4567, 555 123 4567
+    rf"(?<![\d+.:/-]){_B}(?:\(\d{{3}}\) ?\d{{3}}[ .-]|[2-9]\d\d-\d{{3}}-|[2-9]\d\d\.\d{{3}}\.|[2-9]\d\d \d{{3}} )"
+    rf"\d{{4}}{_PHONE_END}"
+)
+_PHONE_BARE = re.compile(rf"(?<![\d+.-]){_B}0\d{{9,10}}(?![\d-])(?!{_W})")
+_PHONE_CONTEXT = re.compile(r"(?i)tel|phone|fax|mobile|cell|call|電話|携帯|連絡")
+_MOBILE_PREFIXES = ("050", "060", "070", "080", "090")
+_CARD = re.compile(rf"(?<![\d.+-]){_B}\d(?:[ .-]?\d){{12,40}}")
+_DIGIT_GROUP = re.compile(r"\d+")
+_KANJI = "\u3005\u4e00-\u9fff"
+_TOWN = rf"[{_KANJI}\u30a1-\u30fa\u30fc]"
+_JP_ADDRESS = re.compile(
+    # 〒100-0001; or a place (kanji ending in 都/道/府/県/市/区/町/村/郡), a town, then a block number
+    rf"〒 ?\d{{3}}-?\d{{4}}"
+    rf"|[{_KANJI}]{{1,6}}[都道府県市区町村郡]{_TOWN}{{0,16}}?"
+    r"\d{1,4}(?:丁目|番地|番|-)\d{0,4}(?:(?:番地|番|号|-)\d{0,4}号?)?(?![位回月日年割人個件名%\d])"
+)
+_US_STATES = (
+    "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|"
+    "OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY"
+)
+_US_ADDRESS = re.compile(
+    # a street line (1600 Amphitheatre Parkway, 221 Main St.), or a city, state and ZIP code (Springfield, IL 62704)
+    r"(?<![A-Za-z0-9])\d{1,6}(?: [A-Z][a-z]+| [NSEW]\.?){1,4} (?:St|Street|Ave|Avenue|Rd|Road|Blvd|Boulevard|Dr|"
+    r"Drive|Ln|Lane|Way|Ct|Court|Pl|Place|Pkwy|Parkway|Ter|Terrace|Cir|Circle|Hwy|Highway|Sq|Square)(?![A-Za-z])\.?"
+    rf"|(?<![A-Za-z])[A-Z][a-z]+(?: [A-Z][a-z]+){{0,2}}, (?:{_US_STATES}) \d{{5}}(?:-\d{{4}})?(?!\d)"
+)
+_HOST_RUN = re.compile(r"(?<![A-Za-z0-9._@/:%+-])[A-Za-z0-9][A-Za-z0-9._-]*")
+_URL_HOST = re.compile(r"\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9._-]{1,253}")
+_USERINFO = re.compile(rf"[^\s/@{_CJK}]{{1,256}}@")
+_PORT_OR_PATH = re.compile(r":\d{1,5}(?!\d)|/")
+_URL_REST = re.compile(rf"[^\s<>\"'`{_CJK}]*")
+_INTERNAL_SUFFIXES = (
+    ".internal",
+    ".local",
+    ".localdomain",
+    ".lan",
+    ".corp",
+    ".intranet",
+    ".intra",
+    ".home.arpa",
+    ".private",
+)
+_DOCUMENTATION_NETWORKS = tuple(
+    ipaddress.ip_network(net) for net in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32")
+)
 
 _EXAMPLE_DOMAINS = re.compile(r"(?i)(?:^|\.)(?:example\.(?:com|org|net)|[a-z0-9-]+\.(?:example|invalid|test|local))$")
 _REFERENCE = re.compile(r"^(?:[~/.$%{<\[(*#]|env:|vault:|file:|op://|ssm:|secret:|arn:)", re.IGNORECASE)
@@ -174,14 +387,14 @@ def _is_reference(value: str) -> bool:
 
 
 def _looks_like_password(value: str) -> bool:
-    if _is_reference(value) or len(value) < 4:
+    if _is_reference(value) or len(value) < 4 or _QUANTITY.match(value):
         return False
     mixed = any(c.isdigit() for c in value) or not value.isalpha() or not (value.islower() or value.isupper())
     return mixed or len(value) >= 12
 
 
 def _looks_like_key(value: str) -> bool:
-    if _is_reference(value) or len(value) < 8:
+    if _is_reference(value) or len(value) < 8 or _QUANTITY.match(value):
         return False
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
@@ -231,8 +444,35 @@ def _phone_ok(match: re.Match[str]) -> bool:
     return 8 <= len(_digits(match.group())) <= 15
 
 
+def _japanese_phone_ok(match: re.Match[str]) -> bool:
+    return 10 <= len(_digits(match.group())) <= 11
+
+
 def _openai_ok(match: re.Match[str]) -> bool:
     return any(c.isdigit() for c in match.group()[3:])
+
+
+def _international_phone_rule(text: str) -> Iterator[Finding]:
+    """``+<country> …``: at most 15 digits; groups written after the number (a date: ``+81 20-0000-0000
+    2026-02-02``) are left out rather than hiding it."""
+    for match in _PHONE_INTERNATIONAL.finditer(text):
+        groups = list(_DIGIT_GROUP.finditer(match.group()))
+        total = sum(len(g.group()) for g in groups)
+        while len(groups) > 2 and total > 15:
+            total -= len(groups.pop().group())
+        if 8 <= total <= 15:
+            yield Finding(PHONE, match.start(), match.start() + groups[-1].end())
+
+
+def _bare_phone_rule(text: str) -> Iterator[Finding]:
+    """``09012345678`` (a mobile number, 11 digits) always; other bare national numbers only after a word for
+    a phone (``電話 0312345678``), since ``order 0312345678`` is an order number."""
+    for match in _PHONE_BARE.finditer(text):
+        number = match.group()
+        if (len(number) == 11 and number.startswith(_MOBILE_PREFIXES)) or _PHONE_CONTEXT.search(
+            text, max(0, match.start() - 16), match.start()
+        ):
+            yield Finding(PHONE, *match.span())
 
 
 def _url_password_rule(text: str) -> Iterator[Finding]:
@@ -244,11 +484,82 @@ def _url_password_rule(text: str) -> Iterator[Finding]:
             yield Finding(PASSWORD, *credentials.span("v"))
 
 
+def _internal_host(host: str) -> bool:
+    """``localhost``, a private, loopback or link-local address, or a name under an internal suffix."""
+    host = host.strip("[]").rstrip(".").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    if any(host.endswith(suffix) and len(host) > len(suffix) for suffix in _INTERNAL_SUFFIXES):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if any(address in network for network in _DOCUMENTATION_NETWORKS):
+        return False
+    return address.is_private or address.is_loopback or address.is_link_local or address.is_unspecified
+
+
+def _internal_url_rule(text: str) -> Iterator[Finding]:
+    """MUST-S3: a URL (``http://10.0.0.5/admin``, ``https://wiki.corp.internal/x``), or a host with a port or a
+    path (``localhost:3000``, ``192.168.1.10:8080``), on a private network; or a name under an internal suffix
+    (``db.internal``). A bare address (``192.168.1.10``) or the word ``localhost`` alone is not a URL."""
+    done = 0
+    for run in _SCHEME_RUN.finditer(text):
+        if run.start() < done or not _SCHEME_START.search(text, run.start(), run.end() - 3):
+            continue
+        position = run.end()
+        userinfo = _USERINFO.match(text, position)
+        if userinfo is not None:
+            position = userinfo.end()
+        host = _URL_HOST.match(text, position)
+        if host is not None and _internal_host(host.group()):
+            end = _URL_REST.match(text, host.end()).end()  # type: ignore[union-attr] # `*` always matches
+            done = end
+            yield Finding(INTERNAL_URL, _SCHEME_START.search(text, run.start()).start(), end)  # type: ignore[union-attr]
+    for run in _HOST_RUN.finditer(text):
+        if run.start() < done:
+            continue
+        name = run.group().rstrip(".-_")
+        lower = name.lower()
+        after = run.start() + len(name)
+        named = any(lower.endswith(suffix) and len(lower) > len(suffix) for suffix in _INTERNAL_SUFFIXES)
+        if named or (_PORT_OR_PATH.match(text, after) and _internal_host(name)):
+            end = _URL_REST.match(text, after).end()  # type: ignore[union-attr] # `*` always matches
+            done = end
+            yield Finding(INTERNAL_URL, run.start(), end)
+
+
+def _passphrase_end(text: str, value: re.Match[str]) -> int | None:
+    """Where a passphrase of plain words that starts with ``value`` ends (``correct horse battery staple``), or
+    ``None`` when the words read as a sentence about the password."""
+    if not value.group("v").isalpha():
+        return None
+    tail = _PASSPHRASE_TAIL.match(text, value.end("v"))
+    if tail is None:
+        return None
+    words = [value.group("v"), *tail.group().replace("-", " ").split()]
+    if any(word.lower() in _PROSE for word in words):
+        return None
+    return tail.end()
+
+
+def _meta_key(key: str, keyword: re.Pattern[str]) -> bool:
+    """The key names something about a password or a token (``password_policy``, ``tokenBudget``)."""
+    last = None
+    for last in keyword.finditer(key):  # noqa: B007 - the last one is wanted
+        pass
+    if last is None:
+        return False
+    return any(part.lower() in _META_KEYS for part in _KEY_PARTS.split(key[last.end() :]) if part)
+
+
 def _assignment_rule(kind: str, keywords: str, keep: Callable[[str], bool]) -> Rule:
     """``key = value`` where the key holds one of ``keywords``: a run of key characters (``[A-Za-z0-9_.-]``) from
     a word boundary. Each run holding a keyword is found once, from its first character to its first keyword, then
     scanned to its end; what follows (``:`` or ``=``, then the value) is tested once; a value, once found, is not
-    searched for keys (as a regular expression's next match starts after the last)."""
+    searched for keys (as a regular expression's next match starts after the last). A key about the secret
+    (``password_policy``) is not one; a password may be a passphrase of several plain words."""
     head = re.compile(rf"(?i)(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]*?(?:{keywords})")
     keyword = re.compile(rf"(?i){keywords}")
 
@@ -268,8 +579,33 @@ def _assignment_rule(kind: str, keywords: str, keep: Callable[[str], bool]) -> R
             if assigned is None:
                 continue
             done = assigned.end()
-            if keep(assigned.group("v")):
+            if _meta_key(text[start:end], keyword):
+                continue
+            value_end = _passphrase_end(text, assigned) if kind == PASSWORD else None
+            if value_end is not None:
+                done = value_end
+                yield Finding(kind, assigned.start("v"), value_end)
+            elif keep(assigned.group("v")):
                 yield Finding(kind, *assigned.span("v"))
+
+    return find
+
+
+def _japanese_rule(kind: str, pattern: re.Pattern[str], keep: Callable[[str], bool]) -> Rule:
+    """``DBのパスワードは hunter2 です``, ``トークン：ghX0…``: a Japanese key word, a particle or a sign, then the
+    value (ASCII up to a blank or the next kana or kanji; closing quotes and punctuation left out)."""
+
+    def find(text: str) -> Iterator[Finding]:
+        for match in pattern.finditer(text):
+            value = match.group("v").rstrip(_TRAILING)
+            if not value:
+                continue
+            start = match.start("v")
+            end = _passphrase_end(text, match) if kind == PASSWORD and len(value) == len(match.group("v")) else None
+            if end is not None:
+                yield Finding(kind, start, end)
+            elif keep(value):
+                yield Finding(kind, start, start + len(value))
 
     return find
 
@@ -288,13 +624,22 @@ def _jwt_rule(text: str) -> Iterator[Finding]:
             done = rest.end() if rest is not None else start.end()
 
 
+def _card_shape(lengths: list[int]) -> bool:
+    """How card numbers are written: all together, in fours (19 digits: 4-4-4-4-3), or 4-6-5 / 4-6-4."""
+    if len(lengths) == 1 or all(n == 4 for n in lengths):
+        return True
+    return (lengths[:4] == [4, 4, 4, 4] and len(lengths) == 5 and lengths[4] <= 3) or lengths in ([4, 6, 5], [4, 6, 4])
+
+
 def _card_rule(text: str) -> Iterator[Finding]:
-    """Runs of digit groups; within each, the windows of whole groups that make a Luhn-valid number of 13 to
-    19 digits starting with 2-6 (so that digits written next to a card number, a date before it or a time
-    after it, do not hide it). A run has at most 41 digits, and only windows of 13 to 19 digits are joined."""
+    """Runs of digit groups; within each, the windows of whole groups written as a card number is (see
+    :func:`_card_shape`) that make a Luhn-valid number of 13 to 19 digits starting with 2-6 (so that digits
+    written next to a card number, a date before it or a time after it, do not hide it). A run has at most 41
+    digits, and only windows of 13 to 19 digits are joined."""
     for match in _CARD.finditer(text):
-        groups = [g.group() for g in re.finditer(r"\d+", match.group())]
-        spans = [g.span() for g in re.finditer(r"\d+", match.group())]
+        found_groups = list(_DIGIT_GROUP.finditer(match.group()))
+        groups = [g.group() for g in found_groups]
+        spans = [g.span() for g in found_groups]
         before = [0]
         for group in groups:
             before.append(before[-1] + len(group))
@@ -303,7 +648,7 @@ def _card_rule(text: str) -> Iterator[Finding]:
             found = None
             end = bisect.bisect_right(before, before[start] + 19) - 1  # the most groups that fit in 19 digits
             while groups[start][0] in "23456" and end > start and before[end] - before[start] >= 13:
-                if luhn_valid("".join(groups[start:end])):
+                if _card_shape([len(g) for g in groups[start:end]]) and luhn_valid("".join(groups[start:end])):
                     found = end
                     break
                 end -= 1
@@ -315,12 +660,49 @@ def _card_rule(text: str) -> Iterator[Finding]:
 
 
 def _entropy_rule(text: str) -> Iterator[Finding]:
+    hashes = [match.span() for match in _SRI.finditer(text)]
+    starts = [start for start, _end in hashes]
     for match in _CANDIDATE.finditer(text):
+        index = bisect.bisect_right(starts, match.start()) - 1
+        if index >= 0 and hashes[index][1] >= match.end():
+            continue  # a part of an integrity hash
         if _random_looking(match.group()):
             yield Finding(ENTROPY, *match.span())
 
 
-RULES: tuple[Rule, ...] = (
+def _decode(token: str) -> str | None:
+    """What a hex or base64 run decodes to, when that is text (a secret written encoded); else ``None``."""
+    core = token.rstrip("=")
+    try:
+        if len(core) % 2 == 0 and _HEX.fullmatch(core):
+            raw = bytes.fromhex(core)
+        else:
+            urlsafe = "-" in core or "_" in core
+            if (urlsafe and ("+" in core or "/" in core)) or len(core) % 4 == 1:
+                return None
+            padded = core + "=" * (-len(core) % 4)
+            raw = base64.b64decode(padded, altchars=b"-_" if urlsafe else None, validate=True)
+        decoded = raw.decode("utf-8")
+    except (ValueError, binascii.Error):
+        return None
+    if len(decoded) < 8 or sum(c.isprintable() or c in "\t\n\r" for c in decoded) < len(decoded):
+        return None
+    return decoded
+
+
+def _encoded_rule(text: str) -> Iterator[Finding]:
+    """A hex or base64 run whose text holds a finding (``cGFzc3dvcmQ9aHVudGVyMjI=``: ``password=hunter22``): the
+    run is a finding of that kind. The decoded text is checked by the other rules, once (never decoded again)."""
+    for match in _ENCODED.finditer(text):
+        decoded = _decode(match.group())
+        if decoded is None:
+            continue
+        kinds = {finding.kind for finding in _findings(normalise(decoded), _PLAIN_RULES)} - {ENTROPY}
+        for kind in sorted(kinds):
+            yield Finding(kind, *match.span())
+
+
+_PLAIN_RULES: tuple[Rule, ...] = (
     _pattern_rule(PRIVATE_KEY, _PRIVATE_KEY),
     _jwt_rule,
     _pattern_rule(API_KEY, _OPENAI_KEY, _openai_ok),
@@ -330,14 +712,21 @@ RULES: tuple[Rule, ...] = (
     _pattern_rule(SECRET, _URL_SECRET, lambda m: _looks_like_key(m.group("v"))),
     _assignment_rule(PASSWORD, _PASSWORD_WORDS, _looks_like_password),
     _assignment_rule(SECRET, _SECRET_WORDS, _looks_like_key),
+    _japanese_rule(PASSWORD, _JA_PASSWORD, _looks_like_password),
+    _japanese_rule(SECRET, _JA_SECRET, _looks_like_key),
     _entropy_rule,
     _pattern_rule(EMAIL, _EMAIL, _email_ok),
-    _pattern_rule(PHONE, _PHONE_INTERNATIONAL, _phone_ok),
-    _pattern_rule(PHONE, _PHONE_NATIONAL, _phone_ok),
-    _pattern_rule(PHONE, _PHONE_BARE),
+    _international_phone_rule,
+    _pattern_rule(PHONE, _PHONE_JAPAN, _japanese_phone_ok),
+    _pattern_rule(PHONE, _PHONE_NANP),
+    _bare_phone_rule,
     _card_rule,
+    _pattern_rule(ADDRESS, _JP_ADDRESS),
+    _pattern_rule(ADDRESS, _US_ADDRESS),
+    _internal_url_rule,
 )
-"""Each runs in time linear in the text (see the module's docstring)."""
+RULES: tuple[Rule, ...] = (*_PLAIN_RULES, _encoded_rule)
+"""Each reads the normalised text and runs in time linear in it (see the module's docstring)."""
 
 
 _WEAK = frozenset({ENTROPY, PHONE})
@@ -345,16 +734,30 @@ _WEAK = frozenset({ENTROPY, PHONE})
 of a card number also look like a phone number; an API key also has high entropy)."""
 
 
-def find_sensitive(text: str) -> list[Finding]:
-    """Every finding in ``text``, ordered by position (findings may overlap)."""
-    found: set[Finding] = set()
-    _check_budget()
-    for rule in RULES:
-        for count, finding in enumerate(rule(text), 1):
-            found.add(finding)
+def _findings(view: NormalisedText, rules: Iterable[Rule]) -> Iterator[Finding]:
+    """The findings of ``rules`` in ``view.text``, in its own positions."""
+    for rule in rules:
+        for count, finding in enumerate(rule(view.text), 1):
+            if finding.end > finding.start:
+                yield finding
             if count % _CHECK_EVERY == 0:
                 _check_budget()
         _check_budget()
+
+
+def find_sensitive(text: str) -> list[Finding]:
+    """Every finding in ``text``, ordered by position (findings may overlap), as spans of ``text`` itself."""
+    _check_budget()
+    view = normalise(text)
+    _check_budget()
+    found = {Finding(f.kind, *view.span(f.start, f.end)) for f in _findings(view, RULES)}
+    joined = _joined(view)
+    if joined is not None:
+        lines, joins = joined
+        for finding in _findings(lines, RULES):
+            after = bisect.bisect_right(joins, finding.start)
+            if after < len(joins) and joins[after] < finding.end:  # crosses a joined line break
+                found.add(Finding(finding.kind, *lines.span(finding.start, finding.end)))
     strong = sorted((f.start, f.end) for f in found if f.kind not in _WEAK)
     starts = [start for start, _end in strong]
     reach: list[int] = []  # reach[i]: the furthest end among the first i + 1 strong findings (by start)
@@ -374,6 +777,17 @@ def kinds_in(text: str) -> list[str]:
     """The kinds found in ``text``, in the order of :data:`KINDS`, each once."""
     present = {finding.kind for finding in find_sensitive(text)}
     return [kind for kind in KINDS if kind in present]
+
+
+def sensitive_field(fields: Iterable[tuple[str, str | None]]) -> tuple[str, list[str]] | None:
+    """The first ``(name, value)`` whose value holds sensitive data, as its name and the kinds found (never the
+    value); ``None`` when none does. Every text of a write goes through it: the content and also the ids an agent
+    chooses (``dedupe_key``, the scope's slug, ``run_id``, the source's ids)."""
+    for name, value in fields:
+        found = kinds_in(value) if value else []
+        if found:
+            return name, found
+    return None
 
 
 def redact_sensitive(text: str) -> tuple[str, list[str]]:
