@@ -144,16 +144,19 @@ def _json_string(token: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _undecodable_reply(line: str) -> tuple[types.JSONRPCError, str]:
+def undecodable_reply(line: str, what: str = "line") -> tuple[types.JSONRPCError, str]:
+    """The parse error for bytes that are not UTF-8 (``line``: decoded with replacement, only to find the id)."""
     reason = "not valid UTF-8"
-    error = types.ErrorData(code=PARSE_ERROR, message=f"Parse error: the line is {reason}; nothing was done")
+    error = types.ErrorData(code=PARSE_ERROR, message=f"Parse error: the {what} is {reason}; nothing was done")
     return types.JSONRPCError(jsonrpc="2.0", id=top_level_id(line), error=error), reason
 
 
-def _bad_id_reply() -> tuple[types.JSONRPCError, str]:
-    reason = "a message whose id is neither a string nor an integer"
-    error = types.ErrorData(code=INVALID_REQUEST, message=f"Invalid request: the line is {reason}; nothing was done")
-    return types.JSONRPCError(jsonrpc="2.0", id=None, error=error), reason
+BAD_ID = "`id` must be a string or an integer"
+
+
+def bad_id_reply() -> tuple[types.JSONRPCError, str]:
+    error = types.ErrorData(code=INVALID_REQUEST, message=f"Invalid request: {BAD_ID}; nothing was done")
+    return types.JSONRPCError(jsonrpc="2.0", id=None, error=error), BAD_ID
 
 
 def has_bad_id(line: str, message: types.JSONRPCMessage) -> bool:
@@ -168,22 +171,49 @@ def has_bad_id(line: str, message: types.JSONRPCMessage) -> bool:
     return isinstance(parsed, dict) and "id" in parsed
 
 
-def malformed_reply(line: str) -> tuple[types.JSONRPCError | None, str]:
-    """The error answer to a line the transport cannot accept (``None``: a notification, which gets none), and
-    the reason for the log."""
+def jsonrpc_problem(parsed: Any, what: str = "line") -> str:
+    """What keeps a parsed JSON value from being a JSON-RPC 2.0 message, in one phrase naming the member (never
+    its value: it could be private)."""
+    if not isinstance(parsed, dict):
+        return f"the {what} must be one JSON-RPC message: a JSON object (batches are not accepted)"
+    if parsed.get("jsonrpc") != "2.0":
+        return '`jsonrpc` must be "2.0"'
+    if "id" in parsed and (isinstance(parsed["id"], bool) or not isinstance(parsed["id"], int | str)):
+        return BAD_ID
+    if "method" in parsed:
+        if not isinstance(parsed["method"], str):
+            return "`method` must be a string"
+        if parsed.get("params") is not None and not isinstance(parsed["params"], dict):
+            return "`params` must be an object"
+    elif "result" in parsed or "error" in parsed:
+        if "id" not in parsed:
+            return "a response needs the `id` of the request it answers"
+        error = parsed.get("error")
+        if "error" in parsed and not (
+            isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str)
+        ):
+            return "`error` must be an object with an integer `code` and a string `message`"
+    else:
+        return "a request needs a `method` (a string)"
+    return f"the {what} is not a JSON-RPC 2.0 message this server accepts"
+
+
+def malformed_reply(line: str, what: str = "line") -> tuple[types.JSONRPCError | None, str]:
+    """The error answer to a line (or an HTTP body: ``what``) the transport cannot accept (``None``: a
+    notification, which gets none), and the reason for the log."""
     try:
         parsed: Any = json.loads(line, parse_int=lambda digits: 0)  # any size: we only need the shape
     except (ValueError, RecursionError):
         parsed = None
     message_id = top_level_id(line)
     if parsed is None:
-        code, reason = PARSE_ERROR, "not valid JSON (or nested too deeply)"
+        reason = f"the {what} is not valid JSON (or nested too deeply)"
+        error = types.ErrorData(code=PARSE_ERROR, message=f"Parse error: {reason}; nothing was done")
     else:
-        code, reason = INVALID_REQUEST, "not a JSON-RPC 2.0 message this server accepts"
+        reason = jsonrpc_problem(parsed, what)
         if isinstance(parsed, dict) and "id" not in parsed and "method" in parsed:
             return None, f"{reason} (a notification: no reply)"
-    text = "Parse error" if code == PARSE_ERROR else "Invalid request"
-    error = types.ErrorData(code=code, message=f"{text}: the line is {reason}; nothing was done")
+        error = types.ErrorData(code=INVALID_REQUEST, message=f"Invalid request: {reason}; nothing was done")
     return types.JSONRPCError(jsonrpc="2.0", id=message_id, error=error), reason
 
 
@@ -210,7 +240,7 @@ class MalformedLineGuard:
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError:
-                await self._answer(raw.decode("utf-8", "replace"), _undecodable_reply)
+                await self._answer(raw.decode("utf-8", "replace"), undecodable_reply)
                 continue
             try:
                 message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
@@ -218,7 +248,7 @@ class MalformedLineGuard:
                 await self._answer(line, malformed_reply)
                 continue
             if has_bad_id(line, message):
-                await self._answer(line, lambda _line: _bad_id_reply())
+                await self._answer(line, lambda _line: bad_id_reply())
                 continue
             return line
 

@@ -167,3 +167,57 @@ def test_http_without_configured_tokens_exits_2_pointing_at_token_new(world: Ego
     assert done.returncode == 2
     assert "ego token new" in done.stderr
     assert done.stdout == ""
+
+
+def test_http_advertises_no_authorization_server_and_documents_the_bearer_scheme(http_server: HttpServer) -> None:
+    """Issue 21, point 7: the protected-resource metadata named `http://127.0.0.1:8765/` as an authorization server
+    while `/.well-known/oauth-authorization-server` was 404. Only what exists is advertised: the resource, its
+    scope and the bearer header (tokens come from `ego token new`, not from OAuth)."""
+    base = http_server.url.rsplit("/", 1)[0]
+    metadata = httpx.get(base + "/.well-known/oauth-protected-resource/mcp", timeout=30)
+    assert metadata.status_code == 200
+    assert metadata.json() == {
+        "resource": http_server.url,
+        "bearer_methods_supported": ["header"],
+        "scopes_supported": ["ego"],
+        "resource_name": "ego",
+    }
+    for advertised in metadata.json().get("authorization_servers", []):  # none: nothing to fetch
+        pytest.fail(f"advertises an authorization server: {advertised}")
+    assert httpx.get(base + "/.well-known/oauth-authorization-server", timeout=30).status_code == 404
+    refused = httpx.post(http_server.url, json=INITIALIZE, headers=HEADERS, timeout=30)
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"].startswith("Bearer ")
+    assert "resource_metadata" not in refused.headers["www-authenticate"]
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "request_id", "named"),
+    [
+        (b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":"x"}', -32600, 3, "`params` must be an object"),
+        (b'{"jsonrpc":"1.0","id":4,"method":"ping"}', -32600, 4, '`jsonrpc` must be "2.0"'),
+        (b'{"jsonrpc":"2.0","id":5}', -32600, 5, "a request needs a `method` (a string)"),
+        (b'[{"jsonrpc":"2.0","id":6,"method":"ping"}]', -32600, None, "the body must be one JSON-RPC message"),
+        (b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', -32600, None, "`id` must be a string or an integer"),
+        (b'{"jsonrpc":"2.0","id":7,"method":"ping"', -32700, 7, "the body is not valid JSON"),
+        (b'{"jsonrpc":"2.0","id":8,"method":"caf\xe9"}', -32700, 8, "the body is not valid UTF-8"),
+    ],
+    ids=["params-string", "jsonrpc-1.0", "no-method", "batch", "object-id", "truncated", "latin-1"],
+)
+def test_a_bad_http_body_gets_one_short_message_naming_the_problem(
+    http_server: HttpServer, body: bytes, code: int, request_id: int | None, named: str
+) -> None:
+    """Issue 21, point 7: a bad body got pydantic's report (11 union-branch errors with links to its site); now one
+    JSON-RPC error naming the problem (never the value), under the request's id when it is known."""
+    response = httpx.post(
+        http_server.url, content=body, headers={**HEADERS, "Authorization": f"Bearer {CLAUDE_TOKEN}"}, timeout=30
+    )
+    assert response.status_code == 400
+    answer = response.json()
+    assert answer["id"] == request_id
+    assert answer["error"]["code"] == code
+    assert named in answer["error"]["message"]
+    assert len(answer["error"]["message"]) < 160
+    assert "pydantic" not in response.text
+    assert "http" not in answer["error"]["message"]
+    assert "caf" not in response.text

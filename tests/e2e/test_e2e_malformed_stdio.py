@@ -131,7 +131,7 @@ def test_a_request_with_an_object_id_gets_an_invalid_request_reply(server: Serve
     assert reply is not None, "no answer within a second"
     assert reply["id"] is None
     assert reply["error"]["code"] == -32600
-    assert "id is neither a string nor an integer" in reply["error"]["message"]
+    assert reply["error"]["message"] == "Invalid request: `id` must be a string or an integer; nothing was done"
     server.send('{"jsonrpc":"2.0","id":7,"method":"ping"}')
     assert server.reply(timeout=10.0) == {"jsonrpc": "2.0", "id": 7, "result": {}}
 
