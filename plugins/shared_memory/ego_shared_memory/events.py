@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from ego_shared_memory.detector import kinds_in
+from ego_shared_memory.detector import sensitive_field
 
 KINDS: tuple[str, ...] = ("decision", "config", "constraint", "workflow", "fact", "bug", "todo", "log", "deprecation")
 JANITOR_KIND = "conflict_resolution"
@@ -266,7 +266,8 @@ def parse_event(
 
     Returns the draft and warnings (unknown fields are ignored, with a warning). Raises :class:`EventError`
     for the first field that breaks its rule, and :class:`AccessError` when the body names another agent.
-    Sensitive data (secrets, personal data) in any free-text field is refused, naming only its kind.
+    Sensitive data (secrets, personal data) in any text the agent chooses (the content, the dedupe_key, the scope,
+    the run and source ids) is refused, naming only the field and the kind.
     """
     if not isinstance(body, Mapping):
         raise EventError("body", "a JSON object (a memory event)")
@@ -302,15 +303,18 @@ def parse_event(
         raise EventError("ttl_days", RULES["ttl_days"])
     if not 0 <= int(ttl) <= MAX_TTL_DAYS:
         raise EventError("ttl_days", RULES["ttl_days"])
-    for field, text in (
-        ("content_md", content),
-        ("run_id", run_id),
-        ("source.thread_id", source.thread_id),
-        ("source.message_id", source.message_id),
-    ):
-        found = kinds_in(text) if text else []
-        if found:
-            raise EventError(field, "no secrets or personal data", kinds=found)
+    refused = sensitive_field(
+        (
+            ("content_md", content),
+            ("dedupe_key", dedupe_key),
+            ("scope", scope),
+            ("run_id", run_id),
+            ("source.thread_id", source.thread_id),
+            ("source.message_id", source.message_id),
+        )
+    )
+    if refused is not None:
+        raise EventError(refused[0], "no secrets or personal data", kinds=refused[1])
     unknown = sorted(str(key) for key in body if key not in KNOWN_FIELDS)
     if unknown:
         warnings.append(f"ignored unknown field(s): {', '.join(unknown[:10])}")

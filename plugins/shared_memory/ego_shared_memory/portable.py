@@ -4,6 +4,11 @@ file of every event, in log order, and the token hashes (never tokens).
 The first line is ``{"type": "ego-shared-memory", "version": 1, ...}``; then ``{"type": "event", ...}`` (the
 stored event's fields) and ``{"type": "token", ...}`` lines. Importing checks the whole file first, then
 restores each event with its own id and time (idempotent: what is already there is skipped).
+
+An import is a write like any other: each event's texts (content, dedupe_key, scope, run_id, source ids) go through
+the same secret and personal-data filter as an append, and every author and token holder must be one of the
+configured agents (the janitor's own conflict_resolution events aside). One refused line refuses the whole file,
+naming the line, the field and the kinds found, never the data.
 """
 
 from __future__ import annotations
@@ -11,20 +16,24 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
 import attrs
 
+from ego_shared_memory.detector import sensitive_field
 from ego_shared_memory.events import (
     AGENT_ID,
     CONFIDENCES,
     DEDUPE_KEY,
+    DEFAULT_AGENTS,
     EVENT_ID,
+    JANITOR_AGENT,
     JANITOR_KIND,
     KINDS,
+    RESERVED_AGENTS,
     SOURCE_SYSTEMS,
     Event,
     Source,
@@ -126,6 +135,23 @@ def _event(record: dict[str, Any], number: int) -> Event:
         if not ok:
             raise PortableError(f"line {number}: event field {field} is missing or invalid")
     source = record["source"]
+    refused = sensitive_field(
+        (
+            ("content_md", record["content_md"]),
+            ("dedupe_key", record["dedupe_key"]),
+            ("scope", record["scope"]),
+            ("run_id", record["run_id"]),
+            ("source.thread_id", source.get("thread_id")),
+            ("source.message_id", source.get("message_id")),
+        )
+    )
+    if refused is not None:
+        field, kinds = refused
+        raise PortableError(
+            f"line {number}: event {record['event_id']}: {field} contains data that is never stored "
+            f"({', '.join(kinds)}); mask it at the source first (`ego shared janitor --full-scan` there) and export "
+            "again"
+        )
     return Event(
         seq=0,
         event_id=record["event_id"],
@@ -185,8 +211,36 @@ def read_export(path: Path) -> tuple[list[Event], list[tuple[str, str, Role, dat
     return events, tokens
 
 
-def import_store(store: SqlStore, path: Path) -> ImportSummary:
+def check_authors(
+    events: Sequence[Event],
+    tokens: Sequence[tuple[str, str, Role, datetime, datetime | None]],
+    agents: Sequence[str],
+) -> None:
+    """Every event's author and every agent token's holder is one of ``agents`` (the configured allow-list, as
+    for tokens made here); the janitor writes only its conflict_resolution events. Raises :class:`PortableError`."""
+    for event in events:
+        by_janitor = event.agent_id == JANITOR_AGENT
+        if (by_janitor and event.kind != JANITOR_KIND) or (not by_janitor and event.agent_id not in agents):
+            raise PortableError(
+                f"event {event.event_id} is by {event.agent_id}, who is not among the configured agents "
+                f"({', '.join(agents)}); add it to [plugins.shared_memory] agents to import its events"
+            )
+        if event.kind == JANITOR_KIND and not by_janitor:
+            raise PortableError(f"event {event.event_id}: only the janitor writes {JANITOR_KIND} events")
+    for _digest, agent, role, _created, _revoked in tokens:
+        if role == "agent" and agent not in agents:
+            raise PortableError(
+                f"a token belongs to {agent}, who is not among the configured agents ({', '.join(agents)})"
+            )
+        if not AGENT_ID.match(agent) or agent in RESERVED_AGENTS:
+            raise PortableError(f"a token belongs to {agent}, a reserved or invalid agent id")
+
+
+def import_store(store: SqlStore, path: Path, *, agents: Sequence[str] = DEFAULT_AGENTS) -> ImportSummary:
+    """Restores the file into ``store`` after checking all of it (:func:`read_export`, :func:`check_authors`
+    against ``agents``, the configured allow-list); nothing is written when any line is refused."""
     events, tokens = read_export(path)
+    check_authors(events, tokens, agents)
     new_events = sum(store.import_event(event) for event in events)
     new_tokens = sum(store.import_token(*token) for token in tokens)
     return ImportSummary(len(events), new_events, len(tokens), new_tokens)
