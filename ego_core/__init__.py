@@ -6,6 +6,16 @@ Everything a plugin needs is importable from ``ego_core`` itself (and its test f
 
 from __future__ import annotations
 
+import os as _os
+
+# ego sends nothing anywhere. onnxruntime (imported by chromadb and by the onnx embedding provider) has telemetry
+# on Linux and macOS since 1.2x: importing it writes ~/.cache/Microsoft/DeveloperTools/.onnxruntime/deviceid (a
+# persistent device id) and onnxruntime.db (an offline queue of events about the OS, CPU and process), and
+# uploads them. It reads ORT_DISABLE_TELEMETRY once, when it initialises: set before any plugin can import it, it
+# creates no uploader, no device id and no queue. Hugging Face's hub client (model downloads) has its own switch.
+_os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+_os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+
 from ego_core.config import ConfigError, Settings
 from ego_core.context import Clock, PluginContext, Services
 from ego_core.embedding import (
