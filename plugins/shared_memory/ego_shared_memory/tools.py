@@ -19,7 +19,7 @@ from ego_core import (
     truncate,
 )
 from ego_shared_memory.client import RefusedError, SharedClient, UnreachableError
-from ego_shared_memory.detector import DetectionBudgetExceeded, detection_budget, kinds_in
+from ego_shared_memory.detector import DetectionBudgetExceeded, detection_budget, kinds_in, sensitive_field
 from ego_shared_memory.events import (
     EVENT_ID,
     KINDS,
@@ -174,12 +174,15 @@ class SharedTools:
         content = str(args["content"])
         try:
             with detection_budget(DETECTION_BUDGET_SECONDS):
-                found = kinds_in(content)
+                found = sensitive_field(
+                    (("content", content), ("dedupe_key", str(args["dedupe_key"])), ("scope", scope))
+                )
         except DetectionBudgetExceeded:
             raise ToolError(UNCHECKED) from None
-        if found:
+        if found is not None:
+            field, kinds = found
             raise ToolError(
-                f"Not shared: content holds data the shared memory never stores ({', '.join(found)}). "
+                f"Not shared: {field} holds data the shared memory never stores ({', '.join(kinds)}). "
                 "Say where such data lives, never the data itself."
             )
         redacted = self._redact(content)
@@ -234,9 +237,11 @@ def _render_append(result: Mapping[str, Any], scope: str, key: str) -> str:
 
 
 def _append_log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
-    """Sizes and labels only: the content is the agent's thought."""
+    """Sizes and labels only: the content is the agent's thought; a scope holding sensitive data (refused) is
+    withheld."""
+    scope = str(args.get("scope", ""))[:80]
     return {
-        "scope": str(args.get("scope", ""))[:80],
+        "scope": "[withheld]" if kinds_in(scope) else scope,
         "kind": args.get("kind"),
         "content_chars": len(str(args.get("content", ""))),
     }
