@@ -19,11 +19,28 @@ from typing import Any
 from ego_core import Command, PluginContext
 from ego_shared_memory.config import GATEWAY_DB_ENV, GatewaySettings, SharedMemoryConfig
 from ego_shared_memory.events import KINDS, Event, EventError, check_scope
-from ego_shared_memory.janitor import STEPS, cleanup, consolidate, parse_duration, run_janitor
+from ego_shared_memory.janitor import (
+    STEPS,
+    confirm_cleanup,
+    consolidate,
+    find_plan,
+    parse_duration,
+    plan_view,
+    propose_cleanup,
+    run_janitor,
+)
 from ego_shared_memory.markdown import export_markdown
 from ego_shared_memory.pins import first_line
 from ego_shared_memory.portable import PortableError, export_store, import_store, summary_line
-from ego_shared_memory.store import URL_FORMS, EventFilter, SqlStore, StoreError, open_store
+from ego_shared_memory.store import (
+    URL_FORMS,
+    CleanupPlan,
+    CleanupPlanError,
+    EventFilter,
+    SqlStore,
+    StoreError,
+    open_store,
+)
 from ego_shared_memory.store.base import Role
 from ego_shared_memory.tokens import create_token
 
@@ -277,37 +294,94 @@ def _search(args: argparse.Namespace, store: SqlStore) -> int:
 
 
 def _cleanup_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--older-than", metavar="AGE", help="events created more than AGE ago (30d, 12h, 2w)")
-    parser.add_argument("--scope", action="append", help="a scope, or agent:* / project:* (repeatable)")
-    parser.add_argument("--expired", action="store_true", help="events whose ttl_days have run out")
-    parser.add_argument("--yes", action="store_true", help="delete them (without it: only list what would go)")
+    parser.add_argument("--older-than", metavar="AGE", help="propose: events created more than AGE ago (30d, 12h, 2w)")
+    parser.add_argument("--expired", action="store_true", help="propose: events whose ttl_days have run out")
+    parser.add_argument(
+        "--scope",
+        action="append",
+        help="propose: a scope, or * / agent:* / project:* (repeatable; default global and every project: an "
+        "agent's private scope is cleaned only when named, agent:<id> or agent:*)",
+    )
+    parser.add_argument("--show", metavar="PLAN_ID", help="show a proposed plan and its state")
+    parser.add_argument(
+        "--confirm", metavar="PLAN_ID", help="delete exactly the events of this plan (before it expires)"
+    )
+    parser.add_argument("--yes", action="store_true", help=argparse.SUPPRESS)
+    _json_option(parser)
+
+
+def _cleanup_actor() -> str:
+    return f"cli:{os.environ.get('USER', 'operator')}"
+
+
+def _print_plan(store: SqlStore, plan: CleanupPlan, *, events: bool) -> None:
+    now = _now()
+    if events:
+        for event_id in plan.event_ids:
+            found = store.get(event_id)
+            print(_event_line(found) if found is not None else f"{event_id}  (already gone)")
+    per_scope = ", ".join(f"{scope}: {count}" for scope, count in plan.counts.items()) or "none"
+    print(f"plan {plan.plan_id}: {len(plan.event_ids)} event(s) ({per_scope}); {plan.state(now)}", file=sys.stderr)
+    if plan.truncated:
+        print("more events match than one plan holds: confirm this one, then propose again", file=sys.stderr)
 
 
 def _cleanup(args: argparse.Namespace, store: SqlStore) -> int:
+    selecting = bool(args.older_than or args.expired or args.scope)
+    if args.yes:
+        raise UsageError(
+            "--yes no longer deletes: deletion takes two steps. Run without it to propose a plan (nothing is "
+            "deleted), review it, then `ego shared cleanup --confirm PLAN_ID` deletes exactly its events"
+        )
+    if sum((selecting, args.show is not None, args.confirm is not None)) != 1:
+        raise UsageError(
+            "give one of: --older-than AGE and/or --expired (propose a plan), --show PLAN_ID, --confirm PLAN_ID"
+        )
+    now = _now()
+    try:
+        if args.confirm is not None:
+            done = confirm_cleanup(store, args.confirm, actor=_cleanup_actor(), now=now)
+            if args.json:
+                view = {**plan_view(done.plan, now), "deleted_event_ids": list(done.deleted)}
+                print(json.dumps({**view, "already_gone": list(done.already_gone)}, indent=2))
+                return 0
+            gone = f"; {len(done.already_gone)} were already gone" if done.already_gone else ""
+            print(
+                f"deleted {len(done.deleted)} event(s) of plan {done.plan.plan_id}{gone}; each deletion is in the "
+                "audit trail (ego shared audit)"
+            )
+            return 0
+        if args.show is not None:
+            plan = find_plan(store, args.show)
+            if args.json:
+                print(json.dumps(plan_view(plan, now), indent=2))
+                return 0
+            _print_plan(store, plan, events=True)
+            return 0
+    except CleanupPlanError as exc:
+        raise UsageError(str(exc)) from None
     try:
         older = parse_duration(args.older_than) if args.older_than else None
-    except ValueError:
-        raise UsageError("--older-than: expected a duration such as 30d, 12h or 2w") from None
+    except ValueError as exc:
+        raise UsageError(f"--older-than: {exc}") from None
     if older is None and not args.expired:
         raise UsageError("say what to clean up: --older-than AGE and/or --expired")
-    actor = f"cli:{os.environ.get('USER', 'operator')}"
-    plan = cleanup(
+    plan = propose_cleanup(
         store,
-        _now(),
+        now,
         older_than=older,
         scope_patterns=_scopes(args.scope),
         expired_only=args.expired,
-        approve=args.yes,
-        actor=actor,
+        actor=_cleanup_actor(),
     )
-    for event in plan.events:
-        print(_event_line(event))
-    if args.yes:
-        print(f"deleted {plan.deleted} event(s); each deletion is in the audit trail (ego shared audit)")
-    elif plan.events:
+    if args.json:
+        print(json.dumps(plan_view(plan, now), indent=2))
+        return 0
+    _print_plan(store, plan, events=True)
+    if plan.event_ids:
         print(
-            f"{len(plan.events)} event(s) would be deleted; nothing was changed. Run again with --yes to delete "
-            "them (each deletion is audited).",
+            f"nothing was deleted. Review the list, then delete exactly these events (until "
+            f"{plan.expires_at:%H:%M} UTC) with: ego shared cleanup --confirm {plan.plan_id}",
             file=sys.stderr,
         )
     else:
@@ -364,7 +438,7 @@ def _janitor(ctx: PluginContext) -> Callable[[argparse.Namespace, SqlStore], int
             t = report["ttl"]
             print(
                 f"ttl: {t['expired']} expired event(s) are cleanup candidates ({t['newly_marked']} new); delete "
-                "them with `ego shared cleanup --expired --yes`"
+                "them with `ego shared cleanup --expired` (a plan to review) and then `--confirm PLAN_ID`"
             )
         for line in report.get("consolidate", []):
             print(f"pins: {line['scope']}: {line['pinned']} of {line['entries']} entries ({line['tokens']} tokens)")
@@ -447,7 +521,13 @@ def commands(ctx: PluginContext) -> list[Command]:
         _command("token", "gateway", "make, list or revoke agent tokens", _token_options, _token(ctx), db_option=False),
         _command("list", "shared", "list events, newest first", _list_options, _list),
         _command("search", "shared", "find events by words", _search_options, _search),
-        _command("cleanup", "shared", "delete old or expired events (only with --yes)", _cleanup_options, _cleanup),
+        _command(
+            "cleanup",
+            "shared",
+            "propose deleting old or expired events; --confirm PLAN_ID deletes",
+            _cleanup_options,
+            _cleanup,
+        ),
         _command("consolidate", "shared", "compact the log into pins", _json_option, _consolidate(ctx)),
         _command("janitor", "shared", "pins, ttl candidates, conflicts, secret scan", _janitor_options, _janitor(ctx)),
         _command("conflicts", "shared", "open conflicts", no_options, _conflicts),

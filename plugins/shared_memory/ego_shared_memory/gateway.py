@@ -25,10 +25,18 @@ from starlette.routing import Route
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.detector import DetectionBudgetExceeded, detection_budget
 from ego_shared_memory.events import EVENT_ID, AccessError, EventError, check_agent_id
-from ego_shared_memory.janitor import STEPS, cleanup, parse_duration, run_janitor
+from ego_shared_memory.janitor import (
+    STEPS,
+    confirm_cleanup,
+    find_plan,
+    parse_duration,
+    plan_view,
+    propose_cleanup,
+    run_janitor,
+)
 from ego_shared_memory.openapi import openapi_document
 from ego_shared_memory.service import NotFoundError, SharedMemory
-from ego_shared_memory.store import SqlStore, StoreError
+from ego_shared_memory.store import CleanupPlanError, SqlStore, StoreError
 from ego_shared_memory.store.base import Role
 from ego_shared_memory.tokens import hash_token
 
@@ -277,44 +285,74 @@ def build_app(
         )
 
     async def janitor_cleanup(request: Request) -> Response:
+        """Proposes a cleanup plan; deletes nothing (confirming the plan's id does)."""
         actor = await identify(request, "admin")
         body = await read_json(request)
         if not isinstance(body, Mapping):
-            raise EventError("body", "a JSON object {older_than, scopes, expired, approve}")
+            raise EventError("body", "a JSON object {older_than, expired, scopes}")
+        if "approve" in body:
+            raise EventError(
+                "approve",
+                "absent: deletion takes two steps. This request proposes a plan (nothing is deleted); review it, "
+                "then POST /v1/janitor/cleanup/{plan_id}/confirm deletes exactly its events",
+            )
         older = body.get("older_than")
-        try:
-            older_than = parse_duration(older) if isinstance(older, str) else None
-        except ValueError:
-            raise EventError("older_than", "a duration such as 30d, 12h or 2w") from None
-        if older is not None and older_than is None:
+        if older is not None and not isinstance(older, str):
             raise EventError("older_than", "a duration such as 30d, 12h or 2w")
+        try:
+            older_than = parse_duration(older) if older is not None else None
+        except ValueError as exc:
+            raise EventError("older_than", str(exc).removeprefix("expected ")) from None
         scopes = body.get("scopes", [])
         if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
-            raise EventError("scopes", "a list of scopes or patterns ending in * (agent:*)")
+            raise EventError("scopes", "a list of scopes, or *, agent:* or project:*")
+        if len(scopes) > 32:
+            raise EventError("scopes", "at most 32 scopes or patterns")
         expired = body.get("expired", False)
-        approve = body.get("approve", False)
-        if not isinstance(expired, bool) or not isinstance(approve, bool):
-            raise EventError("approve" if not isinstance(approve, bool) else "expired", "true or false")
+        if not isinstance(expired, bool):
+            raise EventError("expired", "true or false")
         if older_than is None and not expired:
             raise EventError("older_than", "a duration (or expired: true): what to select")
         plan = await anyio.to_thread.run_sync(
-            lambda: cleanup(
+            lambda: propose_cleanup(
                 store,
                 clock(),
                 older_than=older_than,
                 scope_patterns=scopes,
                 expired_only=expired,
-                approve=approve,
                 actor=f"gateway:{actor}",
             )
         )
+        _log.info("cleanup plan %s proposed by %s: %d event(s)", plan.plan_id, actor, len(plan.event_ids))
+        return JSONResponse(plan_view(plan, clock()), status_code=201)
+
+    async def janitor_cleanup_plan(request: Request) -> Response:
+        await identify(request, "admin")
+        plan_id = request.path_params["plan_id"]
+        plan = await anyio.to_thread.run_sync(lambda: find_plan(store, plan_id))
+        return JSONResponse(plan_view(plan, clock()))
+
+    async def janitor_cleanup_confirm(request: Request) -> Response:
+        """Deletes exactly the events of an open plan (each deletion audited), once."""
+        actor = await identify(request, "admin")
+        plan_id = request.path_params["plan_id"]
+        done = await anyio.to_thread.run_sync(
+            lambda: confirm_cleanup(store, plan_id, actor=f"gateway:{actor}", now=clock())
+        )
+        _log.info("cleanup plan %s confirmed by %s: %d event(s) deleted", plan_id, actor, len(done.deleted))
         return JSONResponse(
             {
-                "approved": approve,
-                "selected": [e.event_id for e in plan.events],
-                "deleted": plan.deleted,
+                **plan_view(done.plan, clock()),
+                "deleted_event_ids": list(done.deleted),
+                "already_gone": list(done.already_gone),
             }
         )
+
+    async def plan_problem(_request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, CleanupPlanError)
+        status = {"unknown": 404, "expired": 410, "confirmed": 409}[exc.problem]
+        error = {"unknown": "not_found", "expired": "plan_expired", "confirmed": "plan_confirmed"}[exc.problem]
+        return JSONResponse({"error": error, "message": str(exc)}, status_code=status)
 
     async def problem(_request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
@@ -378,6 +416,7 @@ def build_app(
         EventError: invalid,
         AccessError: forbidden,
         NotFoundError: not_found,
+        CleanupPlanError: plan_problem,
         HTTPException: http_error,
         StoreError: unavailable,
         Exception: crashed,
@@ -394,5 +433,7 @@ def build_app(
         Route("/v1/janitor/candidates", janitor_candidates, methods=["GET"]),
         Route("/v1/janitor/audit", janitor_audit, methods=["GET"]),
         Route("/v1/janitor/cleanup", janitor_cleanup, methods=["POST"]),
+        Route("/v1/janitor/cleanup/{plan_id}", janitor_cleanup_plan, methods=["GET"]),
+        Route("/v1/janitor/cleanup/{plan_id}/confirm", janitor_cleanup_confirm, methods=["POST"]),
     ]
     return Starlette(routes=routes, exception_handlers=dict(handlers), lifespan=lifespan)

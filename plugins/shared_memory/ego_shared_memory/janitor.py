@@ -1,6 +1,7 @@
 """The janitor: compacts the log into pins, marks expired events as cleanup candidates, turns conflicts into
 ``conflict_resolution`` events, and masks sensitive data that slipped in (audited). It never deletes: deletion
-is :func:`cleanup` with explicit approval.
+takes two steps, a cleanup plan (:func:`propose_cleanup`, stored in the store) and the operator confirming
+that plan's id (:func:`confirm_cleanup`), which deletes exactly the events it lists.
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-import attrs
-
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.detector import redact_sensitive
 from ego_shared_memory.events import (
@@ -21,10 +20,11 @@ from ego_shared_memory.events import (
     Event,
     EventDraft,
     Source,
+    check_scope,
     iso,
 )
 from ego_shared_memory.pins import compose_pins
-from ego_shared_memory.store import EventFilter, Pin, SqlStore
+from ego_shared_memory.store import CleanupDone, CleanupPlan, CleanupPlanError, EventFilter, Pin, SqlStore
 
 STEPS: tuple[str, ...] = ("scan", "conflicts", "ttl", "consolidate")
 """In the order they run: the scan first, so that no pin quotes what it masks."""
@@ -173,45 +173,113 @@ def run_janitor(
     return report
 
 
-@attrs.frozen
-class CleanupPlan:
-    events: tuple[Event, ...]
-    deleted: int = 0
+PLAN_LIMIT = 10_000
+"""The most events one cleanup plan holds; when more match, the plan says ``truncated``."""
+PLAN_TTL = timedelta(minutes=30)
+"""How long a proposed cleanup plan can be confirmed: long enough to review it, short enough that what it
+lists is what the operator saw."""
+CLEANUP_SCOPE_PATTERNS = ("*", "agent:*", "project:*")
+PLAN_ID = re.compile(r"^plan_[0-9a-f]{24}$")
 
 
-def cleanup(
+def cleanup_scopes(patterns: Sequence[str]) -> tuple[str, ...]:
+    """The scopes a cleanup may select from. None given, or ``*``: ``global`` and every project — never an
+    agent's private scope, which a plan reaches only when it names it (``agent:<id>``, or ``agent:*`` for
+    every agent's). Raises ValueError for anything but a scope or one of :data:`CLEANUP_SCOPE_PATTERNS`."""
+    chosen: list[str] = []
+    for pattern in patterns or ("*",):
+        if pattern == "*":
+            chosen += ["global", "project:*"]
+        elif pattern in CLEANUP_SCOPE_PATTERNS:
+            chosen.append(pattern)
+        else:
+            check_scope(pattern, "scopes")
+            chosen.append(pattern)
+    return tuple(dict.fromkeys(chosen))
+
+
+def duration_text(duration: timedelta) -> str:
+    seconds = int(duration.total_seconds())
+    if seconds % 86400 == 0:
+        return f"{seconds // 86400}d"
+    return f"{seconds // 3600}h" if seconds % 3600 == 0 else f"{seconds}s"
+
+
+def propose_cleanup(
     store: SqlStore,
     now: datetime,
     *,
     older_than: timedelta | None,
     scope_patterns: Sequence[str],
     expired_only: bool,
-    approve: bool,
     actor: str,
-    limit: int = 10_000,
+    limit: int = PLAN_LIMIT,
+    ttl: timedelta = PLAN_TTL,
 ) -> CleanupPlan:
-    """Events older than ``older_than`` (and/or expired), in the matching scopes. Deleted only with ``approve``
-    (each deletion audited); without it, the plan of what would go."""
+    """Selects events older than ``older_than`` and/or whose ttl ran out, in the scopes of
+    :func:`cleanup_scopes`, and stores a plan to delete exactly them (audited). Deletes nothing: only
+    :func:`confirm_cleanup` with the plan's id does, before the plan expires."""
     if older_than is None and not expired_only:
         raise ValueError("cleanup needs --older-than and/or --expired (what to select)")
+    patterns = cleanup_scopes(scope_patterns)
     if expired_only:
-        selected = [e for e in store.expired(now, limit) if _matches(e.scope, scope_patterns)]
+        selected = [e for e in store.expired(now, 100 * limit) if _matches(e.scope, patterns)]
         if older_than is not None:
             selected = [e for e in selected if e.created_at < now - older_than]
     else:
         assert older_than is not None
         selected = store.list_events(
-            EventFilter(
-                scope_patterns=tuple(scope_patterns),
-                before=now - older_than,
-                include_deprecated=True,
-                limit=limit,
-            )
+            EventFilter(scope_patterns=patterns, before=now - older_than, include_deprecated=True, limit=limit + 1)
         )
-    if not approve:
-        return CleanupPlan(events=tuple(selected))
-    deleted = store.delete_events([e.event_id for e in selected], actor, now)
-    return CleanupPlan(events=tuple(selected), deleted=deleted)
+    criteria: dict[str, Any] = {
+        "older_than": duration_text(older_than) if older_than is not None else None,
+        "created_before": iso(now - older_than) if older_than is not None else None,
+        "expired": expired_only,
+        "scopes": list(patterns),
+    }
+    return store.create_cleanup_plan(
+        [e.event_id for e in selected[:limit]],
+        criteria=criteria,
+        truncated=len(selected) > limit,
+        actor=actor,
+        now=now,
+        expires_at=now + ttl,
+    )
+
+
+def confirm_cleanup(store: SqlStore, plan_id: str, *, actor: str, now: datetime) -> CleanupDone:
+    """Deletes exactly the events of plan ``plan_id`` (each deletion audited). Raises
+    :class:`~ego_shared_memory.store.CleanupPlanError` for an unknown, expired or already confirmed plan."""
+    if not PLAN_ID.match(plan_id):
+        raise CleanupPlanError("unknown", f"no cleanup plan has the id {plan_id[:40]!r} (plan ids: plan_<24 hex>)")
+    return store.confirm_cleanup_plan(plan_id, actor, now)
+
+
+def find_plan(store: SqlStore, plan_id: str) -> CleanupPlan:
+    """The plan ``plan_id``; :class:`~ego_shared_memory.store.CleanupPlanError` (``unknown``) when none."""
+    plan = store.cleanup_plan(plan_id) if PLAN_ID.match(plan_id) else None
+    if plan is None:
+        raise CleanupPlanError("unknown", f"no cleanup plan has the id {plan_id[:40]!r} (plan ids: plan_<24 hex>)")
+    return plan
+
+
+def plan_view(plan: CleanupPlan, now: datetime) -> dict[str, Any]:
+    """A plan as JSON (the gateway's answer, ``ego shared cleanup --json``)."""
+    return {
+        "plan_id": plan.plan_id,
+        "state": plan.state(now),
+        "created_at": iso(plan.created_at),
+        "expires_at": iso(plan.expires_at),
+        "proposed_by": plan.proposed_by,
+        "criteria": dict(plan.criteria),
+        "total": len(plan.event_ids),
+        "counts": dict(plan.counts),
+        "truncated": plan.truncated,
+        "event_ids": list(plan.event_ids),
+        "confirmed_at": iso(plan.confirmed_at) if plan.confirmed_at else None,
+        "confirmed_by": plan.confirmed_by,
+        "deleted": plan.deleted,
+    }
 
 
 def _matches(scope: str, patterns: Sequence[str]) -> bool:

@@ -36,6 +36,30 @@ def _obj(properties: dict[str, Any], required: list[str] | None = None, **extra:
     return schema
 
 
+_PLAN_ID = {"type": "string", "pattern": r"^plan_[0-9a-f]{24}$"}
+_PLAN_FIELDS: dict[str, Any] = {
+    "plan_id": _PLAN_ID,
+    "state": {"type": "string", "enum": ["open", "expired", "confirmed"]},
+    "created_at": _TIME,
+    "expires_at": _TIME,
+    "proposed_by": {"type": "string"},
+    "criteria": _obj(
+        {
+            "older_than": {"type": ["string", "null"]},
+            "created_before": {"oneOf": [_TIME, {"type": "null"}]},
+            "expired": {"type": "boolean"},
+            "scopes": {"type": "array", "items": {"type": "string"}},
+        }
+    ),
+    "total": {"type": "integer", "minimum": 0},
+    "counts": {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}},
+    "truncated": {"type": "boolean"},
+    "event_ids": {"type": "array", "items": _EVENT_ID},
+    "confirmed_at": {"oneOf": [_TIME, {"type": "null"}]},
+    "confirmed_by": {"type": ["string", "null"]},
+    "deleted": {"type": ["integer", "null"], "minimum": 0},
+}
+
 SCHEMAS: dict[str, Any] = {
     "Source": _obj(
         {
@@ -222,7 +246,10 @@ SCHEMAS: dict[str, Any] = {
                         "id": {"type": "integer"},
                         "at": _TIME,
                         "actor": {"type": "string"},
-                        "action": {"type": "string", "enum": ["janitor", "redact", "delete"]},
+                        "action": {
+                            "type": "string",
+                            "enum": ["janitor", "redact", "delete", "cleanup_plan", "cleanup_confirm"],
+                        },
                         "event_id": {"oneOf": [_EVENT_ID, {"type": "null"}]},
                         "detail": {"type": "string"},
                     }
@@ -235,17 +262,24 @@ SCHEMAS: dict[str, Any] = {
             "older_than": {"type": "string", "pattern": r"^\d+\s*[dhw]$"},
             "scopes": {"type": "array", "items": {"type": "string"}},
             "expired": {"type": "boolean"},
-            "approve": {"type": "boolean"},
         },
         required=[],
+        description=(
+            "What to propose deleting: older_than and/or expired. Without scopes (or with *): global and every "
+            "project; an agent's private scope only when named (agent:<id> or agent:*). There is no approve: "
+            "confirming the plan's id deletes"
+        ),
     ),
-    "CleanupResult": _obj(
+    "CleanupPlan": _obj(
+        _PLAN_FIELDS,
+        description="A proposed deletion: confirm its plan_id before expires_at to delete exactly event_ids",
+    ),
+    "CleanupConfirmed": _obj(
         {
-            "approved": {"type": "boolean"},
-            "selected": {"type": "array", "items": _EVENT_ID},
-            "deleted": {"type": "integer", "minimum": 0},
-        },
-        additionalProperties=False,
+            **_PLAN_FIELDS,
+            "deleted_event_ids": {"type": "array", "items": _EVENT_ID},
+            "already_gone": {"type": "array", "items": _EVENT_ID},
+        }
     ),
 }
 
@@ -275,6 +309,7 @@ def _operation(summary: str, responses: dict[str, Any], **extra: Any) -> dict[st
 
 
 _AGENT: list[dict[str, list[str]]] = [{"agentToken": []}]
+_PLAN_PARAMETER = {"name": "plan_id", "in": "path", "required": True, "schema": _PLAN_ID}
 _ADMIN: list[dict[str, list[str]]] = [{"operatorToken": []}]
 
 PATHS: dict[str, Any] = {
@@ -370,13 +405,36 @@ PATHS: dict[str, Any] = {
     },
     "/v1/janitor/cleanup": {
         "post": _operation(
-            "Select old or expired events; delete them only with approve: true (each deletion audited)",
+            "Propose deleting old or expired events: stores a plan (ids, counts per scope, an expiry) and deletes "
+            "nothing",
             {
-                "200": _answer("what was selected and deleted", "CleanupResult"),
+                "201": _answer("the plan; confirm its plan_id to delete exactly its events", "CleanupPlan"),
                 "400": _answer("not JSON", "Error"),
                 **ERRORS,
             },
             requestBody={"required": True, **_json("CleanupRequest")},
+            security=_ADMIN,
+        )
+    },
+    "/v1/janitor/cleanup/{plan_id}": {
+        "get": _operation(
+            "A cleanup plan and its state (open, expired, confirmed)",
+            {"200": _answer("the plan", "CleanupPlan"), "404": _answer("no plan has this id", "Error"), **ERRORS},
+            parameters=[_PLAN_PARAMETER],
+            security=_ADMIN,
+        )
+    },
+    "/v1/janitor/cleanup/{plan_id}/confirm": {
+        "post": _operation(
+            "Delete exactly the events of an open plan (each deletion audited); a plan runs once",
+            {
+                "200": _answer("what was deleted", "CleanupConfirmed"),
+                "404": _answer("no plan has this id", "Error"),
+                "409": _answer("the plan was already confirmed; nothing was deleted", "Error"),
+                "410": _answer("the plan expired; nothing was deleted (propose a new one)", "Error"),
+                **ERRORS,
+            },
+            parameters=[_PLAN_PARAMETER],
             security=_ADMIN,
         )
     },

@@ -138,7 +138,7 @@ def test_list_search_conflicts_and_audit(ego, store_url: str, store: SqlStore) -
     assert "--scope" in err
 
 
-def test_cleanup_lists_first_and_deletes_only_with_yes(ego, store_url: str, store: SqlStore) -> None:
+def test_cleanup_proposes_a_plan_and_deletes_only_when_it_is_confirmed(ego, store_url: str, store: SqlStore) -> None:
     old = put(store, "gemini", NOW - timedelta(days=45), scope="agent:gemini", content_md="Old note.")
     put(store, "gemini", NOW - timedelta(days=45), content_md="Old but global.")
     put(store, "gemini", NOW, scope="agent:gemini", dedupe_key="fact:new", content_md="New note.")
@@ -146,9 +146,10 @@ def test_cleanup_lists_first_and_deletes_only_with_yes(ego, store_url: str, stor
     assert code == 0
     assert old in out
     assert len(out.splitlines()) == 1
-    assert "Run again with --yes" in err
+    assert "nothing was deleted" in err
     assert store.event_count() == 3
-    code, out, _err = ego("shared", "cleanup", "--older-than", "30d", "--scope", "agent:*", "--yes", "--db", store_url)
+    plan_id = err.split("--confirm ")[1].split()[0]
+    code, out, _err = ego("shared", "cleanup", "--confirm", plan_id, "--db", store_url)
     assert "deleted 1 event(s)" in out
     assert store.get(old) is None
     assert store.event_count() == 2

@@ -327,15 +327,17 @@ def test_janitor_endpoints(api: tuple[httpx.Client, OpenApi], token_for: Callabl
     assert candidates["candidates"] == []
     plan = client.post("/v1/janitor/cleanup", json={"older_than": "0d", "scopes": ["global"]}, headers=admin)
     planned = openapi.check(plan, "/v1/janitor/cleanup", "post")
-    assert planned["approved"] is False
-    assert planned["deleted"] == 0
-    assert len(planned["selected"]) == 3
+    assert (planned["state"], planned["deleted"], planned["counts"]) == ("open", None, {"global": 3})
+    assert len(planned["event_ids"]) == 3
     assert store.event_count() == 3
     bad = client.post("/v1/janitor/cleanup", json={"older_than": "soon"}, headers=admin)
     assert bad.status_code == 422
     assert openapi.check(bad, "/v1/janitor/cleanup", "post")["field"] == "older_than"
-    done = client.post("/v1/janitor/cleanup", json={"older_than": "0d", "approve": True}, headers=admin)
-    assert openapi.check(done, "/v1/janitor/cleanup", "post")["deleted"] == 3
+    refused = client.post("/v1/janitor/cleanup", json={"older_than": "0d", "approve": True}, headers=admin)
+    assert openapi.check(refused, "/v1/janitor/cleanup", "post")["field"] == "approve"
+    assert store.event_count() == 3
+    done = client.post(f"/v1/janitor/cleanup/{planned['plan_id']}/confirm", headers=admin)
+    assert openapi.check(done, "/v1/janitor/cleanup/{plan_id}/confirm", "post")["deleted"] == 3
     assert store.event_count() == 0
     audit = openapi.check(client.get("/v1/janitor/audit", headers=admin), "/v1/janitor/audit", "get")
     assert [r["action"] for r in audit["audit"]].count("delete") == 3

@@ -10,7 +10,7 @@ from shared_support import event
 
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.events import AccessError, EventDraft, EventError, Source, parse_event
-from ego_shared_memory.janitor import cleanup, consolidate, run_janitor
+from ego_shared_memory.janitor import confirm_cleanup, consolidate, propose_cleanup, run_janitor
 from ego_shared_memory.store import EventFilter, SqlStore, open_store
 
 NOW = datetime(2026, 11, 24, 9, 0, tzinfo=UTC)
@@ -140,11 +140,11 @@ def test_ttl_candidates_and_approved_cleanup(store: SqlStore) -> None:
     report = run_janitor(store, GatewaySettings(), NOW, steps=["ttl"])
     assert report["ttl"] == {"expired": 1, "newly_marked": 1}
     assert [c[0] for c in store.candidates()] == [old.event.event_id]
-    plan = cleanup(store, NOW, older_than=None, scope_patterns=(), expired_only=True, approve=False, actor="test")
-    assert [e.event_id for e in plan.events] == [old.event.event_id]
+    plan = propose_cleanup(store, NOW, older_than=None, scope_patterns=(), expired_only=True, actor="test")
+    assert plan.event_ids == (old.event.event_id,)
     assert store.event_count() == 2
-    done = cleanup(store, NOW, older_than=None, scope_patterns=(), expired_only=True, approve=True, actor="test")
-    assert done.deleted == 1
+    done = confirm_cleanup(store, plan.plan_id, actor="test", now=NOW)
+    assert done.deleted == (old.event.event_id,)
     assert store.get(old.event.event_id) is None
     assert store.get(keep.event.event_id) is not None
     assert store.candidates() == []
@@ -152,22 +152,16 @@ def test_ttl_candidates_and_approved_cleanup(store: SqlStore) -> None:
         ("delete", old.event.event_id, "test")
     ]
     with pytest.raises(ValueError, match="older-than"):
-        cleanup(store, NOW, older_than=None, scope_patterns=(), expired_only=False, approve=True, actor="test")
+        propose_cleanup(store, NOW, older_than=None, scope_patterns=(), expired_only=False, actor="test")
 
 
 def test_deleting_the_head_brings_back_the_previous_entry(store: SqlStore) -> None:
     first = store.append(draft(content_md="First."), NOW - timedelta(days=40)).event
     second = store.append(draft(run_id="r2", content_md="Second."), NOW).event
-    plan = cleanup(
-        store,
-        NOW,
-        older_than=timedelta(days=1),
-        scope_patterns=("global",),
-        expired_only=False,
-        approve=False,
-        actor="t",
+    plan = propose_cleanup(
+        store, NOW, older_than=timedelta(days=1), scope_patterns=("global",), expired_only=False, actor="t"
     )
-    assert [e.event_id for e in plan.events] == [first.event_id]
+    assert plan.event_ids == (first.event_id,)
     store.delete_events([second.event_id], "t", NOW)
     assert [e.event_id for e in store.heads("global", by="recent", limit=5, now=NOW)] == [first.event_id]
 

@@ -8,9 +8,9 @@ log in the same transaction as the append.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import attrs
 
@@ -18,10 +18,55 @@ from ego_shared_memory.events import Event, EventDraft, Source
 
 Status = Literal["created", "duplicate", "superseded_previous"]
 Role = Literal["agent", "admin"]
+PlanState = Literal["open", "expired", "confirmed"]
+PlanProblem = Literal["unknown", "expired", "confirmed"]
 
 
 class StoreError(RuntimeError):
     """The store cannot be opened or used (bad URL, server down, newer schema)."""
+
+
+class CleanupPlanError(LookupError):
+    """A cleanup plan cannot be confirmed: ``problem`` says why (``unknown``: no plan has this id, HTTP 404;
+    ``expired``: HTTP 410; ``confirmed``: it already ran, HTTP 409). Nothing was deleted."""
+
+    def __init__(self, problem: PlanProblem, message: str) -> None:
+        super().__init__(message)
+        self.problem: PlanProblem = problem
+
+
+@attrs.frozen
+class CleanupPlan:
+    """Events proposed for deletion, stored in the store (so the CLI and every gateway replica see the same
+    plan): they are deleted only when this plan is confirmed before ``expires_at``, and then exactly these."""
+
+    plan_id: str
+    created_at: datetime
+    expires_at: datetime
+    proposed_by: str
+    criteria: Mapping[str, Any]
+    """What selected the events (older_than, expired, scopes), as proposed."""
+    event_ids: tuple[str, ...]
+    counts: Mapping[str, int]
+    """Events per scope; each agent's private scope is its own entry."""
+    truncated: bool
+    """More events matched than a plan holds: confirm this one, then propose again."""
+    confirmed_at: datetime | None = None
+    confirmed_by: str | None = None
+    deleted: int | None = None
+
+    def state(self, now: datetime) -> PlanState:
+        if self.confirmed_at is not None:
+            return "confirmed"
+        return "expired" if now >= self.expires_at else "open"
+
+
+@attrs.frozen
+class CleanupDone:
+    plan: CleanupPlan
+    deleted: tuple[str, ...]
+    already_gone: tuple[str, ...]
+    """Events of the plan that no longer existed when it was confirmed."""
 
 
 @attrs.frozen
@@ -126,6 +171,18 @@ class SharedStore(Protocol):
     def mark_candidates(self, event_ids: Sequence[str], reason: str, now: datetime) -> int: ...
     def candidates(self) -> list[tuple[str, str, datetime]]: ...
     def delete_events(self, event_ids: Sequence[str], actor: str, now: datetime) -> int: ...
+    def create_cleanup_plan(
+        self,
+        event_ids: Sequence[str],
+        *,
+        criteria: Mapping[str, Any],
+        truncated: bool,
+        actor: str,
+        now: datetime,
+        expires_at: datetime,
+    ) -> CleanupPlan: ...
+    def cleanup_plan(self, plan_id: str) -> CleanupPlan | None: ...
+    def confirm_cleanup_plan(self, plan_id: str, actor: str, now: datetime) -> CleanupDone: ...
     def events_after(self, seq: int, limit: int) -> list[Event]: ...
     def redact_event(
         self, event_id: str, content_md: str, source: Source, kinds: Sequence[str], *, actor: str, now: datetime

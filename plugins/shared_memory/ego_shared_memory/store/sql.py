@@ -15,10 +15,12 @@ import json
 import secrets
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar, cast
+
+import attrs
 
 from ego_shared_memory.events import (
     Event,
@@ -33,6 +35,9 @@ from ego_shared_memory.events import (
 from ego_shared_memory.store.base import (
     AppendResult,
     AuditRecord,
+    CleanupDone,
+    CleanupPlan,
+    CleanupPlanError,
     Conflict,
     EventFilter,
     Pin,
@@ -49,6 +54,8 @@ recomputed on opening); cleanup plans."""
 COUNT_CAP = 1000
 """A snapshot counts each scope's entries (and the open conflicts) up to this; more reads as COUNT_CAP + 1."""
 CONFIDENCE_WORD = {"high": 3, "med": 2, "low": 1}
+PLAN_KEEP = timedelta(days=7)
+"""A cleanup plan that expired unconfirmed is kept this long (confirming it says "expired", not "unknown")."""
 
 EVENT_COLUMNS = (
     "e.seq, e.event_id, e.agent_id, e.run_id, e.scope, e.kind, e.dedupe_key, e.confidence, e.content_md, "
@@ -134,6 +141,23 @@ def idempotency_key(draft: EventDraft) -> str:
 
 def new_event_id() -> str:
     return "evt_" + secrets.token_hex(12)
+
+
+def new_plan_id() -> str:
+    return "plan_" + secrets.token_hex(12)
+
+
+def _counts(scopes: Iterable[str]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for scope in scopes:
+        counts[scope] = counts.get(scope, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def _plan_summary(plan: CleanupPlan) -> str:
+    per_scope = ", ".join(f"{scope}={count}" for scope, count in plan.counts.items()) or "nothing"
+    more = " (truncated)" if plan.truncated else ""
+    return f"{len(plan.event_ids)} event(s){more}: {per_scope}; expires {iso(plan.expires_at)}"
 
 
 def like_pattern(text: str) -> str:
@@ -817,34 +841,163 @@ class SqlStore(ABC):
         )
         return [(r[0], r[1], parse_iso(r[2])) for r in rows]
 
-    def delete_events(self, event_ids: Sequence[str], actor: str, now: datetime) -> int:
-        """Deletes events (an approved cleanup): each deletion is audited, heads are recomputed."""
+    def _delete_in(self, tx: Tx, event_id: str, actor: str, now: datetime, *, note: str = "") -> bool:
+        """Deletes one event (audited; its key's head recomputed). ``False`` when it is not there."""
+        row = tx.one(f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.event_id = ?", (event_id,))
+        if row is None:
+            return False
+        event = _event(row)
+        tx.lock(f"{event.scope}|{event.dedupe_key}")
+        tx.run("DELETE FROM sm_events WHERE event_id = ?", (event_id,))
+        tx.run("DELETE FROM sm_deprecated WHERE event_id = ?", (event_id,))
+        tx.run("DELETE FROM sm_candidates WHERE event_id = ?", (event_id,))
+        tx.run("DELETE FROM sm_pins WHERE event_id = ?", (event_id,))
+        self._recompute_head(tx, event.scope, event.dedupe_key)
+        self._settle_conflicts_against(tx, event_id)
+        self._audit(
+            tx,
+            actor,
+            "delete",
+            event_id,
+            f"scope={event.scope} dedupe_key={event.dedupe_key} agent={event.agent_id} "
+            f"created_at={iso(event.created_at)}{note}",
+            now=now,
+        )
+        return True
 
-        def run(tx: Tx) -> int:
-            deleted = 0
-            for event_id in event_ids:
-                row = tx.one(f"SELECT {EVENT_COLUMNS} FROM sm_events e WHERE e.event_id = ?", (event_id,))
-                if row is None:
-                    continue
-                event = _event(row)
-                tx.lock(f"{event.scope}|{event.dedupe_key}")
-                tx.run("DELETE FROM sm_events WHERE event_id = ?", (event_id,))
-                tx.run("DELETE FROM sm_deprecated WHERE event_id = ?", (event_id,))
-                tx.run("DELETE FROM sm_candidates WHERE event_id = ?", (event_id,))
-                tx.run("DELETE FROM sm_pins WHERE event_id = ?", (event_id,))
-                self._recompute_head(tx, event.scope, event.dedupe_key)
-                self._settle_conflicts_against(tx, event_id)
-                self._audit(
-                    tx,
-                    actor,
-                    "delete",
-                    event_id,
-                    f"scope={event.scope} dedupe_key={event.dedupe_key} agent={event.agent_id} "
-                    f"created_at={iso(event.created_at)}",
-                    now=now,
+    def delete_events(self, event_ids: Sequence[str], actor: str, now: datetime) -> int:
+        """Deletes events at once, each audited, heads recomputed. The operator's way is a confirmed cleanup
+        plan (:meth:`confirm_cleanup_plan`); this is for tools and tests that already hold the decision."""
+        return self.write(lambda tx: sum(self._delete_in(tx, event_id, actor, now) for event_id in event_ids))
+
+    # -- cleanup plans: propose, then confirm -------------------------------------------------------
+
+    def create_cleanup_plan(
+        self,
+        event_ids: Sequence[str],
+        *,
+        criteria: Mapping[str, Any],
+        truncated: bool,
+        actor: str,
+        now: datetime,
+        expires_at: datetime,
+    ) -> CleanupPlan:
+        """Stores a plan to delete ``event_ids`` (those that still exist), in one transaction, audited. Plans
+        that expired unconfirmed more than :data:`PLAN_KEEP` ago are dropped on the way."""
+
+        def run(tx: Tx) -> CleanupPlan:
+            stale = iso(now - PLAN_KEEP)
+            tx.run(
+                "DELETE FROM sm_cleanup_plan_events WHERE plan_id IN (SELECT p.plan_id FROM sm_cleanup_plans p"
+                " WHERE p.confirmed_at IS NULL AND p.expires_at < ?)",
+                (stale,),
+            )
+            tx.run("DELETE FROM sm_cleanup_plans WHERE confirmed_at IS NULL AND expires_at < ?", (stale,))
+            scopes: dict[str, str] = {}
+            wanted = list(dict.fromkeys(event_ids))
+            for first in range(0, len(wanted), 500):
+                chunk = wanted[first : first + 500]
+                sql = f"SELECT event_id, scope FROM sm_events WHERE event_id IN ({_placeholders(chunk)})"
+                scopes.update((row[0], row[1]) for row in tx.all(sql, chunk))
+            kept = tuple(event_id for event_id in wanted if event_id in scopes)
+            plan_id = new_plan_id()
+            criteria_json = json.dumps(dict(criteria), sort_keys=True, separators=(",", ":"))
+            tx.run(
+                "INSERT INTO sm_cleanup_plans (plan_id, created_at, expires_at, actor, criteria, total, truncated)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (plan_id, iso(now), iso(expires_at), actor, criteria_json, len(kept), int(truncated)),
+            )
+            for event_id in kept:
+                tx.run(
+                    "INSERT INTO sm_cleanup_plan_events (plan_id, event_id, scope) VALUES (?, ?, ?)",
+                    (plan_id, event_id, scopes[event_id]),
                 )
-                deleted += 1
-            return deleted
+            plan = CleanupPlan(
+                plan_id=plan_id,
+                created_at=parse_iso(iso(now)),
+                expires_at=parse_iso(iso(expires_at)),
+                proposed_by=actor,
+                criteria=json.loads(criteria_json),
+                event_ids=kept,
+                counts=_counts(scopes[event_id] for event_id in kept),
+                truncated=truncated,
+            )
+            self._audit(tx, actor, "cleanup_plan", None, f"{plan_id}: {_plan_summary(plan)}", now=now)
+            return plan
+
+        return self.write(run)
+
+    def _plan_in(self, tx: Tx, plan_id: str) -> CleanupPlan | None:
+        row = tx.one(
+            "SELECT plan_id, created_at, expires_at, actor, criteria, truncated, confirmed_at, confirmed_by, deleted"
+            " FROM sm_cleanup_plans WHERE plan_id = ?",
+            (plan_id,),
+        )
+        if row is None:
+            return None
+        members = tx.all(
+            "SELECT event_id, scope FROM sm_cleanup_plan_events WHERE plan_id = ? ORDER BY event_id", (plan_id,)
+        )
+        return CleanupPlan(
+            plan_id=row[0],
+            created_at=parse_iso(row[1]),
+            expires_at=parse_iso(row[2]),
+            proposed_by=row[3],
+            criteria=json.loads(row[4]),
+            event_ids=tuple(member[0] for member in members),
+            counts=_counts(member[1] for member in members),
+            truncated=bool(row[5]),
+            confirmed_at=parse_iso(row[6]) if row[6] else None,
+            confirmed_by=row[7],
+            deleted=int(row[8]) if row[8] is not None else None,
+        )
+
+    def cleanup_plan(self, plan_id: str) -> CleanupPlan | None:
+        return self.read(lambda tx: self._plan_in(tx, plan_id))
+
+    def confirm_cleanup_plan(self, plan_id: str, actor: str, now: datetime) -> CleanupDone:
+        """Deletes exactly the plan's events (each audited, naming the plan), in one transaction, once. Raises
+        :class:`CleanupPlanError` (nothing deleted) for an unknown, expired or already confirmed plan."""
+
+        def run(tx: Tx) -> CleanupDone:
+            tx.lock(f"plan|{plan_id}")
+            plan = self._plan_in(tx, plan_id)
+            if plan is None:
+                raise CleanupPlanError("unknown", f"no cleanup plan has the id {plan_id}; propose one first")
+            if plan.confirmed_at is not None:
+                raise CleanupPlanError(
+                    "confirmed",
+                    f"cleanup plan {plan_id} was confirmed at {iso(plan.confirmed_at)} by {plan.confirmed_by} and "
+                    f"deleted {plan.deleted} event(s); a plan runs once",
+                )
+            if now >= plan.expires_at:
+                raise CleanupPlanError(
+                    "expired",
+                    f"cleanup plan {plan_id} expired at {iso(plan.expires_at)}; nothing was deleted. Propose a "
+                    "new plan and review it",
+                )
+            deleted: list[str] = []
+            gone: list[str] = []
+            for event_id in plan.event_ids:
+                if self._delete_in(tx, event_id, actor, now, note=f" plan={plan_id}"):
+                    deleted.append(event_id)
+                else:
+                    gone.append(event_id)
+            tx.run(
+                "UPDATE sm_cleanup_plans SET confirmed_at = ?, confirmed_by = ?, deleted = ? WHERE plan_id = ?",
+                (iso(now), actor, len(deleted), plan_id),
+            )
+            self._audit(
+                tx,
+                actor,
+                "cleanup_confirm",
+                None,
+                f"{plan_id} (proposed by {plan.proposed_by}): deleted {len(deleted)} event(s)"
+                + (f", {len(gone)} already gone" if gone else ""),
+                now=now,
+            )
+            done = attrs.evolve(plan, confirmed_at=parse_iso(iso(now)), confirmed_by=actor, deleted=len(deleted))
+            return CleanupDone(plan=done, deleted=tuple(deleted), already_gone=tuple(gone))
 
         return self.write(run)
 
