@@ -503,15 +503,19 @@ def _export_file(args: argparse.Namespace, store: SqlStore) -> int:
     return 0
 
 
-def _import_file(args: argparse.Namespace, store: SqlStore) -> int:
-    if not args.file.is_file():
-        raise UsageError(f"{args.file} is not a file")
-    try:
-        summary = import_store(store, args.file)
-    except PortableError as exc:
-        raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
-    print(summary_line(summary))
-    return 0
+def _import_file(ctx: PluginContext) -> Callable[[argparse.Namespace, SqlStore], int]:
+    def run(args: argparse.Namespace, store: SqlStore) -> int:
+        """An import is checked as appends are: the secret filter, and the configured agents only."""
+        if not args.file.is_file():
+            raise UsageError(f"{args.file} is not a file")
+        try:
+            summary = import_store(store, args.file, agents=_settings(ctx).agents)
+        except PortableError as exc:
+            raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
+        print(summary_line(summary))
+        return 0
+
+    return run
 
 
 def commands(ctx: PluginContext) -> list[Command]:
@@ -535,6 +539,6 @@ def commands(ctx: PluginContext) -> list[Command]:
         _command("export-md", "shared", "write pins and daily logs as Markdown", _export_options, _export(ctx)),
         _command("export", "shared", "every event and token hash to a JSON Lines file", _file_option, _export_file),
         _command(
-            "import", "shared", "restore an export (idempotent), e.g. into PostgreSQL", _file_option, _import_file
+            "import", "shared", "restore an export (idempotent), e.g. into PostgreSQL", _file_option, _import_file(ctx)
         ),
     ]
