@@ -7,6 +7,7 @@ Usage errors print ``ego: error: …`` on stderr and return 2.
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import os
 import socket
@@ -156,6 +157,14 @@ def _serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
     parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a name clients reach the gateway by (repeatable; the Host header must give one of these, the "
+        "--host address or a loopback name). Default with a wildcard --host (0.0.0.0, ::): any name",
+    )
+    parser.add_argument(
         "--janitor-every",
         type=float,
         default=0,
@@ -180,6 +189,20 @@ def _check_bind(host: str, port: int) -> None:
             raise UsageError(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port") from None
 
 
+def _allowed_hosts(bind: str, extra: Sequence[str]) -> tuple[str, ...]:
+    """The Host names the gateway answers to: the loopback names, the bind address and ``--allowed-host``; a
+    wildcard bind without ``--allowed-host`` answers to any (the operator did not say which names reach it)."""
+    from ego_shared_memory.gateway import LOOPBACK_HOSTS
+
+    try:
+        wildcard = not bind or ipaddress.ip_address(bind).is_unspecified
+    except ValueError:
+        wildcard = False
+    if wildcard and not extra:
+        return ("*",)
+    return (*LOOPBACK_HOSTS, bind, *extra)
+
+
 def _serve(ctx: PluginContext) -> Callable[[argparse.Namespace, SqlStore], int]:
     def run(args: argparse.Namespace, store: SqlStore) -> int:
         import uvicorn
@@ -189,7 +212,12 @@ def _serve(ctx: PluginContext) -> Callable[[argparse.Namespace, SqlStore], int]:
         _check_bind(args.host, args.port)
         if args.janitor_every < 0:
             raise UsageError("--janitor-every must be 0 (off) or a number of seconds")
-        app = build_app(store, _settings(ctx), janitor_every=args.janitor_every or None)
+        app = build_app(
+            store,
+            _settings(ctx),
+            janitor_every=args.janitor_every or None,
+            allowed_hosts=_allowed_hosts(args.host, args.allowed_host),
+        )
         shown = f"[{args.host}]" if ":" in args.host else args.host
         print(
             f"ego: shared memory gateway at http://{shown}:{args.port} ({store.display_url}); Ctrl-C stops",

@@ -2,13 +2,25 @@
 
 Both raise :class:`UnreachableError` when the memory cannot be reached (the read must then stop the agent)
 and :class:`RefusedError` when the gateway answered but did not accept the request (422, 403).
+
+Every call the gateway client makes is idempotent (a snapshot is a read; an append is recognised by its
+idempotency key), so a call that fails in transit or with a 5xx is tried once more before the failure is
+reported. An append whose outcome stayed unknown is remembered in :class:`PendingAppends`, so that resending
+it — even from a restarted agent with a new run id — reuses the run id it was first sent with and gets
+``duplicate`` if the first attempt was in fact committed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
 import threading
+import time
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
@@ -43,6 +55,13 @@ class SharedClient(Protocol):
     def close(self) -> None: ...
 
 
+RETRY_STATUSES = frozenset({500, 502, 503, 504})
+"""Answers after which a call is tried once more (the gateway or its store failed, not the request)."""
+RETRY_PAUSE_SECONDS = 0.5
+MAX_RETRY_PAUSE_SECONDS = 2.0
+"""A Retry-After up to this is honoured before the second try; a longer one is cut to it."""
+
+
 class GatewayClient:
     def __init__(self, url: str, token: str, *, timeout: float) -> None:
         self.url = url.rstrip("/")
@@ -50,23 +69,50 @@ class GatewayClient:
             base_url=self.url, headers={"Authorization": f"Bearer {token}"}, timeout=timeout, trust_env=False
         )
         self._timeout = timeout
+        self.attempts = 0
+        """Requests sent so far (retries included)."""
 
     def describe(self) -> str:
         return f"gateway {self.url}"
 
     def _call(self, method: str, path: str, **kwargs: Any) -> tuple[int, dict[str, Any]]:
+        """One idempotent call, tried twice when the first attempt fails in transit or with a 5xx."""
+        try:
+            return self._attempt(method, path, **kwargs)
+        except _RetryableError as first:
+            time.sleep(first.pause)
+        try:
+            return self._attempt(method, path, **kwargs)
+        except _RetryableError as second:
+            if second.answer is not None:
+                return second.answer
+            raise UnreachableError(second.reason) from None
+
+    def _attempt(self, method: str, path: str, **kwargs: Any) -> tuple[int, dict[str, Any]]:
+        self.attempts += 1
         try:
             response = self._http.request(method, path, **kwargs)
         except httpx.TimeoutException:
-            raise UnreachableError(f"the gateway at {self.url} did not answer within {self._timeout:g} s") from None
+            reason = f"the gateway at {self.url} did not answer within {self._timeout:g} s"
+            raise _RetryableError(reason, RETRY_PAUSE_SECONDS) from None
         except httpx.HTTPError as exc:
-            raise UnreachableError(f"cannot connect to the gateway at {self.url} ({type(exc).__name__})") from None
+            reason = f"cannot connect to the gateway at {self.url} ({type(exc).__name__})"
+            raise _RetryableError(reason, RETRY_PAUSE_SECONDS) from None
         try:
             payload = response.json()
         except ValueError:
             payload = None
         if not isinstance(payload, dict):
-            raise UnreachableError(f"{self.url} answered HTTP {response.status_code} without the gateway's JSON")
+            reason = f"{self.url} answered HTTP {response.status_code} without the gateway's JSON"
+            if response.status_code in RETRY_STATUSES:
+                raise _RetryableError(reason, RETRY_PAUSE_SECONDS)
+            raise UnreachableError(reason)
+        if response.status_code in RETRY_STATUSES:
+            raise _RetryableError(
+                _status_reason(response.status_code, payload),
+                _pause(response.headers.get("retry-after")),
+                answer=(response.status_code, payload),
+            )
         return response.status_code, payload
 
     def snapshot(self, scopes: Sequence[str] | None, limit: int) -> dict[str, Any]:
@@ -92,12 +138,114 @@ class GatewayClient:
         self._http.close()
 
 
+class _RetryableError(Exception):
+    """An attempt that may succeed when tried again; ``answer``: the gateway's (5xx) answer, if it gave one."""
+
+    def __init__(self, reason: str, pause: float, *, answer: tuple[int, dict[str, Any]] | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.pause = pause
+        self.answer = answer
+
+
+def _pause(retry_after: str | None) -> float:
+    if retry_after is not None and retry_after.strip().isdigit():
+        return min(float(retry_after.strip()), MAX_RETRY_PAUSE_SECONDS)
+    return RETRY_PAUSE_SECONDS
+
+
 def _status_reason(status: int, payload: Mapping[str, Any]) -> str:
     if status == 401:
         return "the gateway refused the token (HTTP 401): it is missing, unknown or revoked"
     if status == 503:
+        error = payload.get("error")
+        if error == "store_full":
+            return "the gateway's store is full (HTTP 503); the operator must free space"
+        if error == "busy":
+            return "the gateway is busy (HTTP 503); try again shortly"
         return "the gateway's store is unavailable (HTTP 503)"
     return f"the gateway answered HTTP {status} ({payload.get('error', 'error')})"
+
+
+PENDING_DAYS = 7
+"""How long an append whose outcome stayed unknown is remembered (its run id reused when it is resent)."""
+
+
+class PendingAppends:
+    """Appends sent whose outcome is unknown (no answer, or a 5xx): a fingerprint of each (every field but
+    ``run_id``, hashed: no content is kept) and the run id it was sent with, in a JSON file (0600) that
+    outlives the agent's process. Resending the same entry reuses that run id, so the idempotency key is the
+    same and a first attempt that was in fact committed answers ``duplicate`` instead of storing a copy.
+    ``path`` ``None``: kept in memory only."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._memory: dict[str, dict[str, str]] = {}
+
+    @staticmethod
+    def fingerprint(target: str, body: Mapping[str, Any]) -> str:
+        fields = {key: value for key, value in body.items() if key != "run_id"}
+        text = json.dumps([target, fields], sort_keys=True, ensure_ascii=True, default=str)
+        return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+    def run_id(self, fingerprint: str, now: datetime) -> str | None:
+        with self._lock:
+            entry = self._load(now).get(fingerprint)
+        return entry["run_id"] if entry else None
+
+    def remember(self, fingerprint: str, run_id: str, now: datetime) -> None:
+        with self._lock:
+            entries = self._load(now)
+            entries[fingerprint] = {"run_id": run_id, "at": now.astimezone(UTC).isoformat()}
+            self._save(entries)
+
+    def forget(self, fingerprint: str, now: datetime) -> None:
+        with self._lock:
+            entries = self._load(now)
+            if entries.pop(fingerprint, None) is not None:
+                self._save(entries)
+
+    def _load(self, now: datetime) -> dict[str, dict[str, str]]:
+        if self.path is None:
+            entries = self._memory
+        else:
+            try:
+                loaded = json.loads(self.path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                loaded = {}
+            entries = loaded if isinstance(loaded, dict) else {}
+        oldest = now - timedelta(days=PENDING_DAYS)
+        return {
+            key: entry
+            for key, entry in entries.items()
+            if isinstance(entry, dict) and isinstance(entry.get("run_id"), str) and _recent(entry.get("at"), oldest)
+        }
+
+    def _save(self, entries: dict[str, dict[str, str]]) -> None:
+        if self.path is None:
+            self._memory = entries
+            return
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(entries, out)
+            os.replace(tmp, self.path)
+        except OSError:  # best effort: without the file, a resend after a restart may store a second copy
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            self._memory = entries
+            self.path = None
+
+
+def _recent(at: object, oldest: datetime) -> bool:
+    if not isinstance(at, str):
+        return False
+    try:
+        return datetime.fromisoformat(at) >= oldest
+    except ValueError:
+        return False
 
 
 class LocalClient:

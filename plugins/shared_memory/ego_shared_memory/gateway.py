@@ -2,25 +2,36 @@
 
 Every answer is JSON, errors included (``{"error": code, "message": ...}``, plus ``field``/``rule`` for a
 422 and ``kinds`` when sensitive data was refused). ``/openapi.json`` describes every route and response.
+
+Malformed input is a 4xx, never a 500: a body is read at most :data:`MAX_BODY_BYTES` (checked against
+Content-Length first, then while it streams), JSON nested deeper than :data:`MAX_JSON_DEPTH` is refused, and so
+is text that a store could not keep as it is (NUL, unpaired surrogates). A request whose Host is not one the
+gateway serves is refused (no redirect ever names it). Every store call runs in a worker thread, never on the
+event loop. An unexpected error is a 500 with a short JSON body; the connection stays usable.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
+from starlette.datastructures import Headers, QueryParams
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.detector import DetectionBudgetExceeded, detection_budget
@@ -37,12 +48,20 @@ from ego_shared_memory.janitor import (
 from ego_shared_memory.openapi import openapi_document
 from ego_shared_memory.service import NotFoundError, SharedMemory
 from ego_shared_memory.store import CleanupPlanError, SqlStore, StoreError
-from ego_shared_memory.store.base import Role
+from ego_shared_memory.store.base import Role, StoreBusyError, StoreFullError
+from ego_shared_memory.store.sql import STORABLE_RULE, storable
 from ego_shared_memory.tokens import hash_token
 
 _log = logging.getLogger("ego.shared_memory.gateway")
 
 MAX_BODY_BYTES = 64 * 1024
+MAX_JSON_DEPTH = 32
+"""Arrays and objects nested deeper than this are refused (400): a memory event is two levels deep."""
+RETRY_AFTER_SECONDS = 2
+"""Sent as Retry-After with every 503 (busy, store full, store unavailable)."""
+LOOPBACK_HOSTS: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")
+"""The Host names a gateway answers to by default (it listens on 127.0.0.1 by default)."""
+_FIELD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
 DETECTION_BUDGET_SECONDS = 2.0
 """How long an append's check for secrets and personal data may take (it runs in a worker thread, never on the
 event loop); past it the append is refused with 503 ``busy`` and nothing is stored. Checking 64 KB takes well
@@ -67,6 +86,104 @@ def _utc_now() -> datetime:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _check_json(document: Any) -> None:
+    """Refuses a document nested deeper than :data:`MAX_JSON_DEPTH` (400) or holding text no store keeps as it
+    is (422 naming the field when it is a plain name; the text itself is never echoed)."""
+    stack: list[tuple[Any, str, int]] = [(document, "body", 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise ApiError(400, "bad_request", f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
+        if isinstance(item, str):
+            if not storable(item):
+                raise EventError(where, STORABLE_RULE)
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                if not storable(key):
+                    raise EventError(where, STORABLE_RULE)
+                named = _FIELD_NAME.match(key) is not None
+                label = (key if where == "body" else f"{where}.{key}") if named else where
+                stack.append((child, label, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((child, where, depth + 1) for child in item)
+
+
+def _host_name(header: str) -> str:
+    """The name in a Host header, lower-case, without the port (``[::1]:8765`` → ``::1``)."""
+    host = header.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _error_body(status: int, payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> JSONResponse:
+    extra = dict(headers or {})
+    if status == 503:
+        extra.setdefault("Retry-After", str(RETRY_AFTER_SECONDS))
+    return JSONResponse(dict(payload), status_code=status, headers=extra or None)
+
+
+class _Guard:
+    """The outermost layer of the app (inside Starlette's own error middleware): refuses a Host the gateway
+    does not serve and NUL in a query parameter, and turns an unexpected exception into a 500 with a JSON body
+    *without* re-raising it — re-raised, the server would close the keep-alive connection and the client's
+    next request on it would fail too."""
+
+    def __init__(self, app: ASGIApp, allowed_hosts: tuple[str, ...]) -> None:
+        self.app = app
+        self.allowed_hosts = frozenset(host.lower().strip("[]") for host in allowed_hosts)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Any) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            if started:
+                raise
+            _log.error("gateway request failed", exc_info=exc)
+            response = _error_body(500, {"error": "internal", "message": "internal error; it was logged"})
+            await response(scope, receive, send)
+
+    def _refusal(self, scope: Scope) -> Response | None:
+        if "*" not in self.allowed_hosts:
+            host = _host_name(Headers(scope=scope).get("host", ""))
+            if host not in self.allowed_hosts:
+                return _error_body(
+                    421,
+                    {
+                        "error": "misdirected",
+                        "message": "the Host header names a host this gateway does not serve (see --allowed-host)",
+                    },
+                )
+        for name, value in QueryParams(scope.get("query_string", b"")).multi_items():
+            if not storable(value):
+                field = name if _FIELD_NAME.match(name) else "query"
+                return _error_body(
+                    422,
+                    {
+                        "error": "invalid",
+                        "message": f"{field}: expected {STORABLE_RULE}",
+                        "field": field,
+                        "rule": STORABLE_RULE,
+                    },
+                )
+        return None
 
 
 class TokenCache:
@@ -97,20 +214,25 @@ def build_app(
     clock: Clock = _utc_now,
     janitor_every: float | None = None,
     detection_budget_seconds: float = DETECTION_BUDGET_SECONDS,
+    allowed_hosts: Sequence[str] = LOOPBACK_HOSTS,
 ) -> Starlette:
     """The gateway over ``store``. ``janitor_every`` (seconds) runs the janitor in the background (never
-    deleting anything). ``detection_budget_seconds``: see :data:`DETECTION_BUDGET_SECONDS`."""
+    deleting anything). ``detection_budget_seconds``: see :data:`DETECTION_BUDGET_SECONDS`. ``allowed_hosts``:
+    the names a request's Host header may give (``*``: any); others get 421."""
     service = SharedMemory(store, settings)
     tokens = TokenCache(store)
-    inline = store.backend == "sqlite"
+    probes: list[anyio.CapacityLimiter] = []
 
     async def quick(work: Callable[[], T]) -> T:
-        """A short store call. SQLite answers from local memory and disk in well under a millisecond, and one
-        process writes at a time anyway: on the event loop it costs less than a thread hop. A network database
-        (PostgreSQL) waits on the network: in a worker thread, so that requests overlap."""
-        if inline:
-            return work()
+        """A store call, in a worker thread: a store waits on the network (PostgreSQL) or on another process's
+        write lock (SQLite: the CLI janitor, a second gateway), and the event loop must keep answering."""
         return await anyio.to_thread.run_sync(work)
+
+    def probe_limiter() -> anyio.CapacityLimiter:
+        """Health probes have threads of their own: requests waiting for a lock never hold them up."""
+        if not probes:
+            probes.append(anyio.CapacityLimiter(4))
+        return probes[0]
 
     async def identify(request: Request, role: Role) -> str:
         header = request.headers.get("authorization", "")
@@ -127,18 +249,37 @@ def build_app(
             raise ApiError(403, "forbidden", "operator tokens run the janitor; they cannot read or write memories")
         return agent
 
+    async def read_body(request: Request) -> bytes:
+        """The body, never more than MAX_BODY_BYTES of it in memory: a larger Content-Length is refused before
+        reading, and a body that streams past the limit (chunked, or longer than announced) is cut off."""
+        too_large = ApiError(413, "too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
+        length = request.headers.get("content-length")
+        if length is not None:
+            if not length.strip().isdigit():
+                raise ApiError(400, "bad_request", "Content-Length is not a number")
+            if int(length) > MAX_BODY_BYTES:
+                raise too_large
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                raise too_large
+        return bytes(body)
+
     async def read_json(request: Request, *, required: bool = True) -> Any:
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
-            raise ApiError(413, "too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
+        body = await read_body(request)
         if not body.strip():
             if required:
                 raise ApiError(400, "bad_request", "expected a JSON body")
             return {}
         try:
-            return json.loads(body, parse_constant=_reject_constant)
+            document = json.loads(body, parse_constant=_reject_constant)
+        except RecursionError:
+            raise ApiError(400, "bad_request", f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep") from None
         except (ValueError, UnicodeDecodeError):
             raise ApiError(400, "bad_request", "the body is not valid JSON (NaN and Infinity are refused)") from None
+        _check_json(document)
+        return document
 
     def int_param(request: Request, name: str, default: int) -> int:
         raw = request.query_params.get(name)
@@ -210,7 +351,7 @@ def build_app(
         return JSONResponse(result)
 
     async def health(_request: Request) -> Response:
-        events = await anyio.to_thread.run_sync(store.max_seq)
+        events = await anyio.to_thread.run_sync(store.max_seq, limiter=probe_limiter())
         return JSONResponse(
             {"status": "ok", "backend": store.backend, "ruleset_stamp": settings.ruleset_stamp, "last_seq": events}
         )
@@ -357,7 +498,9 @@ def build_app(
     async def problem(_request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return JSONResponse(exc.payload, status_code=exc.status, headers=headers)
+        if exc.status == 413:
+            headers = {"Connection": "close"}  # the rest of the body was not read
+        return _error_body(exc.status, exc.payload, headers)
 
     async def invalid(_request: Request, exc: Exception) -> Response:
         assert isinstance(exc, EventError)
@@ -381,13 +524,16 @@ def build_app(
 
     async def unavailable(_request: Request, exc: Exception) -> Response:
         _log.error("store unavailable: %s", exc)
-        return JSONResponse(
-            {"error": "unavailable", "message": "the store is unavailable; try again shortly"}, status_code=503
-        )
-
-    async def crashed(_request: Request, exc: Exception) -> Response:
-        _log.error("gateway request failed", exc_info=exc)
-        return JSONResponse({"error": "internal", "message": "internal error; it was logged"}, status_code=500)
+        if isinstance(exc, StoreFullError):
+            payload = {
+                "error": "store_full",
+                "message": "the store has no space left; nothing was written. The operator must free space",
+            }
+        elif isinstance(exc, StoreBusyError):
+            payload = {"error": "busy", "message": "the store is locked by other writers; try again shortly"}
+        else:
+            payload = {"error": "unavailable", "message": "the store is unavailable; try again shortly"}
+        return _error_body(503, payload)
 
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -419,7 +565,6 @@ def build_app(
         CleanupPlanError: plan_problem,
         HTTPException: http_error,
         StoreError: unavailable,
-        Exception: crashed,
     }
     routes = [
         Route("/openapi.json", openapi, methods=["GET"]),
@@ -436,4 +581,11 @@ def build_app(
         Route("/v1/janitor/cleanup/{plan_id}", janitor_cleanup_plan, methods=["GET"]),
         Route("/v1/janitor/cleanup/{plan_id}/confirm", janitor_cleanup_confirm, methods=["POST"]),
     ]
-    return Starlette(routes=routes, exception_handlers=dict(handlers), lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        exception_handlers=dict(handlers),
+        lifespan=lifespan,
+        middleware=[Middleware(_Guard, allowed_hosts=tuple(allowed_hosts))],
+    )
+    app.router.redirect_slashes = False  # a redirect would be built from the request's Host
+    return app

@@ -23,6 +23,20 @@ _SCOPE = {
     "pattern": r"^(global|project:[a-z0-9][a-z0-9_-]{0,63}|agent:[a-z][a-z0-9_-]{0,31})$",
 }
 _EVENT_ID = {"type": "string", "pattern": "^evt_[0-9a-f]{24}$"}
+_AGENT_ID = {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,31}$"}
+_SOURCE_ID = {"type": ["string", "null"], "pattern": "^[A-Za-z0-9._:/@#-]{1,128}$"}
+_ONE_SCOPE = r"(global|project:[a-z0-9][a-z0-9_-]{0,63}|agent:[a-z][a-z0-9_-]{0,31})"
+_SCOPE_LIST = {
+    "type": "string",
+    "pattern": rf"^ *{_ONE_SCOPE} *(, *{_ONE_SCOPE} *){{0,31}}$",
+    "description": "at most 32 (MAX_SCOPES) comma-separated scopes",
+}
+_TEXT = {
+    "type": "string",
+    "minLength": 1,
+    "pattern": "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$",
+    "description": "not only whitespace; no NUL (\\u0000) and no unpaired surrogate (neither store keeps them)",
+}
 _TIME = {"type": "string", "format": "date-time"}
 
 
@@ -64,20 +78,20 @@ SCHEMAS: dict[str, Any] = {
     "Source": _obj(
         {
             "system": {"type": "string", "enum": list(SOURCE_SYSTEMS)},
-            "thread_id": _NULLABLE_STRING,
-            "message_id": _NULLABLE_STRING,
+            "thread_id": _SOURCE_ID,
+            "message_id": _SOURCE_ID,
         },
         required=[],
     ),
     "MemoryEvent": _obj(
         {
-            "agent_id": {"type": "string", "description": "optional; must be the token's agent"},
+            "agent_id": {**_AGENT_ID, "description": "optional; must be the token's agent"},
             "run_id": {"type": "string", "pattern": "^[A-Za-z0-9._:-]{1,128}$"},
             "scope": _SCOPE,
             "kind": {"type": "string", "enum": list(KINDS)},
             "dedupe_key": {"type": "string", "pattern": "^[a-z0-9_:-]{1,64}$"},
             "confidence": {"type": "string", "enum": list(CONFIDENCES)},
-            "content_md": {"type": "string", "minLength": 1},
+            "content_md": {**_TEXT, "description": "Markdown; at most content_max_chars (default 4000) characters"},
             "source": _ref("Source"),
             "supersedes": {"oneOf": [_EVENT_ID, {"type": "null"}]},
             "ttl_days": {"type": "integer", "minimum": 0, "maximum": MAX_TTL_DAYS},
@@ -296,7 +310,12 @@ ERRORS = {
     "401": _answer("no token, or an unknown or revoked one", "Error"),
     "403": _answer("the token may not do this (another agent's scope, body agent_id mismatch, token role)", "Error"),
     "422": _answer("a field breaks its rule (field and rule named), or sensitive data was refused (kinds)", "Error"),
-    "503": _answer("the store is unavailable", "Error"),
+    "503": {
+        **_answer("busy (a check or the store's lock took too long), the store is full, or it is unavailable", "Error"),
+        "headers": {
+            "Retry-After": {"description": "seconds to wait before trying again", "schema": {"type": "integer"}}
+        },
+    },
 }
 
 
@@ -330,8 +349,8 @@ PATHS: dict[str, Any] = {
             "Read the pinned summary and the recent entries (latest per dedupe_key) of some scopes",
             {"200": _answer("the snapshot", "Snapshot"), **ERRORS},
             parameters=[
-                _query("agent_id", {"type": "string"}, "optional; must be the token's agent"),
-                _query("scopes", {"type": "string"}, "comma-separated scopes (default: global,agent:<you>)"),
+                _query("agent_id", _AGENT_ID, "optional; must be the token's agent"),
+                _query("scopes", _SCOPE_LIST, "comma-separated scopes (default: global,agent:<you>)"),
                 _query(
                     "limit_recent", {"type": "integer", "minimum": 0, "maximum": 200}, "recent entries (default 50)"
                 ),
@@ -366,8 +385,8 @@ PATHS: dict[str, Any] = {
             "Events whose content or dedupe_key holds every word, newest first",
             {"200": _answer("matching events", "SearchResult"), **ERRORS},
             parameters=[
-                _query("q", {"type": "string", "minLength": 1}, "words to look for", required=True),
-                _query("scopes", {"type": "string"}, "comma-separated scopes (default: every scope you may read)"),
+                _query("q", {**_TEXT, "maxLength": 512}, "words to look for (the first 8 count)", required=True),
+                _query("scopes", _SCOPE_LIST, "comma-separated scopes (default: every scope you may read)"),
                 _query("kind", {"type": "string", "enum": [*KINDS, JANITOR_KIND]}, "only this kind"),
                 _query("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "at most this many (default 20)"),
                 _query("include_deprecated", {"type": "boolean"}, "also superseded events (default false)"),

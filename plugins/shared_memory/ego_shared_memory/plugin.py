@@ -15,11 +15,13 @@ from typing import ClassVar
 
 from ego_core import Check, Command, ConfigError, PluginContext, ScaffoldLine, Section, Tool, hookimpl
 from ego_shared_memory.cli import commands
-from ego_shared_memory.client import GatewayClient, LocalClient, SharedClient, UnreachableError
+from ego_shared_memory.client import GatewayClient, LocalClient, PendingAppends, SharedClient, UnreachableError
 from ego_shared_memory.config import CONFIG_ENV, GatewaySettings, SharedMemoryConfig
 from ego_shared_memory.tools import SharedTools
 
 WAKE_UP_ORDER = 60
+PENDING_FILE = "pending_appends.json"
+"""In the plugin's data directory: appends whose outcome stayed unknown (fingerprints and run ids only)."""
 
 
 def _configured(config: SharedMemoryConfig) -> bool:
@@ -74,6 +76,7 @@ class SharedMemoryPlugin:
             source_system=config.source_system,
             limit_recent=config.limit_recent,
             default_scopes=default_scopes,
+            pending=PendingAppends(ctx.data_dir / PENDING_FILE),
         )
         for tool in self._tools.tools():
             register(tool)

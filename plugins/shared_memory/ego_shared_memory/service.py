@@ -32,8 +32,20 @@ _log = logging.getLogger("ego.shared_memory.gateway")
 
 MAX_SEARCH = 100
 MAX_TERMS = 8
+MAX_SCOPES = 32
+"""Scopes one snapshot or search may name: each costs the store work (a snapshot, three subqueries), so a
+request naming thousands could hold the store for seconds."""
+MAX_QUERY_CHARS = 512
 PIN_CANDIDATES = 40
 """Live entries per scope considered for the pinned summary (the budget holds fewer)."""
+
+
+def _scopes(scopes: str | Sequence[str]) -> list[str]:
+    """:func:`parse_scopes`, at most :data:`MAX_SCOPES` of them."""
+    count = scopes.count(",") + 1 if isinstance(scopes, str) else len(scopes)
+    if count > MAX_SCOPES:
+        raise EventError("scopes", f"at most {MAX_SCOPES} comma-separated scopes")
+    return parse_scopes(scopes)
 
 
 class NotFoundError(LookupError):
@@ -71,7 +83,7 @@ class SharedMemory:
     def snapshot(
         self, *, agent_id: str, scopes: str | Sequence[str] | None, limit_recent: int, now: datetime
     ) -> dict[str, Any]:
-        chosen = parse_scopes(scopes) if scopes else self.default_scopes(agent_id)
+        chosen = _scopes(scopes) if scopes else self.default_scopes(agent_id)
         for scope in chosen:
             check_access(agent_id, scope, "read")
         if not 0 <= limit_recent <= self.settings.max_recent:
@@ -123,6 +135,8 @@ class SharedMemory:
         include_deprecated: bool,
         now: datetime,
     ) -> dict[str, Any]:
+        if len(query) > MAX_QUERY_CHARS or "\x00" in query:
+            raise EventError("q", f"one or more words to look for: at most {MAX_QUERY_CHARS} characters, no NUL")
         terms = tuple(term for term in query.split() if term)[:MAX_TERMS]
         if not terms:
             raise EventError("q", "one or more words to look for")
@@ -130,7 +144,7 @@ class SharedMemory:
             raise EventError("limit", f"an integer from 1 to {MAX_SEARCH}")
         if kind is not None and kind not in (*KINDS, JANITOR_KIND):
             raise EventError("kind", f"one of {', '.join((*KINDS, JANITOR_KIND))}")
-        chosen = parse_scopes(scopes) if scopes else []
+        chosen = _scopes(scopes) if scopes else []
         for scope in chosen:
             check_access(agent_id, scope, "read")
         events = self.store.list_events(

@@ -18,7 +18,7 @@ from ego_core import (
     relative_age,
     truncate,
 )
-from ego_shared_memory.client import RefusedError, SharedClient, UnreachableError
+from ego_shared_memory.client import PendingAppends, RefusedError, SharedClient, UnreachableError
 from ego_shared_memory.detector import DetectionBudgetExceeded, detection_budget, kinds_in, sensitive_field
 from ego_shared_memory.events import (
     EVENT_ID,
@@ -87,8 +87,10 @@ class SharedTools:
         source_system: str,
         limit_recent: int,
         default_scopes: Sequence[str] | None,
+        pending: PendingAppends | None = None,
     ) -> None:
         self._client = client
+        self.pending = pending if pending is not None else PendingAppends(None)
         self._redact = redact
         self._now = now
         self.run_id = run_id
@@ -190,8 +192,7 @@ class SharedTools:
             raise ToolError(PRIVATE_REFUSED)
         if redacted.startswith(WITHHELD_PREFIX):
             raise ToolError("Not shared: the text could not be checked for private content; nothing was sent.")
-        body = {
-            "run_id": self.run_id,
+        body: dict[str, Any] = {
             "scope": scope,
             "kind": args["kind"],
             "dedupe_key": args["dedupe_key"],
@@ -202,11 +203,23 @@ class SharedTools:
             "ttl_days": int(args.get("ttl_days", 0)),
         }
         try:
-            result = self._client().append(body)
+            client = self._client()
         except UnreachableError as exc:
             raise ToolError(WRITE_FAILED.format(reason=exc.reason)) from None
+        # An earlier attempt at this very entry whose outcome stayed unknown (perhaps committed, then the
+        # answer was lost) was sent with some run id: send it with the same one, so that it is recognised.
+        fingerprint = PendingAppends.fingerprint(client.describe(), body)
+        now = self._now()
+        run_id = self.pending.run_id(fingerprint, now) or self.run_id
+        try:
+            result = client.append({"run_id": run_id, **body})
+        except UnreachableError as exc:
+            self.pending.remember(fingerprint, run_id, now)
+            raise ToolError(WRITE_FAILED.format(reason=exc.reason)) from None
         except RefusedError as exc:
+            self.pending.forget(fingerprint, now)
             raise ToolError(_refusal(exc)) from None
+        self.pending.forget(fingerprint, now)
         return Response(_render_append(result, scope, str(args["dedupe_key"])), scaffold=APPEND_SCAFFOLD)
 
 

@@ -67,13 +67,17 @@ def free_socket() -> socket.socket:
 class ThreadGateway:
     """The gateway app served by uvicorn in a thread, on a loopback socket bound beforehand (no port race)."""
 
-    def __init__(self, store: SqlStore, settings: GatewaySettings) -> None:
+    def __init__(self, store: SqlStore, settings: GatewaySettings, **app_options: Any) -> None:
         self.store = store
         self._sock = free_socket()
         self.port = self._sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
-            build_app(store, settings), log_config=None, access_log=False, lifespan="on", log_level="warning"
+            build_app(store, settings, **app_options),
+            log_config=None,
+            access_log=False,
+            lifespan="on",
+            log_level="warning",
         )
         self.server = uvicorn.Server(config)
         self._thread = threading.Thread(

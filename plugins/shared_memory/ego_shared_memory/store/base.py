@@ -26,6 +26,15 @@ class StoreError(RuntimeError):
     """The store cannot be opened or used (bad URL, server down, newer schema)."""
 
 
+class StoreBusyError(StoreError):
+    """The store stayed locked by other writers through every retry (HTTP 503 ``busy``, with Retry-After)."""
+
+
+class StoreFullError(StoreError):
+    """The store has no space left (SQLite's disk or ``max_page_count``, PostgreSQL's disk): nothing was written
+    (HTTP 503 ``store_full``, with Retry-After)."""
+
+
 class CleanupPlanError(LookupError):
     """A cleanup plan cannot be confirmed: ``problem`` says why (``unknown``: no plan has this id, HTTP 404;
     ``expired``: HTTP 410; ``confirmed``: it already ran, HTTP 409). Nothing was deleted."""

@@ -70,3 +70,6 @@ class PostgresStore(SqlStore):
 
     def _broken(self, exc: BaseException) -> bool:
         return isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
+
+    def _full(self, exc: BaseException) -> bool:
+        return isinstance(exc, pg_errors.DiskFull)

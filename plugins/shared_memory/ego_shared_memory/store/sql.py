@@ -43,7 +43,9 @@ from ego_shared_memory.store.base import (
     Pin,
     Role,
     Status,
+    StoreBusyError,
     StoreError,
+    StoreFullError,
     TokenInfo,
 )
 
@@ -137,6 +139,36 @@ def idempotency_key(draft: EventDraft) -> str:
         str(draft.ttl_days),
     )
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+STORABLE_RULE = "text without NUL characters (\\u0000) or unpaired surrogates (\\ud800-\\udfff)"
+
+
+def storable(text: str) -> bool:
+    """Whether both backends store ``text`` as it is: PostgreSQL's text holds no NUL, and UTF-8 (both
+    backends') no unpaired surrogate."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_storable(draft: EventDraft) -> None:
+    """Refuses (:class:`EventError`, HTTP 422) a text field that one backend could not store as it is: the same
+    answer on SQLite and PostgreSQL, and an import from one into the other never stops half-way."""
+    for field, text in (
+        ("content_md", draft.content_md),
+        ("run_id", draft.run_id),
+        ("dedupe_key", draft.dedupe_key),
+        ("scope", draft.scope),
+        ("source.thread_id", draft.source.thread_id),
+        ("source.message_id", draft.source.message_id),
+    ):
+        if text is not None and not storable(text):
+            raise EventError(field, STORABLE_RULE)
 
 
 def new_event_id() -> str:
@@ -264,6 +296,10 @@ class SqlStore(ABC):
         """The connection is unusable (the server went away): drop it, the next call reconnects."""
         return False
 
+    def _full(self, exc: BaseException) -> bool:
+        """The store has no space left (the write was not made)."""
+        return False
+
     def _schema_sql(self) -> list[str]:
         return list(SCHEMA)
 
@@ -300,13 +336,17 @@ class SqlStore(ABC):
             except (EventError, PermissionError):
                 raise
             except Exception as exc:
+                if self._full(exc):
+                    raise StoreFullError(f"the {self.backend} store has no space left; nothing was written") from exc
                 if self._broken(exc):
                     self._drop_connection()
                     if attempt == 0:
                         continue
                     raise StoreError(f"the {self.backend} store is unreachable: {type(exc).__name__}") from exc
-                if self._retryable(exc) and attempt < attempts - 1:
-                    continue
+                if self._retryable(exc):
+                    if attempt < attempts - 1:
+                        continue
+                    raise StoreBusyError(f"the {self.backend} store stayed busy (locked by other writers)") from exc
                 raise
         raise StoreError("unreachable")  # pragma: no cover - the loop always returns or raises
 
@@ -405,6 +445,7 @@ class SqlStore(ABC):
     def _append_in(
         self, tx: Tx, draft: EventDraft, now: datetime, *, event_id: str | None = None, redacted: bool = False
     ) -> AppendResult:
+        check_storable(draft)
         idem = f"redacted:{event_id}" if redacted and event_id else idempotency_key(draft)
         tx.lock(f"{draft.scope}|{draft.dedupe_key}")
         # the same event appended before, and the key's head, in one statement (one round trip)
