@@ -28,12 +28,14 @@ JANITOR_AGENT = "janitor"
 """The gateway's own author id (conflict_resolution events); no token can be made for it."""
 RESERVED_AGENTS: frozenset[str] = frozenset({JANITOR_AGENT, "system", "gateway", "admin"})
 
-AGENT_ID = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
-PROJECT_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
-DEDUPE_KEY = re.compile(r"^[a-z0-9_:-]{1,64}$")
-RUN_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
-EVENT_ID = re.compile(r"^evt_[0-9a-f]{24}$")
-SOURCE_ID = re.compile(r"^[A-Za-z0-9._:/@#-]{1,128}$")
+# \Z, not $: "$" also matches before a final newline, and "key\n" is not a valid key (the OpenAPI patterns,
+# ECMA-262 regular expressions, end with $, which there matches only at the very end).
+AGENT_ID = re.compile(r"^[a-z][a-z0-9_-]{0,31}\Z")
+PROJECT_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}\Z")
+DEDUPE_KEY = re.compile(r"^[a-z0-9_:-]{1,64}\Z")
+RUN_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}\Z")
+EVENT_ID = re.compile(r"^evt_[0-9a-f]{24}\Z")
+SOURCE_ID = re.compile(r"^[A-Za-z0-9._:/@#-]{1,128}\Z")
 MAX_TTL_DAYS = 36500
 
 RULES: Mapping[str, str] = {

@@ -135,6 +135,28 @@ def test_deep_json_lone_surrogates_many_scopes_and_huge_durations_are_4xx(
     assert store.event_count() == 0
 
 
+def test_a_final_newline_does_not_slip_through_a_pattern(
+    api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str], store: SqlStore
+) -> None:
+    """Python's ``$`` also matches before a final newline; the OpenAPI patterns (ECMA-262) do not."""
+    client, openapi = api
+    claude = auth(token_for("claude"))
+    for field, value in (
+        ("dedupe_key", "config:example\n"),
+        ("run_id", "run_test\n"),
+        ("scope", "project:ego\n"),
+        ("agent_id", "claude\n"),
+        ("supersedes", "evt_" + "0" * 24 + "\n"),
+        ("source", {"system": "cli", "thread_id": "thr_1\n"}),
+    ):
+        answer = client.post(APPEND, json=event(**{field: value}), headers=claude)
+        assert answer.status_code == 422, field
+        assert openapi.check(answer, APPEND, "post")["field"].startswith(field)
+    lookup = client.get("/v1/memory/events/evt_" + "0" * 24 + "%0A", headers=claude)
+    assert lookup.status_code == 422
+    assert store.event_count() == 0
+
+
 def test_ego_shared_cleanup_refuses_a_huge_duration_without_a_traceback(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'shared.db'}"
     open_store(db).close()
