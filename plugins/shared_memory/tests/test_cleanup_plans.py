@@ -108,8 +108,10 @@ def test_private_scopes_are_reached_only_when_named_and_counted_apart(store: Sql
 def test_the_plan_is_in_the_store_so_another_process_confirms_it(store_url: str) -> None:
     proposer, confirmer = open_store(store_url), open_store(store_url)
     try:
+        newer = put(proposer, when=OLD + timedelta(days=1), dedupe_key="fact:b", content_md="Old, the later one.")
         old = put(proposer, content_md="Old.")
         plan = propose(proposer)
+        assert plan.event_ids == (newer, old)  # in the order they were appended
         proposer.close()
         seen = find_plan(confirmer, plan.plan_id)
         assert (seen.event_ids, seen.counts, seen.expires_at) == (plan.event_ids, plan.counts, plan.expires_at)
@@ -117,7 +119,7 @@ def test_the_plan_is_in_the_store_so_another_process_confirms_it(store_url: str)
             "expired": False,
             "scopes": ["global", "project:*"],
         }
-        assert confirm_cleanup(confirmer, plan.plan_id, actor="ops", now=NOW).deleted == (old,)
+        assert confirm_cleanup(confirmer, plan.plan_id, actor="ops", now=NOW).deleted == (newer, old)
     finally:
         proposer.close()
         confirmer.close()

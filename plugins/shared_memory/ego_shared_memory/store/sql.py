@@ -117,7 +117,8 @@ SCHEMA: tuple[str, ...] = (
         criteria TEXT NOT NULL, total INTEGER NOT NULL, truncated INTEGER NOT NULL, confirmed_at TEXT,
         confirmed_by TEXT, deleted INTEGER)""",
     """CREATE TABLE IF NOT EXISTS sm_cleanup_plan_events (
-        plan_id TEXT NOT NULL, event_id TEXT NOT NULL, scope TEXT NOT NULL, PRIMARY KEY (plan_id, event_id))""",
+        plan_id TEXT NOT NULL, position INTEGER NOT NULL, event_id TEXT NOT NULL, scope TEXT NOT NULL,
+        PRIMARY KEY (plan_id, event_id))""",
 )
 
 
@@ -923,7 +924,8 @@ class SqlStore(ABC):
         now: datetime,
         expires_at: datetime,
     ) -> CleanupPlan:
-        """Stores a plan to delete ``event_ids`` (those that still exist), in one transaction, audited. Plans
+        """Stores a plan to delete ``event_ids`` (those that still exist, oldest first), in one transaction,
+        audited. Plans
         that expired unconfirmed more than :data:`PLAN_KEEP` ago are dropped on the way."""
 
         def run(tx: Tx) -> CleanupPlan:
@@ -934,13 +936,14 @@ class SqlStore(ABC):
                 (stale,),
             )
             tx.run("DELETE FROM sm_cleanup_plans WHERE confirmed_at IS NULL AND expires_at < ?", (stale,))
-            scopes: dict[str, str] = {}
+            found: dict[str, tuple[int, str]] = {}
             wanted = list(dict.fromkeys(event_ids))
             for first in range(0, len(wanted), 500):
                 chunk = wanted[first : first + 500]
-                sql = f"SELECT event_id, scope FROM sm_events WHERE event_id IN ({_placeholders(chunk)})"
-                scopes.update((row[0], row[1]) for row in tx.all(sql, chunk))
-            kept = tuple(event_id for event_id in wanted if event_id in scopes)
+                sql = f"SELECT event_id, seq, scope FROM sm_events WHERE event_id IN ({_placeholders(chunk)})"
+                found.update((row[0], (int(row[1]), row[2])) for row in tx.all(sql, chunk))
+            kept = tuple(sorted(found, key=lambda event_id: found[event_id][0]))  # oldest first
+            scopes = {event_id: found[event_id][1] for event_id in kept}
             plan_id = new_plan_id()
             criteria_json = json.dumps(dict(criteria), sort_keys=True, separators=(",", ":"))
             tx.run(
@@ -948,10 +951,10 @@ class SqlStore(ABC):
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (plan_id, iso(now), iso(expires_at), actor, criteria_json, len(kept), int(truncated)),
             )
-            for event_id in kept:
+            for position, event_id in enumerate(kept):
                 tx.run(
-                    "INSERT INTO sm_cleanup_plan_events (plan_id, event_id, scope) VALUES (?, ?, ?)",
-                    (plan_id, event_id, scopes[event_id]),
+                    "INSERT INTO sm_cleanup_plan_events (plan_id, position, event_id, scope) VALUES (?, ?, ?, ?)",
+                    (plan_id, position, event_id, scopes[event_id]),
                 )
             plan = CleanupPlan(
                 plan_id=plan_id,
@@ -977,7 +980,7 @@ class SqlStore(ABC):
         if row is None:
             return None
         members = tx.all(
-            "SELECT event_id, scope FROM sm_cleanup_plan_events WHERE plan_id = ? ORDER BY event_id", (plan_id,)
+            "SELECT event_id, scope FROM sm_cleanup_plan_events WHERE plan_id = ? ORDER BY position", (plan_id,)
         )
         return CleanupPlan(
             plan_id=row[0],
