@@ -363,7 +363,11 @@ PATHS: dict[str, Any] = {
             "Append one memory event (idempotent)",
             {
                 "201": _answer("created (or superseded_previous)", "AppendResult"),
-                "200": _answer("duplicate: the same event was appended before; its event_id", "AppendResult"),
+                "200": _answer(
+                    "duplicate: the same event (agent, run, scope, dedupe_key, content, kind, confidence, supersedes "
+                    "and ttl_days) was appended before; its event_id. A change to any of them is a new event (201)",
+                    "AppendResult",
+                ),
                 "400": _answer("the body is not JSON", "Error"),
                 "413": _answer("the body is too large", "Error"),
                 **ERRORS,
