@@ -19,7 +19,9 @@ PublicPassages`) a match keeps only its stretches that no such window covers (wi
 characters, ``QUOTE_MIN_WIDE`` wide), from ``MIN_RUN`` characters (``MIN_RUN_WIDE`` wide) on. A public memory
 written after a private one and quoting it does not make the quote public: it is masked like any quote. The
 guarantee: no window of a private text survives that holds such a stretch of it. Unsure is private: without the
-check, or when it cannot answer, a whole match is masked.
+check, or when it cannot answer, a whole match is masked. Every mask is then widened to whole words (and, in
+Japanese or Chinese, to whole runs of one script), so that it never leaves a stub of a word beside it; widening
+only ever masks more.
 """
 
 from __future__ import annotations
@@ -43,11 +45,17 @@ QUOTE_MIN_WIDE = 8
 Span = tuple[int, int]
 
 
+def _continues(char: str) -> bool:
+    """A combining mark, or a Hangul vowel or final consonant jamo: NFC composes it with what precedes it."""
+    code = ord(char)
+    return bool(unicodedata.combining(char)) or 0x1160 <= code <= 0x11FF or 0xD7B0 <= code <= 0xD7FF
+
+
 def _clusters(text: str) -> Iterable[tuple[int, str]]:
-    """Each character with the combining marks that follow it, and where it starts."""
+    """Each character with the combining marks (or conjoining jamo) that follow it, and where it starts."""
     start = 0
     for index in range(1, len(text) + 1):
-        if index == len(text) or not unicodedata.combining(text[index]):
+        if index == len(text) or not _continues(text[index]):
             yield start, text[start:index]
             start = index
 
@@ -89,9 +97,61 @@ def _wide(char: str) -> bool:
     return ord(char) >= 0x2E80  # CJK and kana
 
 
-def _in_word(char: str) -> bool:
-    """Part of a space-separated word (CJK has no words: each character stands alone)."""
-    return char.isalnum() and not _wide(char)
+_APOSTROPHES = "'\u2019"
+
+
+def _script(char: str) -> str | None:
+    """What kind of run ``char`` belongs to: a space-separated word (letters and digits), a run of one Japanese or
+    Chinese script (han, hiragana, katakana; hangul), a combining mark (part of whatever it is on), or ``None``
+    (spaces, punctuation)."""
+    category = unicodedata.category(char)
+    if category.startswith("M"):
+        return "mark"
+    if not char.isalnum() and char != "\u30fc":  # ー, the long-vowel mark, continues a katakana word
+        return None
+    if not _wide(char):
+        return "word"
+    code = ord(char)
+    if 0x3040 <= code <= 0x309F:
+        return "hiragana"
+    if 0x30A0 <= code <= 0x30FF or 0x31F0 <= code <= 0x31FF or 0xFF66 <= code <= 0xFF9F:
+        return "katakana"
+    if 0xAC00 <= code <= 0xD7AF or 0x1100 <= code <= 0x11FF or 0x3130 <= code <= 0x318F:
+        return "hangul"
+    return "han" if category == "Lo" else "wide"
+
+
+def _script_at(text: str, index: int) -> str | None:
+    char = text[index]
+    if char in _APOSTROPHES:  # don't, Master's: the apostrophe between two letters is inside the word
+        inside = 0 < index < len(text) - 1 and _script(text[index - 1]) == "word" == _script(text[index + 1])
+        return "word" if inside else None
+    return _script(char)
+
+
+def _inside(text: str, boundary: int) -> bool:
+    """Whether the place before ``text[boundary]`` is inside a word (or a run of one script): a mask must not
+    start or end there, or it leaves a stub of a private word beside it ("quoting i[MASK]")."""
+    if not 0 < boundary < len(text):
+        return False
+    left, right = _script_at(text, boundary - 1), _script_at(text, boundary)
+    if left is None or right is None:
+        return False
+    if "mark" in (left, right):
+        return True
+    # hiragana is particles and endings: a change of word inside a run of it is common, and a mask may stop there
+    return left == right != "hiragana"
+
+
+def snap(text: str, start: int, end: int) -> Span:
+    """``text[start:end]`` widened (never narrowed: whatever was masked stays masked) to the nearest boundaries
+    of words, and in Japanese or Chinese, which have no spaces between words, of runs of kanji or of katakana
+    (a mask may end inside a run of hiragana, where particles and endings part words)."""
+    while _inside(text, start):
+        start -= 1
+    while _inside(text, end):
+        end += 1
+    return start, end
 
 
 def _common_prefix(text: str, start: int, form: str) -> int:
@@ -241,20 +301,15 @@ def _trimmed(folded: str, span: Span) -> Span | None:
     return (start, end) if end > start else None
 
 
-def _replace(text: str, positions: list[int], folded: str, spans: Iterable[Span], *, whole_words: bool) -> str:
-    """``text`` with each span of its folded form (mapped back through ``positions``) made one mark."""
+def _replace(text: str, positions: list[int], folded: str, spans: Iterable[Span]) -> str:
+    """``text`` with each span of its folded form (mapped back through ``positions``), widened to whole words
+    (:func:`snap`), made one mark."""
     original: list[Span] = []
     for span in spans:
         trimmed = _trimmed(folded, span)
         if trimmed is None:
             continue
-        start, end = positions[trimmed[0]], positions[trimmed[1] - 1] + 1
-        if whole_words:
-            while start > 0 and _in_word(text[start - 1]) and _in_word(text[start]):
-                start -= 1
-            while end < len(text) and _in_word(text[end - 1]) and _in_word(text[end]):
-                end += 1
-        original.append((start, end))
+        original.append(snap(text, positions[trimmed[0]], positions[trimmed[1] - 1] + 1))
     if not original:
         return text
     pieces: list[str] = []
@@ -282,7 +337,7 @@ def mask_quotes(text: str, private_texts: Iterable[str]) -> str:
     if not index:
         return text
     folded, positions = fold_with_positions(text)
-    return _replace(text, positions, folded, index.spans(folded), whole_words=True)
+    return _replace(text, positions, folded, index.spans(folded))
 
 
 class PrivateContentRedactor:
@@ -360,4 +415,4 @@ class PrivateContentRedactor:
             spans.extend(quotes.spans(folded))
             if self.public is not None and spans:
                 spans = [part for span in spans for part in distinctive(folded, span, self._said_publicly_first)]
-        return _replace(text, positions, folded, spans, whole_words=False)
+        return _replace(text, positions, folded, spans)
