@@ -11,8 +11,9 @@ hex- or base64-encoded is found by what it decodes to.
 The rules read a normalised view of the text (:func:`normalise`): NFKC (full-width digits and ``＠ － （ ） ＝``
 become ASCII), the dashes and a long-vowel mark between digits become ``-``, zero-width, format and control
 characters are dropped; kana and kanji are boundaries, never word characters. A second view joins lines (a key
-split over lines is one key again); from it only findings that cross a joined line break are taken. Each
-finding maps back to the characters of the original text it came from, so that masking by span hides them all.
+split over lines is one key again); from it, a finding by shape alone (high entropy, a phone number) is taken only
+where it crosses a joined line break. Each finding maps back to the characters of the original text it came from,
+so that masking by span hides them all.
 
 Every rule runs in time linear in the text: no pattern has two quantifiers that can share characters (the
 assignment, URL and JWT rules first cut the text into runs of key characters, then test each run once), so no
@@ -120,12 +121,12 @@ _STABLE = "\t\n\x20-\x7e\u3001\u3002\u300c-\u300f\u3041-\u3096\u30a1-\u30fa\u4e0
 _SPECIAL = re.compile(f"[^{_STABLE}]")
 """A character that NFKC might change, or that is dropped or rewritten (the rest is copied as it is)."""
 _DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212\ufe58\ufe63\uff0d")
-_LONG_VOWELS = frozenset("\u30fc\uff70")
-"""``ー`` and its half-width form: a dash between digits (``090ー1234ー5678``), a letter elsewhere."""
+_LONG_VOWEL_DASH = re.compile("(?<=[0-9])\u30fc|\u30fc(?=[0-9])")
+"""``ー`` (NFKC makes the half-width ``ｰ`` one): a dash next to a digit (``090ー1234ー5678``), a letter elsewhere."""
 _LINE_BREAKS = frozenset("\r\x0b\x0c\x85\u2028\u2029")
 _INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0")
 """Fillers that show nothing but are letters (Hangul); dropped like the format characters."""
-_LINE_JOIN = re.compile(r"(?<=\S)[ \t]*\n[ \t]*(?=\S)")
+_LINE_JOIN = re.compile(r"(?<=\S)[ \t]*\n(?:[ \t]*\n)*[ \t]*(?=\S)")
 
 
 @attrs.frozen
@@ -141,10 +142,6 @@ class NormalisedText:
         if self.origin is None:
             return start, end
         return self.origin[start], self.origin[end - 1] + 1
-
-
-def _digit_near(text: str, index: int) -> bool:
-    return (index > 0 and text[index - 1].isdigit()) or (index + 1 < len(text) and text[index + 1].isdigit())
 
 
 def normalise(text: str) -> NormalisedText:
@@ -168,8 +165,6 @@ def normalise(text: str) -> NormalisedText:
             out = "\n"
         elif char in _DASHES:
             out = "-"
-        elif char in _LONG_VOWELS:
-            out = "-" if _digit_near(text, index) else char
         elif char in _INVISIBLE or unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Mn", "Me"):
             continue
         else:
@@ -179,12 +174,16 @@ def normalise(text: str) -> NormalisedText:
     if position < len(text):
         pieces.append(text[position:])
         origin.extend(range(position, len(text)))
-    return NormalisedText("".join(pieces), origin)
+    normalised = "".join(pieces)
+    if "\u30fc" in normalised:
+        normalised = _LONG_VOWEL_DASH.sub("-", normalised)  # one character for one: the origins stay
+    return NormalisedText(normalised, origin)
 
 
 def _joined(view: NormalisedText) -> tuple[NormalisedText, list[int]] | None:
-    """``view`` with each single line break between two visible characters removed (with the blanks around
-    it), and where the joins are in it; ``None`` when there is none."""
+    """``view`` with each line break between two visible characters removed (``sk-proj-ab⏎cd`` is one key again;
+    breaks with blanks beside them become one blank), and where the joins are in it; ``None`` when there is
+    none."""
     text = view.text
     pieces: list[str] = []
     origin: list[int] = []
@@ -196,21 +195,26 @@ def _joined(view: NormalisedText) -> tuple[NormalisedText, list[int]] | None:
             view.origin[position : match.start()] if view.origin is not None else range(position, match.start())
         )
         joins.append(len(origin))
+        if match.group().strip("\n"):  # blanks beside the break: the words stay apart, by one blank
+            pieces.append(" ")
+            origin.append(view.origin[match.start()] if view.origin is not None else match.start())
         position = match.end()
     if not joins:
         return None
     pieces.append(text[position:])
     origin.extend(view.origin[position:] if view.origin is not None else range(position, len(text)))
-    return NormalisedText("".join(pieces), origin), joins
+    joined = "".join(pieces)
+    if "\u30fc" in joined:
+        joined = _LONG_VOWEL_DASH.sub("-", joined)  # digits the join brought next to it
+    return NormalisedText(joined, origin), joins
 
 
 # --------------------------------------------------------------------------------------------------
 # Patterns (each group ``v`` is the secret part; without it, the whole match)
 
-_PRIVATE_KEY = re.compile(
-    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY"
-    r"(?: BLOCK)?-----|[\s\S]*\Z)"
-)
+_PEM_LABEL = r"(?:[ \t\n]+[A-Z0-9]+)*?[ \t\n]*PRIVATE[ \t\n]*KEY(?:[ \t\n]*BLOCK)?-----"
+"""The label of a PEM private key, its words apart by blanks or line breaks (``-----BEGIN RSA PRIVATE⏎KEY-----``)."""
+_PRIVATE_KEY = re.compile(rf"-----BEGIN{_PEM_LABEL}(?:[\s\S]*?-----END{_PEM_LABEL}|[\s\S]*\Z)")
 _OPENAI_KEY = re.compile(
     # OpenAI, Anthropic; the key must hold a digit (checked on the match: a lookahead scanning to the end of the run
     # from every "sk-" of a long run would be quadratic)
@@ -264,7 +268,7 @@ _QUANTITY = re.compile(
     r"times|x|lines?|rpm|rps|qps|req|requests|%)$"
 )
 """``400tokens``, ``min12chars``, ``30d``: a quantity, never a secret."""
-_PASSPHRASE_TAIL = re.compile(r"(?:[ -][A-Za-z]{2,16}){2,7}(?![A-Za-z0-9])")
+_PASSPHRASE_TAIL = re.compile(r"(?:[\s-]+[A-Za-z]{2,16}){2,7}(?![A-Za-z0-9])")
 _PROSE = frozenset(
     "a an the is are was were be been being in on at of to for from by with via as and or not no never none same "
     "see ask stored kept lives lived saved set reset rotated changed managed held found located shared sent given "
@@ -298,18 +302,19 @@ _PHONE_INTERNATIONAL = re.compile(rf"(?<!\+){_B}\+\d{{1,3}}(?:[\s.-]?\(?\d{{1,4}
 _PHONE_END = rf"(?![\d-]|\.\d)(?!{_W})"
 _PHONE_JAPAN = re.compile(
     # a national number starts with 0: 090-1234-5678, 03 1234 5678, 0120-123-456, (03) 1234-5678, 03(1234)5678
-    rf"(?<![\d+.:/-]){_B}(?:\(0\d{{1,4}}\)[ -]?\d{{1,4}}[ -]?\d{{4}}|0\d{{1,4}}\(\d{{1,4}}\)\d{{3,4}}"
+    rf"(?<![\d+./])(?<!\d-){_B}(?:\(0\d{{1,4}}\)[ -]?\d{{1,4}}[ -]?\d{{4}}|0\d{{1,4}}\(\d{{1,4}}\)\d{{3,4}}"
     rf"|0\d{{1,4}}(?P<sep>[ .-])\d{{1,4}}(?P=sep)\d{{3,4}}){_PHONE_END}"
 )
 _PHONE_NANP = re.compile(
     # North America: (555) 123-4567, 555-123-4567, 555.123.4567, 555 123 4567
-    rf"(?<![\d+.:/-]){_B}(?:\(\d{{3}}\) ?\d{{3}}[ .-]|[2-9]\d\d-\d{{3}}-|[2-9]\d\d\.\d{{3}}\.|[2-9]\d\d \d{{3}} )"
+    rf"(?<![\d+.:/])(?<!\d-){_B}"
+    r"(?:\(\d{3}\) ?\d{3}[ .-]|[2-9]\d\d-\d{3}-|[2-9]\d\d\.\d{3}\.|[2-9]\d\d \d{3} )"
     rf"\d{{4}}{_PHONE_END}"
 )
-_PHONE_BARE = re.compile(rf"(?<![\d+.-]){_B}0\d{{9,10}}(?![\d-])(?!{_W})")
+_PHONE_BARE = re.compile(rf"(?<![\d+.])(?<!\d-){_B}0\d{{9,10}}(?![\d-])(?!{_W})")
 _PHONE_CONTEXT = re.compile(r"(?i)tel|phone|fax|mobile|cell|call|電話|携帯|連絡")
 _MOBILE_PREFIXES = ("050", "060", "070", "080", "090")
-_CARD = re.compile(rf"(?<![\d.+-]){_B}\d(?:[ .-]?\d){{12,40}}")
+_CARD = re.compile(rf"(?<![\d.+])(?<!\d-){_B}\d(?:[ .\n-]?\d){{12,40}}")
 _DIGIT_GROUP = re.compile(r"\d+")
 _KANJI = "\u3005\u4e00-\u9fff"
 _TOWN = rf"[{_KANJI}\u30a1-\u30fa\u30fc]"
@@ -332,7 +337,8 @@ _US_ADDRESS = re.compile(
 _HOST_RUN = re.compile(r"(?<![A-Za-z0-9._@/:%+-])[A-Za-z0-9][A-Za-z0-9._-]*")
 _URL_HOST = re.compile(r"\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9._-]{1,253}")
 _USERINFO = re.compile(rf"[^\s/@{_CJK}]{{1,256}}@")
-_PORT_OR_PATH = re.compile(r":\d{1,5}(?!\d)|/")
+_PORT_OR_PATH = re.compile(r":\d{1,5}(?!\d)|/(?!\d{1,3}(?![\w.]))")
+"""A port or a path after a host (not a network's prefix length: ``10.0.0.0/8`` is a range, not a URL)."""
 _URL_REST = re.compile(rf"[^\s<>\"'`{_CJK}]*")
 _INTERNAL_SUFFIXES = (
     ".internal",
@@ -351,6 +357,9 @@ _DOCUMENTATION_NETWORKS = tuple(
 
 _EXAMPLE_DOMAINS = re.compile(r"(?i)(?:^|\.)(?:example\.(?:com|org|net)|[a-z0-9-]+\.(?:example|invalid|test|local))$")
 _REFERENCE = re.compile(r"^(?:[~/.$%{<\[(*#]|env:|vault:|file:|op://|ssm:|secret:|arn:)", re.IGNORECASE)
+_VAULTS = frozenset(
+    "1password bitwarden lastpass keepass keepassxc keychain vault dashlane doppler sops infisical".split()
+)
 _PLACEHOLDER = re.compile(r"(?i)^(?:x+|\*+|\.+|-+|_+|redacted.*|\[redacted.*|none|null|empty|changeme|your[_-].*)$")
 
 
@@ -381,8 +390,11 @@ def shannon_entropy(text: str) -> float:
 
 
 def _is_reference(value: str) -> bool:
-    """A placeholder or a pointer to where the secret lives (a path, a variable), not a secret."""
+    """A placeholder or a pointer to where the secret lives (a path, a variable, a password manager), not a
+    secret."""
     stripped = value.strip("\"'`")
+    if stripped.lower() in _VAULTS:
+        return True
     return bool(_REFERENCE.match(stripped) or _PLACEHOLDER.match(stripped)) or len(set(stripped)) <= 1
 
 
@@ -625,10 +637,12 @@ def _jwt_rule(text: str) -> Iterator[Finding]:
 
 
 def _card_shape(lengths: list[int]) -> bool:
-    """How card numbers are written: all together, in fours (19 digits: 4-4-4-4-3), or 4-6-5 / 4-6-4."""
-    if len(lengths) == 1 or all(n == 4 for n in lengths):
+    """How card numbers are written: all together, in fours (19 digits: 4-4-4-4-3; fours may run together, as
+    when a line break between two groups is joined), or 4-6-5 / 4-6-4."""
+    if len(lengths) == 1 or lengths in ([4, 6, 5], [4, 6, 4]):
         return True
-    return (lengths[:4] == [4, 4, 4, 4] and len(lengths) == 5 and lengths[4] <= 3) or lengths in ([4, 6, 5], [4, 6, 4])
+    last = lengths[-1] % 4
+    return all(n % 4 == 0 for n in lengths[:-1]) and (last == 0 or (last == 3 and sum(lengths) == 19))
 
 
 def _card_rule(text: str) -> Iterator[Finding]:
@@ -756,7 +770,8 @@ def find_sensitive(text: str) -> list[Finding]:
         lines, joins = joined
         for finding in _findings(lines, RULES):
             after = bisect.bisect_right(joins, finding.start)
-            if after < len(joins) and joins[after] < finding.end:  # crosses a joined line break
+            crosses = after < len(joins) and joins[after] < finding.end
+            if crosses or finding.kind not in _WEAK:  # a weak one only where the join made it
                 found.add(Finding(finding.kind, *lines.span(finding.start, finding.end)))
     strong = sorted((f.start, f.end) for f in found if f.kind not in _WEAK)
     starts = [start for start, _end in strong]
