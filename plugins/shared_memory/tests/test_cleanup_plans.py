@@ -244,11 +244,15 @@ def ego(make_host: HostFactory, capsys: pytest.CaptureFixture[str]) -> Callable[
 
 
 def test_the_cli_proposes_shows_and_confirms_a_plan_the_gateway_also_sees(
-    ego: Callable[..., tuple[int, str, str]], store_url: str, store: SqlStore
+    ego: Callable[..., tuple[int, str, str]],
+    store_url: str,
+    store: SqlStore,
+    gateway: ThreadGateway,
+    token_for: Callable[..., str],
 ) -> None:
     recent = datetime.now(UTC) - timedelta(days=45)
     old = put(store, "gemini", recent, scope="agent:gemini", content_md="Old note.")
-    put(store, "gemini", recent, content_md="Old but global.")
+    shared = put(store, "gemini", recent, content_md="Old but global.")
     code, out, err = ego("--older-than", "30d", "--scope", "agent:*", "--db", store_url)
     assert code == 0
     assert old in out
@@ -259,6 +263,10 @@ def test_the_cli_proposes_shows_and_confirms_a_plan_the_gateway_also_sees(
     assert store.event_count() == 2
     code, out, _err = ego("--show", plan_id, "--json", "--db", store_url)
     assert json.loads(out)["event_ids"] == [old]
+    admin = {"Authorization": f"Bearer {token_for('ops', admin=True)}"}
+    seen = httpx.get(f"{gateway.url}/v1/janitor/cleanup/{plan_id}", headers=admin)
+    assert (seen.status_code, seen.json()["event_ids"], seen.json()["state"]) == (200, [old], "open")
+    assert seen.json()["counts"] == {"agent:gemini": 1}
     code, _out, err = ego("--older-than", "30d", "--yes", "--db", store_url)
     assert code == 2
     assert "two steps" in err
@@ -271,6 +279,16 @@ def test_the_cli_proposes_shows_and_confirms_a_plan_the_gateway_also_sees(
     code, _out, err = ego("--confirm", plan_id, "--db", store_url)
     assert code == 2
     assert "confirmed" in err
+    again = httpx.post(f"{gateway.url}/v1/janitor/cleanup/{plan_id}/confirm", headers=admin)
+    assert (again.status_code, again.json()["error"]) == (409, "plan_confirmed")
+    # and the other way round: proposed through the gateway, confirmed with the CLI
+    other = put(store, "gemini", recent, dedupe_key="fact:other", content_md="Another old one.")
+    proposed = httpx.post(f"{gateway.url}/v1/janitor/cleanup", json={"older_than": "30d"}, headers=admin).json()
+    assert proposed["event_ids"] == [shared, other]
+    code, out, _err = ego("--confirm", proposed["plan_id"], "--db", store_url)
+    assert code == 0
+    assert "deleted 2 event(s)" in out
+    assert store.event_count() == 0
     code, _out, err = ego("--confirm", "plan_" + "b" * 24, "--db", store_url)
     assert code == 2
     assert "no cleanup plan" in err
