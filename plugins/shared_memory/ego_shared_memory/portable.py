@@ -43,6 +43,7 @@ from ego_shared_memory.events import (
 )
 from ego_shared_memory.store import EventFilter, SqlStore
 from ego_shared_memory.store.base import Role
+from ego_shared_memory.store.sql import storable
 
 FORMAT = "ego-shared-memory"
 VERSION = 1
@@ -135,6 +136,17 @@ def _event(record: dict[str, Any], number: int) -> Event:
         if not ok:
             raise PortableError(f"line {number}: event field {field} is missing or invalid")
     source = record["source"]
+    for field, text in (
+        ("content_md", record["content_md"]),
+        ("run_id", record["run_id"]),
+        ("source.thread_id", source.get("thread_id")),
+        ("source.message_id", source.get("message_id")),
+    ):
+        if isinstance(text, str) and not storable(text):
+            raise PortableError(
+                f"line {number}: event {record['event_id']}: {field} holds a NUL character or an unpaired surrogate, "
+                "which no store keeps as it is (PostgreSQL refuses NUL); fix it at the source and export again"
+            )
     refused = sensitive_field(
         (
             ("content_md", record["content_md"]),

@@ -501,3 +501,28 @@ def test_the_sqlite_store_is_private_and_keeps_no_masked_value_in_its_wal(
         assert secret not in masked.content_md
     finally:
         store.close()
+
+
+def test_an_export_holding_nul_is_refused_whole_before_postgresql_sees_it(tmp_path: Path, pg_url: str) -> None:
+    """A store written before NUL was refused may hold it: its export is refused as a whole (nothing written),
+    where PostgreSQL used to stop the import half-way."""
+    from ego_shared_memory.portable import PortableError, export_store, import_store
+
+    source = open_store(f"sqlite:///{tmp_path / 'old.db'}")
+    for number in range(5):
+        draft = EventDraft("claude", "run_old", "global", "fact", f"fact:n{number}", "high", f"Entry {number}.")
+        source.append(draft, NOW)
+    path = tmp_path / "old.jsonl"
+    export_store(source, path, now=NOW)
+    source.close()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[-2] = lines[-2].replace("Entry 3.", "Entry\\u00003.")  # as an older gateway stored it
+    assert "\\u0000" in "\n".join(lines)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    target = open_store(pg_url)
+    try:
+        with pytest.raises(PortableError, match="content_md holds a NUL character"):
+            import_store(target, path, agents=("claude",))
+        assert target.event_count() == 0
+    finally:
+        target.close()
