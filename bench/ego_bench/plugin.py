@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -25,6 +26,35 @@ def _write(report: dict[str, Any], output: Path | None) -> None:
     tmp.write_text(text + "\n", encoding="utf-8")
     tmp.replace(output)
     print(f"wrote {output}", file=sys.stderr)
+
+
+REPO = Path(__file__).resolve().parents[2]
+"""The repository the reports are committed to (``bench/results``)."""
+
+
+def _recorded_path(value: str, cwd: Path, root: Path) -> str:
+    """A path argument as the report records it: relative to the repository (``bench/results/x.json``,
+    ``../shared/data/locomo`` beside it), never the absolute path of the machine that ran it; a path elsewhere
+    (a temporary directory) keeps only its name."""
+    path = Path(os.path.normpath(cwd / value))
+    for base, prefix in ((root, ""), (root.parent, "../")):
+        if path == base or base in path.parents:
+            relative = path.relative_to(base).as_posix()
+            return prefix + relative if relative != "." else (prefix.rstrip("/") or ".")
+    return f"<elsewhere>/{path.name}"
+
+
+def recorded_command(argv: list[str], cwd: Path | None = None, root: Path = REPO) -> str:
+    """``ego bench …`` as it was run, with every path argument (``--output=FILE`` too) made repository-relative,
+    so a committed report says how to run it again from a checkout and nothing about the machine it ran on."""
+    here = Path.cwd() if cwd is None else cwd
+    words = ["ego"]
+    for arg in argv:
+        option, eq, value = arg.partition("=") if arg.startswith("--") else ("", "", arg)
+        if "/" in value or os.sep in value or (value and not value.startswith("-") and (here / value).exists()):
+            value = _recorded_path(value, here, root)
+        words.append(f"{option}{eq}{value}")
+    return " ".join(words)
 
 
 def _int_list(value: str, option: str) -> list[int]:
@@ -49,7 +79,7 @@ def bench_command(name: str, help: str, options: Callable[[argparse.ArgumentPars
     def execute(args: argparse.Namespace, host: PluginHost) -> int:
         table = dict(host.settings.plugin_tables.get("memory", {}))
         try:
-            report = run(args, host, table, " ".join(["ego", *sys.argv[1:]]))
+            report = run(args, host, table, recorded_command(sys.argv[1:]))
         except ValueError as exc:
             print(f"ego: error: {exc}", file=sys.stderr)
             return 2

@@ -236,3 +236,30 @@ def test_no_doc_or_comment_points_outside_the_repository() -> None:
             if OUTSIDE.search(line):
                 found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
     assert not found, "\n".join(found)
+
+
+# --------------------------------------------------------------------------------------------------
+# One rule for exports, everywhere
+
+EXPORT_RULE = (
+    "a plain `ego export FILE` leaves private memories out and masks secrets and private passages in what it "
+    "writes (for sharing); `ego export --include-private FILE` is the full backup, private memories included and "
+    "nothing masked; `ego import FILE` restores what the file holds"
+)
+
+
+def test_the_include_private_rule_is_stated_the_same_everywhere() -> None:
+    """A new user found the README saying export/import "move everything" while the agent setup said private
+    memories "never reach an export". Each page that speaks of exporting states the one rule, in the same words,
+    and no page says either half alone."""
+    pages = [ROOT / "README.md", ROOT / "docs" / "agent-setup.md", ROOT / "docs" / "plugins" / "memory.md"]
+    for page in pages:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        assert EXPORT_RULE.lower() in text.lower(), f"{page.relative_to(ROOT)} does not state the export rule"
+    for page in [*pages, ROOT / "docs" / "cli.md", ROOT / "docs" / "tools.md"]:
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        assert "`ego import FILE` move everything" not in text, page
+        assert "a workspace file, an export" not in text, page
+    cli = " ".join((ROOT / "docs" / "cli.md").read_text(encoding="utf-8").split())
+    assert "Without `--include-private` (the default) private memories are left out" in cli
+    assert "`--include-private` writes a full backup, private memories included and nothing redacted" in cli

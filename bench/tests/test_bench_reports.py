@@ -1,0 +1,37 @@
+"""What a committed benchmark report says about how it was run: the command, from a checkout, and nothing about
+the machine it ran on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ego_bench.plugin import REPO, recorded_command
+
+RESULTS = REPO / "bench" / "results"
+
+
+def test_a_report_records_the_command_with_repository_relative_paths(tmp_path: Path) -> None:
+    """A new user found a committed report recording `--data /work/shared/data/locomo`: the absolute path of the
+    machine it ran on. The writer records every path argument relative to the repository, from any directory."""
+    root = tmp_path / "checkout" / "ego"
+    (root / "bench" / "results").mkdir(parents=True)
+    shared = tmp_path / "checkout" / "shared" / "data" / "locomo"
+    argv = ["bench", "scale", "--data", str(shared), "--sizes", "1000,10000", "--output", "results/scale.json"]
+    assert recorded_command(argv, cwd=root / "bench", root=root) == (
+        "ego bench scale --data ../shared/data/locomo --sizes 1000,10000 --output bench/results/scale.json"
+    )
+    elsewhere = ["bench", "ja", f"--data={shared}", "--output", str(tmp_path / "tmp" / "ja.json")]
+    assert recorded_command(elsewhere, cwd=root, root=root) == (
+        "ego bench ja --data=../shared/data/locomo --output <elsewhere>/ja.json"
+    )
+    assert recorded_command(["bench", "tokens", "--quiet"], cwd=root, root=root) == "ego bench tokens --quiet"
+
+
+@pytest.mark.parametrize("report", sorted(RESULTS.glob("*.json")), ids=lambda path: path.name)
+def test_no_committed_report_records_an_absolute_path_in_its_command(report: Path) -> None:
+    command = json.loads(report.read_text(encoding="utf-8"))["command"]
+    assert command.startswith("ego bench ")
+    assert not [word for word in command.replace("=", " ").split() if word.startswith(("/", "~"))], command
