@@ -307,7 +307,7 @@ def test_options_are_never_abbreviated(
     ],
 )
 def test_an_unknown_option_is_named_with_the_nearest_known_one(run_cli: Run, argv: list[str], said: str) -> None:
-    """Issue 21, point 7: `ego --data x doctor` said `invalid choice: 'x'` (argparse took `x` for the command)."""
+    """A new user found: `ego --data x doctor` said `invalid choice: 'x'` (argparse took `x` for the command)."""
     result = run_cli(*argv, *NO_REAL)
     assert result.code == 2
     assert result.out == ""
@@ -317,7 +317,7 @@ def test_an_unknown_option_is_named_with_the_nearest_known_one(run_cli: Run, arg
 
 @pytest.mark.parametrize("argv", [["plugins", "--json"], ["plugins"], ["doctor"]])
 def test_a_reader_that_stops_reading_ends_any_command_quietly(clean_env: Path, argv: list[str]) -> None:
-    """Issue 21, point 7: `ego plugins --json | head` ended in a BrokenPipeError traceback. The shared entry point
+    """A new user found: `ego plugins --json | head` ended in a BrokenPipeError traceback. The shared entry point
     ends every command quietly when stdout's reader is gone, with SIGPIPE's conventional exit code."""
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the first byte (as `head` after its lines)
@@ -531,7 +531,7 @@ def test_token_new_needs_no_plugins_no_data_dir_and_survives_a_bad_selection(
 
 
 def test_an_unknown_agent_is_an_error_naming_the_known_ones(run_cli: Run, clean_env: Path) -> None:
-    """Issue 21, point 7: `ego --agent nobody doctor` silently created `agents/nobody/`. An agent has a space once
+    """A new user found: `ego --agent nobody doctor` silently created `agents/nobody/`. An agent has a space once
     its token is configured (or its space exists); any other id is a usage error naming the known agents."""
     refused = run_cli("--agent", "nobody", "doctor", *NO_REAL)
     assert refused.code == 2

@@ -232,7 +232,7 @@ def test_fuzzed_arguments_against_other_schema_shapes(schema: ArgumentValidator,
 
 @pytest.mark.parametrize("invisible", ["\u200b", "\ufeff \u200c", "\u2060\n\u200d", "\u3164"])
 def test_text_of_only_zero_width_characters_is_refused_for_every_tool(invisible: str) -> None:
-    """Issue 21, point 7 (`remember {"content":"\\u200b"}` was saved): the core refuses a string argument (or a list
+    """A new user found `remember {"content":"\\u200b"}` was saved: the core refuses a string argument (or a list
     item) made only of invisible characters, whatever the tool, before its handler runs; whitespace alone stays
     the tool's to refuse, and text around a zero-width character passes."""
     schema = {"type": "object", "properties": {"note": {"type": "string"}, "words": {"type": "array"}}}

@@ -170,7 +170,7 @@ def test_http_without_configured_tokens_exits_2_pointing_at_token_new(world: Ego
 
 
 def test_http_advertises_no_authorization_server_and_documents_the_bearer_scheme(http_server: HttpServer) -> None:
-    """Issue 21, point 7: the protected-resource metadata named `http://127.0.0.1:8765/` as an authorization server
+    """A new user found: the protected-resource metadata named `http://127.0.0.1:8765/` as an authorization server
     while `/.well-known/oauth-authorization-server` was 404. Only what exists is advertised: the resource, its
     scope and the bearer header (tokens come from `ego token new`, not from OAuth)."""
     base = http_server.url.rsplit("/", 1)[0]
@@ -207,7 +207,7 @@ def test_http_advertises_no_authorization_server_and_documents_the_bearer_scheme
 def test_a_bad_http_body_gets_one_short_message_naming_the_problem(
     http_server: HttpServer, body: bytes, code: int, request_id: int | None, named: str
 ) -> None:
-    """Issue 21, point 7: a bad body got pydantic's report (11 union-branch errors with links to its site); now one
+    """A new user found: a bad body got pydantic's report (11 union-branch errors with links to its site); now one
     JSON-RPC error naming the problem (never the value), under the request's id when it is known."""
     response = httpx.post(
         http_server.url, content=body, headers={**HEADERS, "Authorization": f"Bearer {CLAUDE_TOKEN}"}, timeout=30

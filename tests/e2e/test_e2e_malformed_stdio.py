@@ -124,7 +124,7 @@ def test_an_invalid_notification_is_logged_and_the_next_request_answered(server:
 
 @pytest.mark.parametrize("bad_id", ['{"a":1}', "null", "true", "1.5"])
 def test_a_request_with_an_object_id_gets_an_invalid_request_reply(server: Server, bad_id: str) -> None:
-    """Issue 21, point 7: `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}` got no reply at all (the SDK took it
+    """A new user found: `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}` got no reply at all (the SDK took it
     for a notification); an id JSON-RPC does not allow is an invalid request, answered under the id null."""
     server.send(f'{{"jsonrpc":"2.0","id":{bad_id},"method":"ping"}}')
     reply = server.reply(timeout=1.0)
@@ -137,7 +137,7 @@ def test_a_request_with_an_object_id_gets_an_invalid_request_reply(server: Serve
 
 
 def test_invalid_utf8_on_stdio_is_a_parse_error(server: Server, world: EgoWorld) -> None:
-    """Issue 21, point 7: bytes that are not UTF-8 were decoded to U+FFFD and the call went on with text the
+    """A new user found: bytes that are not UTF-8 were decoded to U+FFFD and the call went on with text the
     client never sent; the line is refused as a parse error (-32700) under its id, and nothing runs."""
     line = call(31, '{"note":"caf\xe9"}').encode("latin-1")  # é as one Latin-1 byte: not UTF-8
     server.send_bytes(line)

@@ -229,7 +229,7 @@ async def test_the_two_tool_definitions_stay_within_450_characters(desire_host: 
 
 
 async def test_satisfy_desire_says_nothing_changed_when_the_level_stays(desire_host: DesireHostFactory) -> None:
-    """Issue 21, point 7: `satisfy_desire {"name":"curiosity","quality":1.0}` answered "curiosity: 0.48 → 0.48 …
+    """A new user found: `satisfy_desire {"name":"curiosity","quality":1.0}` answered "curiosity: 0.48 → 0.48 …
     It settles deeply" while nothing changed. A satisfaction that does not move the shown level says so, and
     why: the desire's own pull was already at rest, and what holds the level up (here a recent surprise and the
     time of day) is not something satisfying it quiets."""

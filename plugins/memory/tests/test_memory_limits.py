@@ -190,7 +190,7 @@ INVISIBLE = ["\u200b", " \u200b\ufeff\n", "\u2060\u200d", "\u3164", "\u200e\u030
 async def test_remember_refuses_content_of_only_zero_width_characters(
     memory_hosts: MemoryHosts, invisible: str
 ) -> None:
-    """Issue 21, point 7: `remember {"content":"\u200b"}` was saved. Text of only invisible characters is refused
+    """A new user found: `remember {"content":"\u200b"}` was saved. Text of only invisible characters is refused
     like whitespace, by remember and by every other tool that takes text (the core's check, before any tool
     runs), and by `ego import`; the handler refuses it too when called without the schema."""
     host, plugin = memory_hosts()

@@ -30,7 +30,7 @@ def created_under(home: Path) -> list[str]:
 
 @pytest.mark.anyio
 async def test_a_plain_serve_with_a_fresh_home_creates_no_telemetry_files(ego_child: EgoChild, tmp_path: Path) -> None:
-    """Issue 21, point 7: "no telemetry" was claimed, but a plain `ego serve` made onnxruntime create
+    """A new user found: "no telemetry" was claimed, but a plain `ego serve` made onnxruntime create
     `~/.cache/Microsoft/DeveloperTools/.onnxruntime/deviceid` and `onnxruntime.db`. With a fresh HOME, a day's
     calls (remember, recall, with chromadb and so onnxruntime loaded) leave nothing in HOME at all."""
     home = tmp_path / "home"

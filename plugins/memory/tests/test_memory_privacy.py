@@ -330,7 +330,7 @@ def test_a_summary_sharing_no_long_passage_is_left_alone(private: str, summary: 
 
 
 def test_the_private_mask_never_cuts_mid_word() -> None:
-    """Issue 21, point 7: the mask cut mid-word (`quoting i[REDACTED_PRIVATE_MEMORY]`: a quote starts where the
+    """A new user found: the mask cut mid-word (`quoting i[REDACTED_PRIVATE_MEMORY]`: a quote starts where the
     texts part, here inside "it"). Every mask is widened to whole words, and in Japanese, which has no spaces, to
     whole runs of kanji or katakana; it never narrows, so the guarantee holds as before."""
     redactor = PrivateContentRedactor()
