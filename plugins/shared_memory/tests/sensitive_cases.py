@@ -131,7 +131,7 @@ REFUSED: tuple[tuple[str, str], ...] = (
     (PASSWORD, "DB_PASSWORD: ⟦s3cr3t!Pass⟧"),
     (PASSWORD, "postgres://app:⟦s3cretpw⟧@db.example.com/app"),
     (PASSWORD, "パスワード：⟦Tr0ub4dor&3⟧"),
-    (PASSWORD, "暗証番号は⟦4829⟧です"),
+    (PASSWORD, "暗証番号は⟦482913⟧です"),
     (PASSWORD, "ｐａｓｓｗｏｒｄ＝⟦ｈｕｎｔｅｒ２２⟧"),
     (PASSWORD, "pass\u200bword=⟦hunter22⟧"),
     (PASSWORD, 'PASSWORD = "⟦correct horse battery staple⟧"'),
