@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import math
 import unicodedata
+from collections import deque
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -192,6 +193,25 @@ def _invisible_only(value: object) -> bool:
     return isinstance(value, str) and bool(value.strip()) and is_blank(value)
 
 
+def _invisible_path(args: Mapping[str, Any]) -> list[Any] | None:
+    """Where in the arguments (a path of keys and indexes) the first text of only invisible characters is, at
+    any depth (a list of tags, an object of values), looking at no more than 10,000 values."""
+    pending: deque[tuple[list[Any], Any]] = deque(([name], args[name]) for name in sorted(args))
+    seen = 0
+    while pending and seen < 10_000:
+        path, value = pending.popleft()
+        seen += 1
+        if _invisible_only(value):
+            return path
+        if len(path) > 64:
+            continue
+        if isinstance(value, Mapping):
+            pending.extend(([*path, str(key)], item) for key, item in value.items())
+        elif isinstance(value, list | tuple):
+            pending.extend(([*path, index], item) for index, item in enumerate(value))
+    return None
+
+
 class ArgumentError(ValueError):
     """Arguments do not match the tool's schema; ``str()`` is the message for the agent."""
 
@@ -213,10 +233,9 @@ class ArgumentValidator:
         for name, value in sorted(args.items()):
             if not _finite(value):
                 raise ArgumentError(f"`{name}`: NaN and infinity are not accepted; expected finite numbers")
-        for name, value in sorted(args.items()):
-            items = value if isinstance(value, list) else [value]
-            if any(_invisible_only(item) for item in items[:1000]):
-                raise ArgumentError(f"`{name}` {INVISIBLE_ONLY}")
+        blank = _invisible_path(args)
+        if blank is not None:
+            raise ArgumentError(f"`{_param(blank)}` {INVISIBLE_ONLY}")
         errors = list(self._validator.iter_errors(args))
         if errors:
             by_parameter: dict[str, list[ValidationError]] = {}

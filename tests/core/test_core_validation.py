@@ -239,8 +239,10 @@ def test_text_of_only_zero_width_characters_is_refused_for_every_tool(invisible:
     checked = ArgumentValidator(schema)
     with pytest.raises(ArgumentError, match=r"^`note` must contain visible text, not only invisible characters"):
         checked.validate({"note": invisible})
-    with pytest.raises(ArgumentError, match=r"^`words` must contain visible text"):
+    with pytest.raises(ArgumentError, match=r"^`words\[1\]` must contain visible text"):
         checked.validate({"words": ["fine", invisible]})
+    with pytest.raises(ArgumentError, match=r"^`value.goals\[0\]` must contain visible text"):
+        ArgumentValidator({"type": "object"}).validate({"value": {"goals": [invisible], "why": "fine"}})
     assert checked.validate({"note": "   "}) == {"note": "   "}
     assert checked.validate({"note": f"zero{invisible}width"}) == {"note": f"zero{invisible}width"}
     assert is_blank(invisible)

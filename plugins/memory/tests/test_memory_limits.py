@@ -210,7 +210,7 @@ async def test_remember_refuses_content_of_only_zero_width_characters(
         assert text.endswith("Fix the call and try again."), (tool, text)
         assert invisible not in text
     assert "`content` must contain visible text, not only invisible characters" in refused["remember"]
-    assert "`tags` must contain visible text" in refused["tags"]
+    assert "`tags[1]` must contain visible text" in refused["tags"]
     assert memories.count() == 1  # only the memory with real text around its zero-width space
     with pytest.raises(ToolError, match="`content`"):
         memories.remember({"content": invisible})
