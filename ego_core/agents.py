@@ -10,6 +10,7 @@ pipeline holding every agent's redaction rules, so no agent's private text reach
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 import attrs
 
@@ -49,16 +50,25 @@ def known_agents(settings: Settings) -> list[str]:
 def known_agent_settings(settings: Settings, agent: str) -> Settings:
     """:func:`agent_settings` for an agent that has a space (``ego --agent ID``); an unknown id is a
     :class:`ConfigError` naming the known ones, never a new empty space made by a typo. Giving an agent a space
-    is one explicit step: its token line under ``[server.tokens]`` (``ego token new ID`` prints it)."""
+    is one explicit step: ``ego agent new ID``, or its token line under ``[server.tokens]`` (HTTP creates the
+    space of every agent with a token)."""
     check_agent_id(agent)
     known = known_agents(settings)
     if agent not in known:
         listed = f"known agents: {', '.join(known)}" if known else "no agent has a space yet"
         raise UnknownAgentError(
-            f"unknown agent {agent!r} ({listed}); an agent gets its space when its token is configured: run "
-            f"`ego token new {agent}` and put the printed line under [server.tokens] in ego.toml"
+            f"unknown agent {agent!r} ({listed}); create its space with `ego agent new {agent}` (or configure "
+            f"its token for HTTP: `ego token new {agent}`, and the printed line under [server.tokens])"
         )
     return agent_settings(settings, agent)
+
+
+def create_space(settings: Settings, agent: str) -> tuple[Path, bool]:
+    """Create ``<data dir>/agents/<agent>`` (private to the user); the path, and whether it was new."""
+    space = agent_settings(settings, agent).data_dir
+    existed = space.is_dir()
+    space.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return space, not existed
 
 
 class UnknownAgentError(ConfigError):

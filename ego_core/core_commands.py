@@ -257,6 +257,30 @@ def _token(args: argparse.Namespace, host: PluginHost | None = None) -> int:
     return 0
 
 
+def _agent_new(args: argparse.Namespace, host: PluginHost) -> int:
+    from ego_core.agents import create_space
+
+    agent = args.agent_id.strip()
+    if not valid_agent_id(agent):
+        raise UsageError("agent id must be letters, digits, '-', '_' or '.' (1-64, starting with a letter or digit)")
+    space, created = create_space(host.settings, agent)
+    print(f"{'created' if created else 'already there:'} {space}")
+    print(f"use it with `ego --agent {agent} <command>` (e.g. `ego --agent {agent} serve` for a stdio client);")
+    print(f"to serve it over HTTP, give it a token: `ego token new {agent}`")
+    return 0
+
+
+def _agent_list(args: argparse.Namespace, host: PluginHost) -> int:
+    from ego_core.agents import AGENTS_DIR, known_agents
+
+    settings = host.settings
+    for agent in known_agents(settings):
+        token = "token configured" if agent in settings.server.tokens else "no token (stdio only)"
+        space = settings.data_dir.expanduser() / AGENTS_DIR / agent
+        print(f"{agent}  {token}  {space if space.is_dir() else 'no space yet (made when first served)'}")
+    return 0
+
+
 def _configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
     parser.add_argument("--host", default=None, help="HTTP bind address (default 127.0.0.1; [server] host)")
@@ -317,6 +341,22 @@ def core_commands() -> list[Command]:
             "read an export into this data directory (idempotent)",
             _configure_import,
             _portable,
+            starts_host=False,
+        ),
+        Command(
+            "new",
+            "create an agent's own space, <data dir>/agents/ID, for `ego --agent ID`",
+            _configure_token,
+            _agent_new,
+            group="agent",
+            starts_host=False,
+        ),
+        Command(
+            "list",
+            "the known agents: their token and space",
+            _no_options,
+            _agent_list,
+            group="agent",
             starts_host=False,
         ),
         Command(

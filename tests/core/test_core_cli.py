@@ -535,7 +535,9 @@ def test_an_unknown_agent_is_an_error_naming_the_known_ones(run_cli: Run, clean_
     its token is configured (or its space exists); any other id is a usage error naming the known agents."""
     refused = run_cli("--agent", "nobody", "doctor", *NO_REAL)
     assert refused.code == 2
-    assert "unknown agent 'nobody' (no agent has a space yet)" in refused.err
+    assert "unknown agent 'nobody' (no agent has a space yet); create its space with `ego agent new nobody`" in (
+        refused.err
+    )
     assert "ego token new nobody" in refused.err
     assert not clean_env.exists()
     clean_env.mkdir()
@@ -551,3 +553,10 @@ def test_an_unknown_agent_is_an_error_naming_the_known_ones(run_cli: Run, clean_
         assert f"data dir: {clean_env / 'agents' / agent} (writable)" in result.out
     first_run = run_cli("doctor", *NO_REAL)  # without --agent: the data dir itself, as on a new user's first run
     assert first_run.code == 0, first_run.err
+    created = run_cli("agent", "new", "nobody", *NO_REAL)  # the explicit step
+    assert (created.code, created.out.splitlines()[0]) == (0, f"created {clean_env / 'agents' / 'nobody'}")
+    assert run_cli("--agent", "nobody", "doctor", *NO_REAL).code == 0
+    listed = run_cli("agent", "list", *NO_REAL)
+    assert [line.split()[0] for line in listed.out.splitlines()] == ["claude", "gemini", "nobody"]
+    assert "claude  token configured" in listed.out
+    assert run_cli("agent", "new", "no body", *NO_REAL).code == 2
