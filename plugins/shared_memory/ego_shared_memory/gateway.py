@@ -64,8 +64,8 @@ LOOPBACK_HOSTS: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")
 _FIELD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,31}$")
 DETECTION_BUDGET_SECONDS = 2.0
 """How long an append's check for secrets and personal data may take (it runs in a worker thread, never on the
-event loop); past it the append is refused with 503 ``busy`` and nothing is stored. Checking 64 KB takes well
-under 0.1 s on one core (``ego bench detector``)."""
+event loop); past it the append is refused with 503 ``busy`` and nothing is stored. Checking 64 KB takes at
+most about 0.25 s on one core (``ego bench detector``)."""
 TOKEN_CACHE_SECONDS = 5.0
 """A revoked token stops working within this many seconds on every replica."""
 
