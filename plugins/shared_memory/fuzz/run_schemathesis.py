@@ -193,7 +193,8 @@ def run_schemathesis(
         *extra,
     ]
     started = time.monotonic()
-    code = subprocess.call(command, env={**os.environ, "NO_COLOR": "1"})
+    # in the report's folder: Schemathesis keeps its example database in .schemathesis/ of the working directory
+    code = subprocess.call(command, env={**os.environ, "NO_COLOR": "1"}, cwd=report.parent)
     return code, {"seconds": round(time.monotonic() - started)}
 
 
