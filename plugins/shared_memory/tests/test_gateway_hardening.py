@@ -526,3 +526,39 @@ def test_an_export_holding_nul_is_refused_whole_before_postgresql_sees_it(tmp_pa
         assert target.event_count() == 0
     finally:
         target.close()
+
+
+def test_ego_gateway_serve_answers_only_the_names_it_serves(tmp_path: Path) -> None:
+    """The real `ego gateway serve`: loopback names and --allowed-host are served, any other Host gets 421."""
+    db = f"sqlite:///{tmp_path / 'shared.db'}"
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [*ego_command(), "--plugins", "shared_memory", "gateway", "serve", "--db", db, "--port", str(port)]
+    process = subprocess.Popen(
+        [*command, "--allowed-host", "memory.example.org"],
+        env=clean_env(EGO_DATA_DIR=str(tmp_path / "data")),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/v1/health"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, "the gateway exited"
+            try:
+                if httpx.get(url, timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert time.monotonic() < deadline, "the gateway did not answer"
+            time.sleep(0.1)
+        assert httpx.get(url, headers={"Host": "memory.example.org"}, timeout=5).status_code == 200
+        assert httpx.get(url, headers={"Host": f"localhost:{port}"}, timeout=5).status_code == 200
+        evil = httpx.get(url + "/", headers={"Host": "evil.example"}, timeout=5)
+        assert (evil.status_code, evil.json()["error"]) == (421, "misdirected")
+        assert "location" not in evil.headers
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+    assert stat.S_IMODE((tmp_path / "shared.db").stat().st_mode) == 0o600
