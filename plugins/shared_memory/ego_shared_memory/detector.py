@@ -298,6 +298,11 @@ _SRI = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}")
 _ENCODED = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(r"[0-9A-Fa-f]+")
 _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])(?P<local>[A-Za-z0-9._%+-]+)@(?P<domain>[A-Za-z0-9.-]+\.[A-Za-z]{2,})")
+_EMAIL_OBFUSCATED = re.compile(
+    # taro [at] gmail [dot] com, hanako(at)example.co.jp: the signs spelt out in brackets
+    r"(?i)(?<![A-Za-z0-9._%+-])(?P<local>[A-Za-z0-9._%+-]+) ?[\[(<{] ?at ?[\])>}] ?"
+    r"(?P<domain>[A-Za-z0-9-]+(?:(?: ?[\[(<{] ?dot ?[\])>}] ?|\.)[A-Za-z0-9-]+)+)"
+)
 _PHONE_INTERNATIONAL = re.compile(rf"(?<!\+){_B}\+\d{{1,3}}(?:[\s.-]?\(?\d{{1,4}}\)?){{2,5}}(?!{_W})")
 _PHONE_END = rf"(?![\d-]|\.\d)(?!{_W})"
 _PHONE_JAPAN = re.compile(
@@ -450,6 +455,11 @@ def _pattern_rule(kind: str, pattern: re.Pattern[str], keep: Callable[[re.Match[
 def _email_ok(match: re.Match[str]) -> bool:
     local, domain = match.group("local").lower(), match.group("domain").lower()
     return local != "git" and not _EXAMPLE_DOMAINS.search(domain)
+
+
+def _obfuscated_email_ok(match: re.Match[str]) -> bool:
+    domain = re.sub(r"(?i) ?[\[(<{] ?dot ?[\])>}] ?", ".", match.group("domain")).lower()
+    return bool(re.search(r"\.[a-z]{2,}$", domain)) and not _EXAMPLE_DOMAINS.search(domain)
 
 
 def _phone_ok(match: re.Match[str]) -> bool:
@@ -730,6 +740,7 @@ _PLAIN_RULES: tuple[Rule, ...] = (
     _japanese_rule(SECRET, _JA_SECRET, _looks_like_key),
     _entropy_rule,
     _pattern_rule(EMAIL, _EMAIL, _email_ok),
+    _pattern_rule(EMAIL, _EMAIL_OBFUSCATED, _obfuscated_email_ok),
     _international_phone_rule,
     _pattern_rule(PHONE, _PHONE_JAPAN, _japanese_phone_ok),
     _pattern_rule(PHONE, _PHONE_NANP),

@@ -92,6 +92,8 @@ REFUSED: tuple[tuple[str, str], ...] = (
     (EMAIL, "send to ⟦ops-team+alerts@company.io⟧"),
     (EMAIL, "⟦taro@\ngmail.com⟧"),
     (EMAIL, "⟦taro\u2060@\ufeffgmail.com⟧"),
+    (EMAIL, "⟦taro [at] gmail [dot] com⟧"),
+    (EMAIL, "連絡は⟦hanako(at)example.co.jp⟧へ"),
     # API keys
     (API_KEY, "AWS: ⟦AKIAQ3EGRT7YHJKL2MNB⟧ is the deploy user."),
     (API_KEY, "⟦AKIA IOSF ODNN 7EXA MPLE⟧"),
@@ -281,6 +283,8 @@ STORED: tuple[str, ...] = (
     "IPアドレス 192.168.1.10 は固定",
     "Contact: user@example.com (documentation address)",
     "git clone git@github.com:org/repo.git",
+    "Write to user [at] example [dot] com in the docs (a documentation address).",
+    "The meeting (at) noon is in room 4.",
     "港区のオフィスに移転予定",
     "東京都の人口は約1400万人",
     "図書館は市立中央図書館（2階）",

@@ -155,6 +155,8 @@ NEW_ADVERSARIAL_UNITS = (
     "-----BEGIN\n",
     "PRIVATE\n",
     "+81 ",
+    "a [at] b",
+    "a(at)b(dot)",
     "03(",
     "０",
     "＠",
