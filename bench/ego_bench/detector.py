@@ -43,7 +43,7 @@ ADVERSARIAL: dict[str, str] = {
     "-----BEGIN A ": "-----BEGIN A ",
     "random-looking": "aB3dE5gH7jK9mN1pQ3sT5uV7wX9 ",
     '"token": "': '"token": "',
-    # what the normalisation and the rules for issue 21 (point 2) read: zero-width characters, line breaks to join,
+    # what the normalisation and the newer rules read: zero-width characters, line breaks to join,
     # full-width forms, Japanese addresses, internal hosts, encoded runs
     "zero-width": "a\u200b",
     "line breaks": "a\n",

@@ -1,4 +1,4 @@
-"""The case table of the secret and personal-data filter (issue 21, point 2): what must be refused and what must be
+"""The case table of the secret and personal-data filter: what must be refused and what must be
 stored, each case once, used by the detector's tests, the gateway's (HTTP, both backends), the agent tool's and the
 import's.
 

@@ -1,4 +1,4 @@
-"""The case table on every path a write takes (issue 21, point 2; acceptance 2): the gateway's append over HTTP and
+"""The case table on every path a write takes: the gateway's append over HTTP and
 the agent tool ``shared_append`` (through a real MCP client and the gateway), each on SQLite and on PostgreSQL, and
 ``ego shared import``. Every must-refuse case is refused and every must-store case stored; nothing refused ever
 appears in a response, a log record or the store. An import also answers to the agent allow-list (an audit stored
