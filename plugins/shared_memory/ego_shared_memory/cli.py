@@ -455,7 +455,12 @@ def _janitor(ctx: PluginContext) -> Callable[[argparse.Namespace, SqlStore], int
             scan = report["scan"]
             print(f"scan: {scan['scanned']} event(s) scanned, {len(scan['redacted'])} redacted")
             for item in scan["redacted"]:
-                print(f"  {item['event_id']}: masked {', '.join(item['kinds'])}")
+                print(f"  {item['event_id']}: masked {', '.join(item['kinds'])} in {', '.join(item['fields'])}")
+            for item in scan["flagged"]:
+                print(
+                    f"  {item['event_id']}: {', '.join(item['kinds'])} in its {item['field']} (an agent's id: rename "
+                    "the agent; left as it is)"
+                )
         if "conflicts" in report:
             c = report["conflicts"]
             print(

@@ -37,6 +37,7 @@ from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.detector import DetectionBudgetExceeded, detection_budget
 from ego_shared_memory.events import EVENT_ID, AccessError, EventError, check_agent_id
 from ego_shared_memory.janitor import (
+    MAX_CLEANUP_SCOPES,
     STEPS,
     confirm_cleanup,
     find_plan,
@@ -447,8 +448,8 @@ def build_app(
         scopes = body.get("scopes", [])
         if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
             raise EventError("scopes", "a list of scopes, or *, agent:* or project:*")
-        if len(scopes) > 32:
-            raise EventError("scopes", "at most 32 scopes or patterns")
+        if len(scopes) > MAX_CLEANUP_SCOPES:
+            raise EventError("scopes", f"at most {MAX_CLEANUP_SCOPES} scopes or patterns")
         expired = body.get("expired", False)
         if not isinstance(expired, bool):
             raise EventError("expired", "true or false")

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from ego_shared_memory.config import GatewaySettings
-from ego_shared_memory.detector import redact_sensitive
+from ego_shared_memory.detector import kinds_in, redact_sensitive
 from ego_shared_memory.events import (
     JANITOR_AGENT,
     JANITOR_KIND,
@@ -28,6 +29,15 @@ from ego_shared_memory.store import CleanupDone, CleanupPlan, CleanupPlanError, 
 
 STEPS: tuple[str, ...] = ("scan", "conflicts", "ttl", "consolidate")
 """In the order they run: the scan first, so that no pin quotes what it masks."""
+SCANNED_FIELDS: tuple[str, ...] = (
+    "content_md",
+    "source.thread_id",
+    "source.message_id",
+    "run_id",
+    "dedupe_key",
+    "scope",
+)
+"""Every text of an event the scan checks (each an agent chose)."""
 SCAN_STATE = "janitor.scan_seq"
 SCAN_BATCH = 500
 RESOLUTION_TTL_DAYS = 30
@@ -117,40 +127,101 @@ def resolve_conflicts(store: SqlStore, now: datetime) -> dict[str, int]:
 
 
 def scan(store: SqlStore, now: datetime, *, full: bool = False) -> dict[str, Any]:
-    """Masks secrets and personal data in stored events (from where the last scan stopped, or all)."""
+    """Masks secrets and personal data in stored events (from where the last scan stopped, or all).
+
+    Text is masked in place (the content, the source's ids; a run id becomes ``redacted``). An identifier
+    cannot be masked in place, since other rows find events by it: a dedupe_key that holds sensitive data is
+    replaced by a token (:func:`identifier_token`) in every event of its key at once, and a project scope's
+    slug likewise in every event of the scope. The token is random, so nothing in the store leads back to
+    the value. An ``agent:`` scope is the agent's id, which the operator chose and which tokens and authors
+    also hold: it is reported under ``flagged`` (the event and the kinds) and left for the operator to rename.
+    Each changed event is flagged ``redacted`` and audited; the report names fields and kinds, never values."""
     seq = 0 if full else int(store.get_state(SCAN_STATE) or 0)
     scanned = 0
-    redacted: list[dict[str, Any]] = []
+    redacted: dict[str, dict[str, list[str]]] = {}
+    flagged: list[dict[str, Any]] = []
+    scopes: dict[str, str] = {}  # scopes replaced during this scan (a batch read before holds the old name)
+    keys: set[tuple[str, str]] = set()  # (scope, dedupe_key) replaced during this scan
+
+    def note(event_ids: Sequence[str], field: str, kinds: Sequence[str]) -> None:
+        for event_id in event_ids:
+            entry = redacted.setdefault(event_id, {"fields": [], "kinds": []})
+            entry["fields"] += [field] if field not in entry["fields"] else []
+            entry["kinds"] += [kind for kind in kinds if kind not in entry["kinds"]]
+
     while True:
         batch = store.events_after(seq, SCAN_BATCH)
         if not batch:
             break
         for event in batch:
             scanned += 1
+            scope = scopes.get(event.scope, event.scope)
+            found = kinds_in(scope) if scope not in scopes.values() else []
+            if found and scope.startswith("project:"):
+                new_scope = "project:" + identifier_token()
+                note(store.redact_scope(scope, new_scope, found, actor=JANITOR_AGENT, now=now), "scope", found)
+                scopes[scope] = new_scope
+                scope = new_scope
+            elif found:
+                flagged.append({"event_id": event.event_id, "field": "scope", "kinds": found})
+            found = kinds_in(event.dedupe_key) if (scope, event.dedupe_key) not in keys else []
+            if found:
+                new_key = identifier_token()
+                changed = store.redact_key(scope, event.dedupe_key, new_key, found, actor=JANITOR_AGENT, now=now)
+                note(changed, "dedupe_key", found)
+                keys.add((scope, event.dedupe_key))
             change = _redaction(event)
             if change is not None:
-                content, source, kinds = change
-                if store.redact_event(event.event_id, content, source, kinds, actor=JANITOR_AGENT, now=now):
-                    redacted.append({"event_id": event.event_id, "kinds": kinds})
+                content, source, run_id, fields, kinds = change
+                if store.redact_event(
+                    event.event_id, content, source, kinds, actor=JANITOR_AGENT, now=now, run_id=run_id
+                ):
+                    for field in fields:
+                        note([event.event_id], field, kinds)
         seq = batch[-1].seq
         store.set_state(SCAN_STATE, str(seq))
-    return {"scanned": scanned, "redacted": redacted}
+    report = [{"event_id": event_id, **entry} for event_id, entry in redacted.items()]
+    return {"scanned": scanned, "redacted": report, "flagged": flagged}
 
 
-def _redaction(event: Event) -> tuple[str, Source, list[str]] | None:
+REPLACEMENT_PREFIX = "redacted-"
+
+
+def identifier_token() -> str:
+    """A new random token to stand for an identifier that held sensitive data: ``redacted-`` and 12 hex
+    digits, a valid dedupe_key and project slug, which the detector does not flag (so a full scan leaves it
+    alone). Random, not a hash of the value: a hash of a phone number can be reversed by trying them all."""
+    for _attempt in range(100):
+        token = REPLACEMENT_PREFIX + secrets.token_hex(6)
+        if not kinds_in(token):
+            return token
+    raise RuntimeError("the detector flags every identifier token")  # pragma: no cover - 100 random draws
+
+
+def _redaction(event: Event) -> tuple[str, Source, str | None, list[str], list[str]] | None:
+    """The event's masked content and source, its new run id (``None``: unchanged), the fields changed and
+    the kinds found; ``None`` when nothing is found."""
     content, kinds = redact_sensitive(event.content_md)
+    fields = ["content_md"] if kinds else []
     ids: dict[str, str | None] = {}
     for name in ("thread_id", "message_id"):
         value = getattr(event.source, name)
         if value:
-            _masked, found = redact_sensitive(value)
+            found = kinds_in(value)
             if found:
                 value = "redacted"
+                fields.append(f"source.{name}")
                 kinds += [kind for kind in found if kind not in kinds]
         ids[name] = value
+    run_id = None
+    found = kinds_in(event.run_id)
+    if found:
+        run_id = "redacted"
+        fields.append("run_id")
+        kinds += [kind for kind in found if kind not in kinds]
     if not kinds:
         return None
-    return content, Source(event.source.system, ids["thread_id"], ids["message_id"]), kinds
+    return content, Source(event.source.system, ids["thread_id"], ids["message_id"]), run_id, fields, kinds
 
 
 def run_janitor(
@@ -179,6 +250,8 @@ PLAN_TTL = timedelta(minutes=30)
 """How long a proposed cleanup plan can be confirmed: long enough to review it, short enough that what it
 lists is what the operator saw."""
 CLEANUP_SCOPE_PATTERNS = ("*", "agent:*", "project:*")
+MAX_CLEANUP_SCOPES = 32
+"""The most scopes and patterns one cleanup request names."""
 PLAN_ID = re.compile(r"^plan_[0-9a-f]{24}$")
 
 

@@ -13,7 +13,7 @@ from ego_shared_memory.events import (
     MAX_TTL_DAYS,
     SOURCE_SYSTEMS,
 )
-from ego_shared_memory.janitor import STEPS
+from ego_shared_memory.janitor import MAX_CLEANUP_SCOPES, SCANNED_FIELDS, STEPS
 
 VERSION = "1.0.0"
 
@@ -26,6 +26,11 @@ _EVENT_ID = {"type": "string", "pattern": "^evt_[0-9a-f]{24}$"}
 _AGENT_ID = {"type": "string", "pattern": "^[a-z][a-z0-9_-]{0,31}$"}
 _SOURCE_ID = {"type": ["string", "null"], "pattern": "^[A-Za-z0-9._:/@#-]{1,128}$"}
 _ONE_SCOPE = r"(global|project:[a-z0-9][a-z0-9_-]{0,63}|agent:[a-z][a-z0-9_-]{0,31})"
+_CLEANUP_SCOPE = {
+    "type": "string",
+    "pattern": rf"^(\*|agent:\*|project:\*|{_ONE_SCOPE})$",
+    "description": "a scope, or one of the patterns * (global and every project), agent:* and project:*",
+}
 _SCOPE_LIST = {
     "type": "string",
     "pattern": rf"^ *{_ONE_SCOPE} *(, *{_ONE_SCOPE} *){{0,31}}$",
@@ -196,7 +201,23 @@ SCHEMAS: dict[str, Any] = {
                     "scanned": {"type": "integer", "minimum": 0},
                     "redacted": {
                         "type": "array",
-                        "items": _obj({"event_id": _EVENT_ID, "kinds": {"type": "array", "items": {"type": "string"}}}),
+                        "items": _obj(
+                            {
+                                "event_id": _EVENT_ID,
+                                "fields": {"type": "array", "items": {"type": "string", "enum": list(SCANNED_FIELDS)}},
+                                "kinds": {"type": "array", "items": {"type": "string"}},
+                            }
+                        ),
+                    },
+                    "flagged": {
+                        "type": "array",
+                        "items": _obj(
+                            {
+                                "event_id": _EVENT_ID,
+                                "field": {"type": "string", "enum": ["scope"]},
+                                "kinds": {"type": "array", "items": {"type": "string"}},
+                            }
+                        ),
                     },
                 }
             ),
@@ -274,7 +295,7 @@ SCHEMAS: dict[str, Any] = {
     "CleanupRequest": _obj(
         {
             "older_than": {"type": "string", "pattern": r"^\d+\s*[dhw]$"},
-            "scopes": {"type": "array", "items": {"type": "string"}},
+            "scopes": {"type": "array", "items": _CLEANUP_SCOPE, "maxItems": MAX_CLEANUP_SCOPES},
             "expired": {"type": "boolean"},
         },
         required=[],

@@ -9,6 +9,7 @@ import pytest
 from shared_support import event
 
 from ego_shared_memory.config import GatewaySettings
+from ego_shared_memory.detector import kinds_in
 from ego_shared_memory.events import AccessError, EventDraft, EventError, Source, parse_event
 from ego_shared_memory.janitor import confirm_cleanup, consolidate, propose_cleanup, run_janitor
 from ego_shared_memory.store import EventFilter, SqlStore, open_store
@@ -209,7 +210,13 @@ def test_scan_masks_what_slipped_in_and_audits_it(store: SqlStore) -> None:
     clean = store.append(draft(dedupe_key="config:clean"), NOW).event
     report = run_janitor(store, GatewaySettings(), NOW, steps=["scan", "consolidate"])
     assert report["scan"]["scanned"] == 2
-    assert report["scan"]["redacted"] == [{"event_id": stored.event_id, "kinds": ["API key", "e-mail address"]}]
+    assert report["scan"]["redacted"] == [
+        {
+            "event_id": stored.event_id,
+            "fields": ["content_md", "source.thread_id"],
+            "kinds": ["API key", "e-mail address"],
+        }
+    ]
     after = store.get(stored.event_id)
     assert after is not None
     assert after.redacted
@@ -222,10 +229,126 @@ def test_scan_masks_what_slipped_in_and_audits_it(store: SqlStore) -> None:
     assert audit[0].detail == "masked: API key, e-mail address"
     assert "AKIA" not in audit[0].detail
     again = run_janitor(store, GatewaySettings(), NOW, steps=["scan"])
-    assert again["scan"] == {"scanned": 0, "redacted": []}
+    assert again["scan"] == {"scanned": 0, "redacted": [], "flagged": []}
     full = run_janitor(store, GatewaySettings(), NOW, steps=["scan"], full_scan=True)
-    assert full["scan"] == {"scanned": 2, "redacted": []}
+    assert full["scan"] == {"scanned": 2, "redacted": [], "flagged": []}
     assert all("AKIA" not in pin.line for pin in store.pins())
+
+
+def stored_before_the_filter(**fields: Any) -> EventDraft:
+    """An event as an older version stored it: the store itself does not filter, the gateway does."""
+    values: dict[str, Any] = {
+        "agent_id": "claude",
+        "run_id": "r1",
+        "scope": "global",
+        "kind": "fact",
+        "dedupe_key": "fact:plain",
+        "confidence": "high",
+        "content_md": "Plain.",
+        "source": Source("cli", None, None),
+    }
+    values.update(fields)
+    return EventDraft(**values)
+
+
+def everything_stored(store: SqlStore) -> str:
+    """Every text of every table, to check that a value left the store whole."""
+    tables = ("sm_events", "sm_heads", "sm_conflicts", "sm_pins", "sm_audit", "sm_cleanup_plans")
+    tables += ("sm_cleanup_plan_events",)
+    return repr([store.read(lambda tx, t=table: tx.all(f"SELECT * FROM {t}")) for table in tables])
+
+
+def test_scan_replaces_a_sensitive_dedupe_key_with_a_token_in_the_whole_key(store: SqlStore) -> None:
+    phone_key = "contact:090-1234-5678"
+    gone = store.append(stored_before_the_filter(dedupe_key=phone_key, run_id="r0", content_md="Old."), NOW).event
+    store.delete_events([gone.event_id], "ops", NOW)  # its audit record quotes the key
+    first = store.append(stored_before_the_filter(dedupe_key=phone_key, content_md="Call the owner."), NOW).event
+    second = store.append(
+        stored_before_the_filter(dedupe_key=phone_key, run_id="r2", content_md="Call the owner after 18:00."),
+        NOW + timedelta(minutes=1),
+    ).event
+    other = store.append(stored_before_the_filter(scope="project:x", dedupe_key=phone_key), NOW).event
+    plain = store.append(stored_before_the_filter(), NOW).event
+    run_janitor(store, GatewaySettings(), NOW, steps=["consolidate"])
+    assert len(store.open_conflicts()) == 1
+
+    report = run_janitor(store, GatewaySettings(), NOW, steps=["scan", "consolidate"])["scan"]
+
+    assert report["flagged"] == []
+    assert {item["event_id"] for item in report["redacted"]} == {first.event_id, second.event_id, other.event_id}
+    assert all(item == {**item, "fields": ["dedupe_key"], "kinds": ["phone number"]} for item in report["redacted"])
+    after = [store.get(e.event_id) for e in (first, second, other)]
+    assert all(e is not None and e.redacted for e in after)
+    keys = {(e.scope, e.dedupe_key) for e in after if e is not None}
+    # one token per key: the two events of global keep one history (the newer is the head, in conflict)
+    assert len(keys) == 2
+    assert all(key.startswith("redacted-") and kinds_in(key) == [] for _scope, key in keys)
+    (global_key,) = [key for scope, key in keys if scope == "global"]
+    assert [e.event_id for e in store.heads("global", by="recent", limit=10, now=NOW)] == [
+        plain.event_id,
+        second.event_id,
+    ]
+    assert [(c.dedupe_key, c.event_id) for c in store.open_conflicts()] == [(global_key, second.event_id)]
+    assert store.list_events(EventFilter(dedupe_key=global_key, include_deprecated=True, limit=10)) != []
+    assert "090-1234-5678" not in everything_stored(store)
+    assert not store.get(plain.event_id).redacted  # type: ignore[union-attr]
+    audit = [a for a in store.audit(limit=1000) if a.action == "redact"]
+    assert sorted(a.event_id or "" for a in audit) == sorted([first.event_id, second.event_id, other.event_id])
+    assert all(a.detail.startswith("dedupe_key replaced by redacted-") for a in audit)
+    assert all(a.detail.endswith(": phone number") for a in audit)
+    # the key keeps working: a resend with the token is the same key's newer entry
+    resent = store.append(
+        stored_before_the_filter(dedupe_key=global_key, run_id="r3", supersedes=second.event_id, content_md="Mail."),
+        NOW + timedelta(minutes=2),
+    )
+    assert resent.status == "superseded_previous"
+    full = run_janitor(store, GatewaySettings(), NOW, steps=["scan"], full_scan=True)["scan"]
+    assert (full["redacted"], full["flagged"]) == ([], [])
+
+
+def test_scan_replaces_a_sensitive_project_slug_and_run_id(store: SqlStore) -> None:
+    scope = "project:client-4111111111111111"
+    keyed = store.append(stored_before_the_filter(scope=scope, dedupe_key="fact:a", run_id="run:taro@gmail.com"), NOW)
+    other = store.append(stored_before_the_filter(scope=scope, dedupe_key="fact:b", content_md="Other."), NOW)
+    run_janitor(store, GatewaySettings(), NOW, steps=["consolidate"])
+    propose_cleanup(store, NOW, older_than=None, scope_patterns=[scope], expired_only=True, actor="ops")
+
+    report = run_janitor(store, GatewaySettings(), NOW, steps=["scan", "consolidate"])["scan"]
+
+    by_id = {item["event_id"]: item for item in report["redacted"]}
+    assert by_id[keyed.event.event_id] == {
+        "event_id": keyed.event.event_id,
+        "fields": ["scope", "run_id"],
+        "kinds": ["card number", "e-mail address"],
+    }
+    assert by_id[other.event.event_id]["fields"] == ["scope"]
+    first, second = store.get(keyed.event.event_id), store.get(other.event.event_id)
+    assert first is not None
+    assert second is not None
+    assert first.scope == second.scope
+    assert first.scope.startswith("project:redacted-")
+    assert first.run_id == "redacted"
+    assert scope not in store.scopes()
+    assert {e.event_id for e in store.heads(first.scope, by="recent", limit=10, now=NOW)} == {
+        keyed.event.event_id,
+        other.event.event_id,
+    }
+    assert [p.scope for p in store.pins()] == [first.scope, first.scope]
+    stored = everything_stored(store)
+    assert "4111111111111111" not in stored
+    assert "taro@gmail.com" not in stored
+
+
+def test_scan_flags_an_agent_scope_and_leaves_it(store: SqlStore) -> None:
+    scope = "agent:taro-090-1234-5678"
+    found = store.append(stored_before_the_filter(agent_id="taro-090-1234-5678", scope=scope), NOW).event
+    report = run_janitor(store, GatewaySettings(), NOW, steps=["scan"])["scan"]
+    assert report == {
+        "scanned": 1,
+        "redacted": [],
+        "flagged": [{"event_id": found.event_id, "field": "scope", "kinds": ["phone number"]}],
+    }
+    assert store.get(found.event_id) == found
 
 
 def test_consolidate_stores_budgeted_pins_linked_to_their_events(store: SqlStore) -> None:

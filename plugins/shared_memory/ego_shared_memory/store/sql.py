@@ -1054,21 +1054,114 @@ class SqlStore(ABC):
         return [_event(row) for row in rows]
 
     def redact_event(
-        self, event_id: str, content_md: str, source: Source, kinds: Sequence[str], *, actor: str, now: datetime
+        self,
+        event_id: str,
+        content_md: str,
+        source: Source,
+        kinds: Sequence[str],
+        *,
+        actor: str,
+        now: datetime,
+        run_id: str | None = None,
     ) -> bool:
         """Masks sensitive data that slipped into a stored event (the one in-place change), with an audit
-        record naming the kinds (never the data)."""
+        record naming the kinds (never the data). ``run_id``, when given, replaces the event's run id (no key
+        depends on it: the idempotency key of a redacted event is its own id)."""
 
         def run(tx: Tx) -> bool:
             changed = tx.run(
-                "UPDATE sm_events SET content_md = ?, source = ?, redacted = 1, idem_key = ? WHERE event_id = ?",
-                (content_md, _source_json(source), f"redacted:{event_id}", event_id),
+                "UPDATE sm_events SET content_md = ?, source = ?, run_id = COALESCE(?, run_id), redacted = 1,"
+                " idem_key = ? WHERE event_id = ?",
+                (content_md, _source_json(source), run_id, f"redacted:{event_id}", event_id),
             )
             if not changed:
                 return False
             tx.run("DELETE FROM sm_pins WHERE event_id = ?", (event_id,))
             self._audit(tx, actor, "redact", event_id, "masked: " + ", ".join(kinds), now=now)
             return True
+
+        return self.write(run)
+
+    def _replace_in_audit(self, tx: Tx, old: str, new: str) -> None:
+        """Earlier audit records and cleanup plans that quoted an identifier as ``old`` (a deletion's
+        ``scope=… dedupe_key=…``, a plan's counts per scope) quote ``new`` instead: the value leaves the store
+        whole."""
+        tx.run(
+            "UPDATE sm_audit SET detail = REPLACE(detail, ?, ?) WHERE REPLACE(detail, ?, ?) <> detail",
+            (old, new, old, new),
+        )
+        tx.run(
+            "UPDATE sm_cleanup_plans SET criteria = REPLACE(criteria, ?, ?) WHERE REPLACE(criteria, ?, ?) <> criteria",
+            (old, new, old, new),
+        )
+
+    def redact_key(
+        self, scope: str, dedupe_key: str, new_key: str, kinds: Sequence[str], *, actor: str, now: datetime
+    ) -> list[str]:
+        """Replaces a dedupe_key that holds sensitive data with ``new_key`` (a token that says nothing) in every
+        event of ``(scope, dedupe_key)`` at once, with the key's head, conflicts and pins, so the key's history
+        stays one key. Each event is flagged ``redacted`` and audited (the kinds and the new key, never the old
+        value). Returns the ids of the events changed (none when no event holds the key any more)."""
+
+        def run(tx: Tx) -> list[str]:
+            tx.lock(f"{scope}|{dedupe_key}")
+            tx.lock(f"{scope}|{new_key}")
+            rows = tx.all(
+                "SELECT event_id FROM sm_events WHERE scope = ? AND dedupe_key = ? ORDER BY seq", (scope, dedupe_key)
+            )
+            ids = [row[0] for row in rows]
+            if not ids:
+                return []
+            tx.run(
+                "UPDATE sm_events SET dedupe_key = ?, redacted = 1, idem_key = 'redacted:' || event_id"
+                " WHERE scope = ? AND dedupe_key = ?",
+                (new_key, scope, dedupe_key),
+            )
+            tx.run(
+                "UPDATE sm_heads SET dedupe_key = ? WHERE scope = ? AND dedupe_key = ?", (new_key, scope, dedupe_key)
+            )
+            tx.run(
+                "UPDATE sm_conflicts SET dedupe_key = ? WHERE scope = ? AND dedupe_key = ?",
+                (new_key, scope, dedupe_key),
+            )
+            tx.run("DELETE FROM sm_pins WHERE scope = ? AND dedupe_key = ?", (scope, dedupe_key))
+            old_text, new_text = f"scope={scope} dedupe_key={dedupe_key} ", f"scope={scope} dedupe_key={new_key} "
+            self._replace_in_audit(tx, old_text, new_text)
+            for event_id in ids:
+                detail = f"dedupe_key replaced by {new_key}: " + ", ".join(kinds)
+                self._audit(tx, actor, "redact", event_id, detail, now=now)
+            return ids
+
+        return self.write(run)
+
+    def redact_scope(self, scope: str, new_scope: str, kinds: Sequence[str], *, actor: str, now: datetime) -> list[str]:
+        """Replaces a scope that holds sensitive data (a project slug) with ``new_scope`` in every event of the
+        scope at once, with its heads, conflicts, pins and cleanup plans; each event flagged ``redacted`` and
+        audited like :meth:`redact_key`. Returns the ids of the events changed."""
+
+        def run(tx: Tx) -> list[str]:
+            tx.lock(f"pins|{scope}")
+            tx.lock(f"pins|{new_scope}")
+            rows = tx.all("SELECT event_id, dedupe_key FROM sm_events WHERE scope = ? ORDER BY seq", (scope,))
+            if not rows:
+                return []
+            for key in sorted({row[1] for row in rows}):
+                tx.lock(f"{scope}|{key}")
+                tx.lock(f"{new_scope}|{key}")
+            tx.run(
+                "UPDATE sm_events SET scope = ?, redacted = 1, idem_key = 'redacted:' || event_id WHERE scope = ?",
+                (new_scope, scope),
+            )
+            tx.run("UPDATE sm_heads SET scope = ? WHERE scope = ?", (new_scope, scope))
+            tx.run("UPDATE sm_conflicts SET scope = ? WHERE scope = ?", (new_scope, scope))
+            tx.run("UPDATE sm_cleanup_plan_events SET scope = ? WHERE scope = ?", (new_scope, scope))
+            tx.run("DELETE FROM sm_pins WHERE scope = ?", (scope,))
+            self._replace_in_audit(tx, scope, new_scope)
+            for event_id, _key in rows:
+                self._audit(
+                    tx, actor, "redact", event_id, f"scope replaced by {new_scope}: " + ", ".join(kinds), now=now
+                )
+            return [row[0] for row in rows]
 
         return self.write(run)
 

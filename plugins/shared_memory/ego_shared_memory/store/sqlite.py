@@ -89,9 +89,31 @@ class SQLiteStore(SqlStore):
             raise StoreError(f"cannot checkpoint the SQLite store {self.path}: {exc}") from None
 
     def redact_event(
-        self, event_id: str, content_md: str, source: Source, kinds: Sequence[str], *, actor: str, now: datetime
+        self,
+        event_id: str,
+        content_md: str,
+        source: Source,
+        kinds: Sequence[str],
+        *,
+        actor: str,
+        now: datetime,
+        run_id: str | None = None,
     ) -> bool:
-        changed = super().redact_event(event_id, content_md, source, kinds, actor=actor, now=now)
+        changed = super().redact_event(event_id, content_md, source, kinds, actor=actor, now=now, run_id=run_id)
+        if changed:
+            self.checkpoint()
+        return changed
+
+    def redact_key(
+        self, scope: str, dedupe_key: str, new_key: str, kinds: Sequence[str], *, actor: str, now: datetime
+    ) -> list[str]:
+        changed = super().redact_key(scope, dedupe_key, new_key, kinds, actor=actor, now=now)
+        if changed:
+            self.checkpoint()
+        return changed
+
+    def redact_scope(self, scope: str, new_scope: str, kinds: Sequence[str], *, actor: str, now: datetime) -> list[str]:
+        changed = super().redact_scope(scope, new_scope, kinds, actor=actor, now=now)
         if changed:
             self.checkpoint()
         return changed
