@@ -176,6 +176,13 @@ def targets_met(append: dict[str, Any], snapshot: dict[str, Any]) -> dict[str, b
     }
 
 
+STORES: dict[str, str] = {
+    "sqlite": "sqlite, a temporary file (deleted afterwards)",
+    "postgresql": "postgresql, a temporary schema of --pg-url (dropped afterwards)",
+}
+"""What a report records as each backend's store: nothing about the machine (no temporary path, no host)."""
+
+
 @contextmanager
 def _backend_store(backend: str, work: Path, pg_url: str) -> Iterator[tuple[str, SqlStore]]:
     if backend == "sqlite":
@@ -326,7 +333,7 @@ def run_gateway_bench(
                         snapshot = _snapshot_phase(gateway, tokens[ids[0]], ids[0], snapshots, max_seconds)
                         snapshot.update(fill)
                     results[backend] = {
-                        "store": store.display_url,
+                        "store": STORES[backend],
                         "append": append,
                         "snapshot": snapshot,
                         "targets_met": targets_met(append, snapshot),

@@ -3,9 +3,10 @@ read the store it filled."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from ego_bench.gateway import run_gateway_bench, targets_met
+from ego_bench.gateway import STORES, run_gateway_bench, targets_met
 
 
 def test_a_small_run_appends_every_event_and_times_snapshots(tmp_path: Path) -> None:
@@ -32,6 +33,8 @@ def test_a_small_run_appends_every_event_and_times_snapshots(tmp_path: Path) -> 
     assert sum(snapshot["entries"].values()) > 0
     assert report["targets"] == {"append_per_second": 1000, "snapshot_p95_ms": 20}
     assert result["targets_met"] == targets_met(append, snapshot)
+    assert result["store"] == STORES["sqlite"]
+    assert str(tmp_path) not in json.dumps(report)
 
 
 def test_targets_are_checked_against_the_figures() -> None:

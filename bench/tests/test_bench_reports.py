@@ -35,3 +35,12 @@ def test_no_committed_report_records_an_absolute_path_in_its_command(report: Pat
     command = json.loads(report.read_text(encoding="utf-8"))["command"]
     assert command.startswith("ego bench ")
     assert not [word for word in command.replace("=", " ").split() if word.startswith(("/", "~"))], command
+
+
+@pytest.mark.parametrize("report", sorted(RESULTS.glob("*.json")), ids=lambda path: path.name)
+def test_no_committed_report_records_a_temporary_path(report: Path) -> None:
+    """A report's figures hold for any machine: a temporary file's path (``/tmp/ego-bench-…``) says only where
+    one run happened to put it."""
+    text = report.read_text(encoding="utf-8")
+    assert "ego-bench-" not in text
+    assert "/tmp/" not in text
