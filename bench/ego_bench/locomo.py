@@ -50,6 +50,7 @@ LINK_MODES: dict[str, dict[str, Any]] = {
 
 GRID: dict[str, tuple[float, ...]] = {
     "lexical_weight": (0.7, 0.85, 0.9),
+    "english_weight": (0.25, 0.4, 0.6),
     "hopfield_weight": (0.3,),  # the Hopfield stage is off by default (with the multilingual model it lowers hit@5)
     "sequence_gain": (0.2, 0.3, 0.45),
     "similar_gain": (0.05, 0.15),
@@ -59,7 +60,9 @@ GRID: dict[str, tuple[float, ...]] = {
 KNOB_STAGES = {"temporal_weight": "temporal", "speaker_weight": "speaker"}
 """Knobs of a stage that can be switched off: a variant with the stage off leaves them out of its grid."""
 LINK_KNOBS = ("sequence_gain", "similar_gain")
-GATHER_KNOBS = frozenset({"dense_candidates", "lexical_candidates", "dated", "dated_candidates", "hedges", "fusion"})
+GATHER_KNOBS = frozenset(
+    {"dense_candidates", "lexical_candidates", "english_candidates", "dated", "dated_candidates", "hedges", "fusion"}
+)
 """Recall settings the first stages read: variants that differ in them gather their candidates separately."""
 
 _EVIDENCE_SPLIT = re.compile(r"[;,\s]+")
@@ -328,12 +331,12 @@ def tune_scores(
     with memory_host(work, settings, table, Clock(conversation.last_time), embed_cache) as (_host, memories):
         engine = memories.engine
         default = engine.config
-        vectors = [memories.embed([question.text], "query")[0] for question in conversation.questions]
+        vectors = [memories.query_vectors(question.text) for question in conversation.questions]
         for key, members in groups.items():
             gathering = attrs.evolve(default, **dict(key))
             found: list[Candidates] = [
-                engine.gather(question.text, vector, conversation.last_time, config=gathering)
-                for question, vector in zip(conversation.questions, vectors, strict=True)
+                engine.gather(question.text, vector, conversation.last_time, config=gathering, english=english)
+                for question, (vector, english) in zip(conversation.questions, vectors, strict=True)
             ]
             for v in members:
                 config = attrs.evolve(default, **variants[v])

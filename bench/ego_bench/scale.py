@@ -154,6 +154,7 @@ def bulk_load(
             )
             last_id = memory_id
         memories.store.add_many(items, vectors)
+        memories.fill_english()  # what remember stores beside each memory
 
 
 def locomo_turns(data_dir: Path) -> list[str]:
@@ -253,6 +254,7 @@ class LinkedLoader:
                 all_ids.append(memory_id)
                 self.times.append(moment)
             self.memories.store.add_many(items, vectors)
+            self.memories.fill_english()  # what remember stores beside each memory
             self.vectors.append(np.asarray(vectors, dtype=np.float32))
 
     def adopt_latest(self, count: int) -> None:

@@ -240,7 +240,7 @@ def test_a_small_run_reports_both_link_modes_leave_one_out_and_dropped_questions
         assert rows["loo"]["held_out"]["k"]["5"]["n"] == 4
         assert [fold["held_out"] for fold in rows["loo"]["folds"]] == ["1", "2"]
         assert rows["loo_before"]["switched_off"] == ["hopfield"]
-    no_spreading = {"lexical_weight", "hopfield_weight", "temporal_weight"}
+    no_spreading = {"lexical_weight", "english_weight", "hopfield_weight", "temporal_weight"}
     assert set(report["modes"]["no_links"]["loo"]["folds"][0]["chosen"]) == no_spreading
     assert report["k"]["5"]["hit"] >= 0.75  # four easy questions over six turns each
     assert all(isinstance(v, bool) for v in report["claims"].values())

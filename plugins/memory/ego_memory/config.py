@@ -29,6 +29,12 @@ class RecallConfig:
     """The BM25 share of the fusion (the multilingual model's dense scores are the weaker evidence on LoCoMo and
     JSQuAD: 0.85 was the best of 0.6-0.9 on both)."""
     rrf_k: float = 60.0
+    english_weight: float = 0.4
+    """For a context in Latin script, the English channel's weight beside the fused BM25 and multilingual
+    evidence (which weigh 1 together): the fused score is (fusion + english_weight × English) / (1 +
+    english_weight). Memories in Latin script carry a second, English-only embedding (``english_channel``)."""
+    english_candidates: int = 60
+    """The English channel's nearest memories that join the candidates (not when the recall has filters)."""
     hopfield: bool = False
     """Off by default: over the multilingual model's embeddings the completion lowered hit@5 on LoCoMo and JSQuAD
     (docs/benchmarks.md); on for an embedder where it earns its place."""
@@ -97,6 +103,10 @@ class MemoryConfig:
     api_key_env: str | None = None
     """Name of the environment variable that holds the provider's API key (the key never goes in a file)."""
     base_url: str | None = None
+    english_channel: bool = True
+    """Memories in Latin script also get an English-only embedding (all-MiniLM-L6-v2 int8, installed with
+    ego), blended into recall for an English context by ``recall.english_weight``. Ignored when the embedder is
+    all-MiniLM-L6-v2 itself."""
     chroma_url: str | None = None
     """Use a Chroma server (e.g. http://127.0.0.1:8000) instead of the embedded store. Env: EGO_CHROMA_URL."""
     link_threshold: float | None = attrs.field(default=None, validator=_similarity)

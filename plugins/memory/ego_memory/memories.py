@@ -6,7 +6,8 @@ import logging
 import math
 import secrets
 import threading
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -39,6 +40,7 @@ from ego_core import (
 from ego_memory import emotion_queries
 from ego_memory.config import MemoryConfig
 from ego_memory.contrast import contrast
+from ego_memory.embedding.english import EnglishEncoder, reads_as_english
 from ego_memory.embedding.profiles import profile_for
 from ego_memory.emotions import CATEGORIES, EMOTIONS, VIVID_INTENSITY
 from ego_memory.filters import Filters
@@ -132,12 +134,17 @@ class Memories:
         store: MemoryStore,
         embedder: Embedder,
         redactor: PrivateContentRedactor,
+        *,
+        english: EnglishEncoder | None = None,
     ) -> None:
         self.ctx = ctx
         self.config = config
         self.store = store
         self.embedder = embedder
         self.redactor = redactor
+        self.english = english
+        """The English channel (None: off)."""
+        self._english_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ego-english")
         self.engine = RecallEngine(store, config.recall, profile_for(embedder.model_id))
         self._neighbors_lock = threading.Lock()
         self._neighbors: tuple[str, int, int, list[tuple[str, float]]] | None = None
@@ -346,7 +353,8 @@ class Memories:
         )
         if memory.is_private:
             self.redactor.add(memory.id, memory.content, memory.timestamp.timestamp())
-        self.store.add(memory, vector, memory.links)
+        english = self.english.blobs([memory.content])[0] if self.english is not None else None
+        self.store.add(memory, vector, memory.links, english)
         others = {m.id: m for m in self.store.get([i for i, _ in chosen], with_links=False)}
         return memory, [(others[i], s) for i, s in chosen if i in others]
 
@@ -418,9 +426,11 @@ class Memories:
         self, query: RecallQuery, filters: Filters, *, touch: bool = True
     ) -> tuple[list[RecallHit], int, list[str]]:
         """Ranked hits, the candidate pool size, and extra lines from ``on_recall_result``."""
-        vector = self.embedder.embed([query.context], "query")[0]
+        vector, english = self.query_vectors(query.context)
         now = self.ctx.now().astimezone(self.ctx.settings.tz)  # a period the context names is in local days
-        result = self.engine.search(query.context, vector, query.n_results, now, filters if filters.active else None)
+        result = self.engine.search(
+            query.context, vector, query.n_results, now, filters if filters.active else None, english=english
+        )
         self.last_search = result
         ids = [h.id for h in result.hits]
         memories = {m.id: m for m in self.store.get(ids)}
@@ -444,6 +454,32 @@ class Memories:
                 key=lambda h: -h.score,
             )
         return hits, result.pool, lines
+
+    def close(self) -> None:
+        self._english_worker.shutdown(wait=True)
+
+    def query_vectors(self, context: str) -> tuple[Vectors, Vectors | None]:
+        """The context's multilingual query vector, and its English-channel vector when it reads as English."""
+        if self.english is None or not reads_as_english(context):
+            return self.embedder.embed([context], "query")[0], None
+        english = self._english_worker.submit(self.english.embed, [context])  # both models at once
+        vector = self.embedder.embed([context], "query")[0]
+        return vector, english.result()[0]
+
+    def fill_english(self, progress: Callable[[int], None] | None = None, batch: int = 128) -> int:
+        """Give every memory the English channel has not read yet its English blob (a store from before the
+        channel, memories another process or an import added without it); returns how many were read."""
+        if self.english is None:
+            return 0
+        done = 0
+        while rows := self.store.without_english(batch):
+            self.store.put_english(
+                list(zip((i for i, _ in rows), self.english.blobs([c for _, c in rows]), strict=True))
+            )
+            done += len(rows)
+            if progress is not None:
+                progress(len(rows))
+        return done
 
     def recall(self, args: Mapping[str, Any]) -> Response:
         query, filters = self.query(args)

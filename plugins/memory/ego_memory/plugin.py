@@ -196,6 +196,17 @@ class MemoryPlugin:
                 "calibrate` and set the thresholds in ego.toml",
             )
         )
+        if memories.english is None:
+            channel = "off" if not config.english_channel else "off (the embedder is the channel's model)"
+        else:
+            try:
+                memories.english.warm_up()
+                channel = f"{memories.english.model_id} (recall.english_weight {config.recall.english_weight})"
+            except EmbeddingError as exc:
+                checks.append(Check("english channel", False, str(exc)))
+                channel = ""
+        if channel:
+            checks.append(Check("english channel", True, channel))
         problems = memories.store.integrity_problems()
         checks.append(
             Check(

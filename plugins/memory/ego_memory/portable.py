@@ -142,6 +142,7 @@ def import_records(memories: Memories, records: Sequence[Mapping[str, Any]], pro
         store.add_many(chunk, vectors)
         if progress is not None:
             progress(len(chunk))
+    memories.fill_english()
     added_episodes = 0
     for episode in episodes:
         if store.get_episode(episode.id) is None:

@@ -22,6 +22,7 @@ import numpy as np
 from ego_core import SimilarityProfile, Vectors
 from ego_memory.config import RecallConfig
 from ego_memory.decay import half_life, link_strength, recall_strength
+from ego_memory.embedding.english import from_blob
 from ego_memory.emotions import EMOTIONS
 from ego_memory.filters import Filters
 from ego_memory.periods import named_period
@@ -137,6 +138,9 @@ class Candidates:
     """The calendar period the context names (timestamps, end exclusive), when the ``dated`` stage found one."""
     similarity: dict[str, float] = attrs.field(factory=dict)
     """Cosine to the context of memories spreading brought (read while ranking, kept for the next ranking)."""
+    english: Vectors | None = None
+    """Per candidate, the English channel's cosine to the context (NaN for a memory without an English
+    embedding); None when the context is not English or no English model is configured."""
 
 
 class RecallEngine:
@@ -184,9 +188,16 @@ class RecallEngine:
         return sorted(combined.items(), key=lambda item: -item[1])[:n]
 
     def search(
-        self, context: str, query_vector: Vectors, n: int, now: datetime, filters: Filters | None = None
+        self,
+        context: str,
+        query_vector: Vectors,
+        n: int,
+        now: datetime,
+        filters: Filters | None = None,
+        *,
+        english: Vectors | None = None,
     ) -> SearchResult:
-        return self.rank(self.gather(context, query_vector, now, filters), n, filters)
+        return self.rank(self.gather(context, query_vector, now, filters, english=english), n, filters)
 
     def gather(
         self,
@@ -195,9 +206,11 @@ class RecallEngine:
         now: datetime,
         filters: Filters | None = None,
         config: RecallConfig | None = None,
+        *,
+        english: Vectors | None = None,
     ) -> Candidates:
         """The first stages: dense and lexical candidates, with what ranking them reads from the store; with
-        ``config`` (default: the engine's own)."""
+        ``config`` (default: the engine's own). ``english``: the context's English-channel vector, if any."""
         cfg = config or self.config
         dense = self.store.dense(query_vector, cfg.dense_candidates, filters)
         lexical = self.lexical_ranking(context, cfg.lexical_candidates, filters, cfg) if cfg.fusion else []
@@ -207,8 +220,16 @@ class RecallEngine:
             dense += self.store.dense(query_vector, cfg.dated_candidates, within)
             if cfg.fusion:
                 lexical = _merged(lexical, self.lexical_ranking(context, cfg.dated_candidates, within, cfg))
+        english_on = english is not None and cfg.english_weight > 0.0
+        nearest_english = (
+            self.store.english_nearest(english, cfg.english_candidates)
+            if english is not None and english_on and filters is None
+            else []
+        )
         vectors: dict[str, Vectors] = {memory_id: vec for memory_id, _, vec in dense}
-        candidates = list(dict.fromkeys([m for m, _, _ in dense] + [m for m, _ in lexical]))
+        candidates = list(
+            dict.fromkeys([m for m, _, _ in dense] + [m for m, _ in lexical] + [m for m, _ in nearest_english])
+        )
         missing = [m for m in candidates if m not in vectors]
         if missing:
             vectors.update(self.store.embeddings(missing))
@@ -232,7 +253,18 @@ class RecallEngine:
             present=self.present(now),
             contents=contents,
             period=period,
+            english=self._english(candidates, english) if english is not None and english_on else None,
         )
+
+    def _english(self, candidates: Sequence[str], english: Vectors) -> Vectors:
+        """Each candidate's English-channel cosine to the context (NaN: the memory has no English vector)."""
+        blobs = self.store.english_vectors(candidates)
+        cosines = np.full(len(candidates), np.nan, dtype=np.float32)
+        for i, memory_id in enumerate(candidates):
+            vector = from_blob(blobs.get(memory_id, b""))
+            if vector is not None:
+                cosines[i] = float(vector @ english)
+        return cosines
 
     def _period(self, context: str, now: datetime) -> tuple[float, float] | None:
         """The period ``context`` names, a month without a year read against the store's own present."""
@@ -284,6 +316,10 @@ class RecallEngine:
             stages.append("fusion:zscore")
         else:
             fused = zscore(cosine)
+        english_z = self._english_z(found) if cfg.english_weight > 0.0 else None
+        if english_z is not None:
+            stages.append("english")
+            fused = ((fused + cfg.english_weight * english_z) / (1.0 + cfg.english_weight)).astype(np.float32)
         scores = fused.astype(np.float64)
 
         # Hopfield pattern completion over the candidates' embeddings, the lexical evidence as a prior.
@@ -382,6 +418,21 @@ class RecallEngine:
             stages=tuple(stages),
             completed_patterns=completed_patterns,
         )
+
+    @staticmethod
+    def _english_z(found: Candidates) -> Vectors | None:
+        """The English channel's evidence, z-normalised over the candidates that have an English vector (one
+        without, e.g. a Japanese memory, counts as average); None when the context has no English vector or
+        fewer than two candidates do."""
+        english = found.english
+        if english is None:
+            return None
+        known = ~np.isnan(english)
+        if known.sum() < 2:
+            return None
+        english_z = np.zeros(english.shape, dtype=np.float32)
+        english_z[known] = zscore(english[known])
+        return english_z
 
     def _relevant(
         self,

@@ -15,6 +15,7 @@ import attrs
 from ego_core import ConfigError, EmbedderSettings, PluginContext
 from ego_memory.config import MemoryConfig
 from ego_memory.embedding import CachedEmbedder
+from ego_memory.embedding.english import EnglishEncoder
 from ego_memory.embedding.errors import API_KEY_ENV_SETTING
 from ego_memory.embedding.onnx import ModelDirError
 from ego_memory.language import tokens
@@ -58,15 +59,34 @@ def _reembed(
         store.reindex(embedder.embed, progress=advance)
 
 
+SAME_AS_ENGLISH = "onnx:all-MiniLM-L6-v2"
+"""An embedder that is the English channel's model already: the channel would add nothing."""
+ENGLISH_FILL_NOTICE = 200
+"""From this many memories to read, opening says on stderr why it takes a moment."""
+
+
+def _fill_english(memories: Memories, bar: Callable[[int, str], AbstractContextManager[Advance]]) -> None:
+    """Give the memories the English channel has not read their English vectors (a store from before it)."""
+    missing = memories.store.count_without_english()
+    if not missing:
+        return
+    if missing >= ENGLISH_FILL_NOTICE:
+        print(f"ego: reading {missing} memories for the English recall channel (once)", file=sys.stderr)
+    with bar(missing, "english") as advance:
+        memories.fill_english(progress=advance)
+
+
 WARM_UP_WAIT_SECONDS = 60.0
 
 
-def _warm_up(embedder: CachedEmbedder) -> None:
-    """Load the model's weights and the Japanese dictionary while the agent connects, not in its first call."""
+def _warm_up(embedder: CachedEmbedder, english: EnglishEncoder | None) -> None:
+    """Load the models' weights and the Japanese dictionary while the agent connects, not in its first call."""
     try:
         warm_up = getattr(embedder.inner, "warm_up", None)
         if callable(warm_up):
             warm_up()
+        if english is not None:
+            english.warm_up()
         tokens("準備")
     except Exception as exc:  # the first real call reports the failure to the agent
         _log.info("warming up the embedder failed: %s", exc)
@@ -88,6 +108,7 @@ class MemoryRuntime:
     def close(self) -> None:
         if self.warming is not None:
             self.warming.join(timeout=WARM_UP_WAIT_SECONDS)
+        self.memories.close()
         if isinstance(self.redactor.public, PublicPassages):
             self.redactor.public.close()
         self.store.close()
@@ -136,8 +157,15 @@ def open_runtime(
         except BaseException:
             store.close()
             raise
+    english = EnglishEncoder() if config.english_channel and embedder.model_id != SAME_AS_ENGLISH else None
+    memories = Memories(ctx, config, store, embedder, redactor, english=english)
+    if english is not None:
+        try:
+            _fill_english(memories, bar)
+        except BaseException:
+            store.close()
+            raise
     redactor.public = PublicPassages(store.directory / "memory.sqlite3")
-    warming = threading.Thread(target=_warm_up, args=(embedder,), name="ego-memory-warm-up", daemon=True)
+    warming = threading.Thread(target=_warm_up, args=(embedder, english), name="ego-memory-warm-up", daemon=True)
     warming.start()
-    memories = Memories(ctx, config, store, embedder, redactor)
     return MemoryRuntime(embedder, store, redactor, memories, Lifecycle(memories), warming)

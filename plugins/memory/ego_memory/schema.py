@@ -52,11 +52,21 @@ CREATE TABLE IF NOT EXISTS episodes (
     created REAL NOT NULL
 );
 CREATE TABLE IF NOT EXISTS journal (id TEXT NOT NULL, op TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (id, op));
+CREATE TABLE IF NOT EXISTS english_vectors (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, vector BLOB NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS memories_english_ad AFTER DELETE ON memories BEGIN
+    DELETE FROM english_vectors WHERE id = old.id;
+END;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts_trigram USING fts5(
     content, content='memories', content_rowid='rid', tokenize='trigram'
 );
 """
-"""Every table but the word index and the triggers that keep both FTS indexes in step with ``memories``: those
+"""``english_vectors``: the English channel's embedding of each memory (float16; empty for a memory not in
+Latin script; no row: not embedded yet, see :meth:`ego_memory.memories.Memories.fill_english`); ``seq`` grows
+with every write, so a process reads only the rows it has not seen (:class:`ego_memory.english_index.EnglishIndex`).
+
+Every table but the word index and the triggers that keep both FTS indexes in step with ``memories``: those
 belong to :data:`LEXICAL_SCHEMA`, which :func:`ego_memory.maintenance.migrate_lexicon` creates (a store of
 schema version 1 has them in their old form until it has migrated)."""
 

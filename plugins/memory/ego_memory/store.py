@@ -36,6 +36,7 @@ import attrs
 
 from ego_core import LinkType, Memory, MemoryLink, Vectors
 from ego_memory import maintenance
+from ego_memory.english_index import EnglishIndex
 from ego_memory.errors import REINDEX_COMMAND, ModelMismatchError, StoreError, VectorIndexError
 from ego_memory.filters import Filters
 from ego_memory.locking import FileLock
@@ -74,6 +75,7 @@ class MemoryStore:
         self._seen_generation = -1
         self._frequencies: dict[tuple[str, str], tuple[int, int]] = {}
         self._count_cache: tuple[int, int] | None = None
+        self._english_index = EnglishIndex()
         self.rebuilt: int | None = None
         """How many memories ``open`` re-embedded into a rebuilt vector index (None: no rebuild was needed)."""
         self.on_private_contents: Callable[[list[tuple[str, str, float]]], None] | None = None
@@ -467,6 +469,46 @@ class MemoryStore:
                 return []
         return [(row[0], -float(row[1])) for row in rows]
 
+    def english_vectors(self, ids: Sequence[str]) -> dict[str, bytes]:
+        """The English-channel blobs of the memories that have one (empty bytes: not in Latin script)."""
+        found: dict[str, bytes] = {}
+        with self.reading():
+            for chunk in chunks(ids):
+                marks = ",".join("?" * len(chunk))
+                found.update(self.db.execute(f"SELECT id, vector FROM english_vectors WHERE id IN ({marks})", chunk))
+        return found
+
+    def english_nearest(self, vector: Vectors, n: int) -> list[tuple[str, float]]:
+        """The ``n`` memories nearest to ``vector`` in the English channel (exact), best first."""
+        with self.reading():
+            return self._english_index.nearest(self.db, vector, n)
+
+    def without_english(self, limit: int) -> list[tuple[str, str]]:
+        """(id, content) of up to ``limit`` memories the English channel has not read yet, oldest first."""
+        with self.reading():
+            return self.db.execute(
+                "SELECT m.id, m.content FROM memories m LEFT JOIN english_vectors e ON e.id = m.id "
+                "WHERE e.id IS NULL ORDER BY m.rid LIMIT ?",
+                (limit,),
+            ).fetchall()
+
+    def count_without_english(self) -> int:
+        with self.reading():
+            return int(
+                self.db.execute(
+                    "SELECT count(*) FROM memories m LEFT JOIN english_vectors e ON e.id = m.id WHERE e.id IS NULL"
+                ).fetchone()[0]
+            )
+
+    def put_english(self, blobs: Sequence[tuple[str, bytes]]) -> None:
+        """Store English-channel blobs of existing memories (one that was forgotten meanwhile is skipped)."""
+        with self.writing(), self._transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO english_vectors(id, vector) "
+                "SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM memories WHERE id = ?1)",
+                blobs,
+            )
+
     def embeddings(self, ids: Sequence[str]) -> dict[str, Vectors]:
         with self.reading(), self._index_failures():
             return self.chroma.embeddings(ids)
@@ -520,15 +562,22 @@ class MemoryStore:
     # ------------------------------------------------------------------------------------------
     # Writes
 
-    def add(self, memory: Memory, embedding: Vectors, links: Sequence[MemoryLink] = ()) -> None:
+    def add(
+        self, memory: Memory, embedding: Vectors, links: Sequence[MemoryLink] = (), english: bytes | None = None
+    ) -> None:
         """Store ``memory`` with bidirectional ``links`` (to existing memories). Atomic across both stores."""
-        self.add_many([attrs.evolve(memory, links=tuple(links))], embedding.reshape(1, -1))
+        self.add_many(
+            [attrs.evolve(memory, links=tuple(links))],
+            embedding.reshape(1, -1),
+            None if english is None else [english],
+        )
 
-    def add_many(self, memories: Sequence[Memory], vectors: Vectors) -> None:
-        """Store memories (each with its ``links``) in one journaled batch: all of them, or none."""
+    def add_many(self, memories: Sequence[Memory], vectors: Vectors, english: Sequence[bytes] | None = None) -> None:
+        """Store memories (each with its ``links``, and its English-channel blob when given) in one journaled
+        batch: all of them, or none."""
         if not memories:
             return
-        if len(vectors) != len(memories):
+        if len(vectors) != len(memories) or (english is not None and len(english) != len(memories)):
             raise ValueError("one vector per memory")
         ids = [m.id for m in memories]
         with self.writing():
@@ -550,6 +599,11 @@ class MemoryStore:
                         )
                 with self._transaction() as db:
                     db.executemany(INSERT_MEMORY, [memory_row(m) for m in memories])
+                    if english is not None:
+                        db.executemany(
+                            "INSERT OR REPLACE INTO english_vectors(id, vector) VALUES (?, ?)",
+                            zip(ids, english, strict=True),
+                        )
                     for memory in memories:
                         for link in memory.links:
                             self.tables.insert_link_pair(memory.id, link, now)

@@ -148,12 +148,57 @@ class OnnxEmbedder:
     def __init__(self, settings: EmbedderSettings) -> None:
         if settings.batch_size < 1:
             raise EmbeddingError(f"batch_size must be at least 1, got {settings.batch_size}")
-        self._model_dir = resolve_model_dir(settings.model_dir)
-        self._batch_size = settings.batch_size
-        self._max_seq_length = read_max_seq_length(self._model_dir)
-        self._model_id = f"onnx:{model_name_for(self._model_dir)}"
-        self._tokenizer = self._load_tokenizer()
-        self._session = self._load_session()
+        model_dir = resolve_model_dir(settings.model_dir)
+        self._load(
+            model_dir / "model.onnx",
+            model_dir / "tokenizer.json",
+            model_id=f"onnx:{model_name_for(model_dir)}",
+            max_seq_length=read_max_seq_length(model_dir),
+            batch_size=settings.batch_size,
+            threads=min(4, os.cpu_count() or 1),
+        )
+
+    @classmethod
+    def from_files(
+        cls,
+        model_file: Path,
+        tokenizer_file: Path,
+        *,
+        model_id: str,
+        max_seq_length: int = DEFAULT_MAX_SEQ_LENGTH,
+        batch_size: int = 32,
+        threads: int = 1,
+    ) -> OnnxEmbedder:
+        """An encoder from a model file and a tokenizer file that need not share a directory (a model that a
+        package installs, a tokenizer that ego ships)."""
+        embedder = cls.__new__(cls)
+        embedder._load(
+            model_file,
+            tokenizer_file,
+            model_id=model_id,
+            max_seq_length=max_seq_length,
+            batch_size=batch_size,
+            threads=threads,
+        )
+        return embedder
+
+    def _load(
+        self,
+        model_file: Path,
+        tokenizer_file: Path,
+        *,
+        model_id: str,
+        max_seq_length: int,
+        batch_size: int,
+        threads: int,
+    ) -> None:
+        self._model_dir = model_file.parent
+        self._model_file = model_file
+        self._batch_size = batch_size
+        self._max_seq_length = max_seq_length
+        self._model_id = model_id
+        self._tokenizer = self._load_tokenizer(tokenizer_file)
+        self._session = self._load_session(model_file, threads)
         self._input_names = {node.name for node in self._session.get_inputs()}
         self._output_name = self._pick_output_name()
         self._dimension = self._read_dimension()
@@ -196,7 +241,7 @@ class OnnxEmbedder:
         try:
             (hidden,) = self._session.run([self._output_name], feeds)
         except Exception as exc:
-            raise EmbeddingError(f"onnxruntime failed on {self._model_dir / 'model.onnx'}: {exc}") from exc
+            raise EmbeddingError(f"onnxruntime failed on {self._model_file}: {exc}") from exc
         mask = attention_mask[:, :, np.newaxis].astype(np.float32)
         hidden_states: Vectors = np.asarray(hidden, dtype=np.float32)
         pooled: Vectors = (hidden_states * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
@@ -204,8 +249,7 @@ class OnnxEmbedder:
         unit: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
         return unit
 
-    def _load_tokenizer(self) -> Tokenizer:
-        path = self._model_dir / "tokenizer.json"
+    def _load_tokenizer(self, path: Path) -> Tokenizer:
         try:
             tokenizer = Tokenizer.from_file(str(path))
         except Exception as exc:
@@ -217,10 +261,12 @@ class OnnxEmbedder:
         tokenizer.enable_padding(pad_id=int(pad_id or 0), pad_token=pad_token)
         return tokenizer
 
-    def _load_session(self) -> ort.InferenceSession:
-        path = self._model_dir / "model.onnx"
+    def _load_session(self, path: Path, threads: int) -> ort.InferenceSession:
         options = ort.SessionOptions()
-        options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+        options.intra_op_num_threads = threads
+        if threads == 1:
+            options.inter_op_num_threads = 1
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
         try:
