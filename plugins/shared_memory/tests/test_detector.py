@@ -222,3 +222,9 @@ def test_findings_carry_positions_not_values() -> None:
     (finding,) = find_sensitive(text)
     assert (finding.kind, text[finding.start : finding.end]) == (EMAIL, "taro@gmail.com")
     assert "taro" not in repr(finding)
+
+
+def test_a_card_at_the_end_of_a_long_run_of_numbers_is_found() -> None:
+    text = "1700000000000 1700000000000 2000000000000006 the"
+    assert kinds_in(text) == [CARD]
+    assert redact_sensitive(text)[0].count("2000000000000006") == 0
