@@ -145,6 +145,7 @@ class Memories:
         self.english = english
         """The English channel (None: off)."""
         self._english_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ego-english")
+        self._english_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ego-english-index")
         self.engine = RecallEngine(store, config.recall, profile_for(embedder.model_id))
         self._neighbors_lock = threading.Lock()
         self._neighbors: tuple[str, int, int, list[tuple[str, float]]] | None = None
@@ -353,8 +354,9 @@ class Memories:
         )
         if memory.is_private:
             self.redactor.add(memory.id, memory.content, memory.timestamp.timestamp())
-        english = self.english.blobs([memory.content])[0] if self.english is not None else None
-        self.store.add(memory, vector, memory.links, english)
+        self.store.add(memory, vector, memory.links)
+        if self.english is not None:  # the English channel's index follows right after, off the caller's time
+            self._english_writer.submit(self._write_english, memory.id, memory.content)
         others = {m.id: m for m in self.store.get([i for i, _ in chosen], with_links=False)}
         return memory, [(others[i], s) for i, s in chosen if i in others]
 
@@ -456,7 +458,21 @@ class Memories:
         return hits, result.pool, lines
 
     def close(self) -> None:
+        self._english_writer.shutdown(wait=True)
         self._english_worker.shutdown(wait=True)
+
+    def _write_english(self, memory_id: str, content: str) -> None:
+        """Store a new memory's English-channel blob (a failure only leaves it for the next open to fill)."""
+        if self.english is None:
+            return
+        try:
+            self.store.put_english([(memory_id, self.english.blobs([content])[0])])
+        except Exception as exc:
+            _log.warning("the English channel could not read a new memory (filled at the next start): %s", exc)
+
+    def settle_english(self) -> None:
+        """Wait until every English-channel write queued so far is done."""
+        self._english_writer.submit(lambda: None).result()
 
     def query_vectors(self, context: str) -> tuple[Vectors, Vectors | None]:
         """The context's multilingual query vector, and its English-channel vector when it reads as English."""

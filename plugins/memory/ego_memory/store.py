@@ -53,6 +53,7 @@ from ego_memory.rows import (
 )
 from ego_memory.schema import FTS_TABLES, SCHEMA, SCHEMA_VERSION, connect
 from ego_memory.tables import Tables, chunks
+from ego_memory.vector_cache import VectorCache
 from ego_memory.vector_index import ChromaIndex, chroma_metadata, collection_name
 
 _log = logging.getLogger("ego.plugin.memory.store")
@@ -76,6 +77,7 @@ class MemoryStore:
         self._frequencies: dict[tuple[str, str], tuple[int, int]] = {}
         self._count_cache: tuple[int, int] | None = None
         self._english_index = EnglishIndex()
+        self._vector_cache = VectorCache()
         self.rebuilt: int | None = None
         """How many memories ``open`` re-embedded into a rebuilt vector index (None: no rebuild was needed)."""
         self.on_private_contents: Callable[[list[tuple[str, str, float]]], None] | None = None
@@ -203,6 +205,7 @@ class MemoryStore:
 
     def _delete_rows(self, memory_id: str) -> None:
         self.tables.delete_rows(memory_id)
+        self._vector_cache.discard(memory_id)
 
     def _private_contents_unlocked(self) -> list[tuple[str, str, float]]:
         rows = self.db.execute("SELECT id, content, ts FROM memories WHERE is_private = 1")
@@ -222,6 +225,7 @@ class MemoryStore:
                 with self._index_failures():
                     self.chroma.reopen()
             self._seen_generation = generation
+            self._vector_cache.clear()  # another process may have forgotten some
             self._private_contents_changed()
             if self.on_foreign_write is not None:
                 self.on_foreign_write()
@@ -446,7 +450,9 @@ class MemoryStore:
                 return []
             where = filters.chroma_where() if filters else None
             with self._index_failures():
-                return self.chroma.query(embedding, min(n, count), where)
+                found = self.chroma.query(embedding, min(n, count), where)
+        self._vector_cache.put_many(self.chroma.name, ((memory_id, vector) for memory_id, _, vector in found))
+        return found
 
     def lexical(
         self, match: str, n: int, filters: Filters | None = None, table: str = "fts_words"
@@ -510,8 +516,15 @@ class MemoryStore:
             )
 
     def embeddings(self, ids: Sequence[str]) -> dict[str, Vectors]:
-        with self.reading(), self._index_failures():
-            return self.chroma.embeddings(ids)
+        """The vectors of the memories that exist (recently read ones from this process's cache)."""
+        found = self._vector_cache.get_many(self.chroma.name, ids)
+        missing = [memory_id for memory_id in ids if memory_id not in found]
+        if missing:
+            with self.reading(), self._index_failures():
+                fetched = self.chroma.embeddings(missing)
+            self._vector_cache.put_many(self.chroma.name, fetched.items())
+            found.update(fetched)
+        return found
 
     def document_frequencies(self, table: str, terms: Sequence[str]) -> dict[str, int]:
         """How many memories each term matches in an FTS index (cached until the store grows by a tenth)."""
@@ -562,22 +575,15 @@ class MemoryStore:
     # ------------------------------------------------------------------------------------------
     # Writes
 
-    def add(
-        self, memory: Memory, embedding: Vectors, links: Sequence[MemoryLink] = (), english: bytes | None = None
-    ) -> None:
+    def add(self, memory: Memory, embedding: Vectors, links: Sequence[MemoryLink] = ()) -> None:
         """Store ``memory`` with bidirectional ``links`` (to existing memories). Atomic across both stores."""
-        self.add_many(
-            [attrs.evolve(memory, links=tuple(links))],
-            embedding.reshape(1, -1),
-            None if english is None else [english],
-        )
+        self.add_many([attrs.evolve(memory, links=tuple(links))], embedding.reshape(1, -1))
 
-    def add_many(self, memories: Sequence[Memory], vectors: Vectors, english: Sequence[bytes] | None = None) -> None:
-        """Store memories (each with its ``links``, and its English-channel blob when given) in one journaled
-        batch: all of them, or none."""
+    def add_many(self, memories: Sequence[Memory], vectors: Vectors) -> None:
+        """Store memories (each with its ``links``) in one journaled batch: all of them, or none."""
         if not memories:
             return
-        if len(vectors) != len(memories) or (english is not None and len(english) != len(memories)):
+        if len(vectors) != len(memories):
             raise ValueError("one vector per memory")
         ids = [m.id for m in memories]
         with self.writing():
@@ -599,11 +605,6 @@ class MemoryStore:
                         )
                 with self._transaction() as db:
                     db.executemany(INSERT_MEMORY, [memory_row(m) for m in memories])
-                    if english is not None:
-                        db.executemany(
-                            "INSERT OR REPLACE INTO english_vectors(id, vector) VALUES (?, ?)",
-                            zip(ids, english, strict=True),
-                        )
                     for memory in memories:
                         for link in memory.links:
                             self.tables.insert_link_pair(memory.id, link, now)

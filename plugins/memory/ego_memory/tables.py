@@ -95,12 +95,16 @@ class Tables:
         found: dict[str, list[tuple[str, str, float]]] = {}
         for chunk in chunks(ids):
             marks = ",".join("?" * len(chunk))
-            for source, target, link_type, confidence in self.db.execute(
+            rows = self.db.execute(
                 f"SELECT source, target, link_type, confidence FROM links WHERE source IN ({marks}) "
                 "ORDER BY confidence DESC, target",
                 chunk,
-            ):
-                found.setdefault(source, []).append((target, link_type, confidence))
+            ).fetchall()
+            for source, target, link_type, confidence in rows:
+                edges = found.get(source)
+                if edges is None:
+                    found[source] = edges = []
+                edges.append((target, link_type, confidence))
         return found
 
     def load(self, ids: Sequence[str], with_links: bool = True) -> list[Memory]:

@@ -136,8 +136,10 @@ _TIME_EXPRESSION = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=16384)
 def label_terms(content: str) -> frozenset[str]:
-    """The terms of a leading ``<label>: `` (a speaker or a source, at most four words), else nothing."""
+    """The terms of a leading ``<label>: `` (a speaker or a source, at most four words), else nothing (read once
+    per text, like :func:`_words`)."""
     found = _LABEL.match(content)
     if found is None or len(found.group(1).split()) > 4:
         return frozenset()
@@ -149,6 +151,7 @@ def asks_when(context: str) -> bool:
     return _ASKS_WHEN.search(context) is not None
 
 
+@functools.lru_cache(maxsize=16384)
 def has_time_expression(text: str) -> bool:
     """Whether a text says when something happened (a relative day or week, a weekday, a month, a year)."""
     return _TIME_EXPRESSION.search(text) is not None

@@ -71,6 +71,7 @@ def test_remember_stores_the_english_vector_and_forget_removes_it(memory_hosts: 
     memories = plugin._require()
     memories.remember({"content": "Master taught me how to bake sourdough bread.", "force": True})
     memories.remember({"content": "マスターにパンの焼き方を教わった。", "force": True})
+    memories.settle_english()  # written right after remember returns
     rows = english_rows(host.settings.data_dir)
     blobs = sorted(rows.values(), key=len)
     assert len(rows) == 2
@@ -111,6 +112,7 @@ def test_an_english_context_blends_the_channel_and_a_japanese_one_does_not(memor
         "今日はマスターと一緒に夕焼けを見た。",
     ):
         memories.remember({"content": text, "force": True})
+    memories.settle_english()
     found = memories.recall({"context": "What did Melanie paint?"})
     assert "Melanie painted a lake" in str(found.data).splitlines()[1]
     assert memories.last_search is not None

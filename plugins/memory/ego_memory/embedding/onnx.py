@@ -225,11 +225,14 @@ class OnnxEmbedder:
             raise TypeError("embed() takes a sequence of texts, not a single string")
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # batches of like length pad little
         batches = [
-            self._embed_batch(list(texts[start : start + self._batch_size]))
+            self._embed_batch([texts[i] for i in order[start : start + self._batch_size]])
             for start in range(0, len(texts), self._batch_size)
         ]
-        return np.ascontiguousarray(np.concatenate(batches), dtype=np.float32)
+        vectors = np.empty((len(texts), self._dimension), dtype=np.float32)
+        vectors[order] = np.concatenate(batches)
+        return vectors
 
     def _embed_batch(self, texts: list[str]) -> Vectors:
         encodings = self._tokenizer.encode_batch(texts)
@@ -282,4 +285,4 @@ class OnnxEmbedder:
         for node in self._session.get_outputs():
             if node.name == self._output_name and node.shape and isinstance(node.shape[-1], int):
                 return int(node.shape[-1])
-        return int(self.embed(["dimension probe"]).shape[1])
+        return int(self._embed_batch(["dimension probe"]).shape[1])
