@@ -146,6 +146,8 @@ class Memories:
         """The English channel (None: off)."""
         self._english_worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ego-english")
         self._english_writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ego-english-index")
+        self._english_lock = threading.Lock()
+        self._english_pending = 0
         self.engine = RecallEngine(store, config.recall, profile_for(embedder.model_id))
         self._neighbors_lock = threading.Lock()
         self._neighbors: tuple[str, int, int, list[tuple[str, float]]] | None = None
@@ -356,6 +358,8 @@ class Memories:
             self.redactor.add(memory.id, memory.content, memory.timestamp.timestamp())
         self.store.add(memory, vector, memory.links)
         if self.english is not None:  # the English channel's index follows right after, off the caller's time
+            with self._english_lock:
+                self._english_pending += 1
             self._english_writer.submit(self._write_english, memory.id, memory.content)
         others = {m.id: m for m in self.store.get([i for i, _ in chosen], with_links=False)}
         return memory, [(others[i], s) for i, s in chosen if i in others]
@@ -428,6 +432,7 @@ class Memories:
         self, query: RecallQuery, filters: Filters, *, touch: bool = True
     ) -> tuple[list[RecallHit], int, list[str]]:
         """Ranked hits, the candidate pool size, and extra lines from ``on_recall_result``."""
+        self.settle_english()  # read your writes: the English vectors of every memory remembered before
         vector, english = self.query_vectors(query.context)
         now = self.ctx.now().astimezone(self.ctx.settings.tz)  # a period the context names is in local days
         result = self.engine.search(
@@ -463,16 +468,21 @@ class Memories:
 
     def _write_english(self, memory_id: str, content: str) -> None:
         """Store a new memory's English-channel blob (a failure only leaves it for the next open to fill)."""
-        if self.english is None:
-            return
         try:
-            self.store.put_english([(memory_id, self.english.blobs([content])[0])])
+            if self.english is not None:
+                self.store.put_english([(memory_id, self.english.blobs([content])[0])])
         except Exception as exc:
             _log.warning("the English channel could not read a new memory (filled at the next start): %s", exc)
+        finally:
+            with self._english_lock:
+                self._english_pending -= 1
 
     def settle_english(self) -> None:
-        """Wait until every English-channel write queued so far is done."""
-        self._english_writer.submit(lambda: None).result()
+        """Wait until every English-channel write queued so far is done (at once when none is)."""
+        with self._english_lock:
+            pending = self._english_pending
+        if pending:
+            self._english_writer.submit(lambda: None).result()
 
     def query_vectors(self, context: str) -> tuple[Vectors, Vectors | None]:
         """The context's multilingual query vector, and its English-channel vector when it reads as English."""

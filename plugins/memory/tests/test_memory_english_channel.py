@@ -112,8 +112,7 @@ def test_an_english_context_blends_the_channel_and_a_japanese_one_does_not(memor
         "今日はマスターと一緒に夕焼けを見た。",
     ):
         memories.remember({"content": text, "force": True})
-    memories.settle_english()
-    found = memories.recall({"context": "What did Melanie paint?"})
+    found = memories.recall({"context": "What did Melanie paint?"})  # waits for the English vectors queued
     assert "Melanie painted a lake" in str(found.data).splitlines()[1]
     assert memories.last_search is not None
     assert "english" in memories.last_search.stages
