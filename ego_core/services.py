@@ -103,6 +103,15 @@ class MemoryService(Protocol):
         """Memories stored at or after ``since``: the newest ``limit`` of them, oldest first."""
         ...
 
+    def strongest(
+        self, since: datetime, limit: int = 10, *, min_intensity: float = 0.0, until: datetime | None = None
+    ) -> list[Memory]:
+        """The most intense memories stored at or after ``since`` (and before ``until``, when given) whose
+        emotional intensity is at least ``min_intensity``: at most ``limit`` of them, most intense first, the
+        newest first among equally intense ones. Found in the store's intensity index, whatever the size of the
+        window; private memories are included (``Memory.is_private``), as in ``recent``."""
+        ...
+
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, Vectors]:
         """Stored vectors by id (1-D arrays) for the ids that exist."""
         ...

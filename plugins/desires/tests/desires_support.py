@@ -202,6 +202,18 @@ class FixedMemories:
         found = sorted((m for m in self.memories if m.timestamp >= since), key=lambda m: m.timestamp)
         return found[-limit:]
 
+    def strongest(
+        self, since: datetime, limit: int = 10, *, min_intensity: float = 0.0, until: datetime | None = None
+    ) -> list[Memory]:
+        found = [
+            m
+            for m in self.memories
+            if m.timestamp >= since
+            and (until is None or m.timestamp < until)
+            and m.emotional_trace.intensity >= min_intensity
+        ]
+        return sorted(found, key=lambda m: (m.emotional_trace.intensity, m.timestamp), reverse=True)[:limit]
+
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, Vectors]:
         return {}
 

@@ -193,6 +193,12 @@ class Memories:
     def recent(self, since: datetime, limit: int = 500) -> list[Memory]:
         return self.store.recent(since.timestamp(), limit)
 
+    def strongest(
+        self, since: datetime, limit: int = 10, *, min_intensity: float = 0.0, until: datetime | None = None
+    ) -> list[Memory]:
+        end = until.timestamp() if until is not None else None
+        return self.store.strongest(since.timestamp(), end, limit, min_intensity)
+
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, Vectors]:
         return self.store.embeddings(list(memory_ids))
 

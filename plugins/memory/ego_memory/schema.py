@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS memories (
 );
 CREATE INDEX IF NOT EXISTS memories_ts ON memories(ts);
 CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
+CREATE INDEX IF NOT EXISTS memories_intensity ON memories(intensity, ts);
 CREATE TABLE IF NOT EXISTS links (
     source TEXT NOT NULL,
     target TEXT NOT NULL,

@@ -61,6 +61,10 @@ _log = logging.getLogger("ego.plugin.memory.store")
 INTERRUPTED_CHECK = "a previous start stopped while checking the vector index (Chroma may have crashed it)"
 
 
+NARROW_WINDOW = 2000
+"""``strongest`` sorts a window of fewer memories than this itself; a wider one is read in intensity order."""
+
+
 class MemoryStore:
     """Transactional memory storage shared safely by several processes on one data directory."""
 
@@ -382,6 +386,26 @@ class MemoryStore:
                 (since, limit),
             ).fetchall()
             return self._rows_to_memories(reversed(rows))
+
+    def strongest(self, since: float, until: float | None, limit: int, min_intensity: float) -> list[Memory]:
+        """Memories with ``since <= ts`` (``< until``) and ``intensity >= min_intensity``: the ``limit`` most
+        intense, the newest first among equals. A window of fewer than :data:`NARROW_WINDOW` memories is read
+        through the time index and sorted; a wider one through the intensity index, from its top, stopping at
+        ``limit``. Only the memories returned are loaded."""
+        if limit <= 0:
+            return []
+        window, params = ("ts >= ? AND ts < ?", [since, until]) if until is not None else ("ts >= ?", [since])
+        with self.reading():
+            (size,) = self.db.execute(
+                f"SELECT count(*) FROM (SELECT 1 FROM memories WHERE {window} LIMIT ?)", [*params, NARROW_WINDOW]
+            ).fetchone()
+            index = "memories_ts" if size < NARROW_WINDOW else "memories_intensity"
+            rows = self.db.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories INDEXED BY {index} WHERE intensity >= ? AND {window} "
+                "ORDER BY intensity DESC, ts DESC, rid DESC LIMIT ?",
+                [min_intensity, *params, limit],
+            ).fetchall()
+            return self._rows_to_memories(rows)
 
     def latest(self, limit: int, *, category: str | None = None) -> list[Memory]:
         """The newest memories, newest first."""

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pytest
 
 from ego_core import MEMORY_STORE, EmotionalTrace, EmotionTally, Memory, MemoryService
@@ -86,6 +87,71 @@ def test_tally_of_an_empty_window_is_empty(service: tuple[MemoryService, Memorie
     memories_service, _memories = service
     empty = memories_service.tally(NOW - 30 * DAY, NOW)
     assert (empty.count, empty.peak_id, empty.last_id, dict(empty.primary)) == (0, None, None, {})
+
+
+# ---------------------------------------------------------------------------------------------------
+# strongest
+
+
+def test_strongest_gives_the_most_intense_of_a_window(service: tuple[MemoryService, Memories]) -> None:
+    memories_service, memories = service
+    load(
+        memories,
+        [
+            item("mem_000000000001", 10 * DAY, "joy", intensity=1.0),  # before the window
+            item("mem_000000000002", 5 * DAY, "sad", intensity=0.9),
+            item("mem_000000000003", 4 * DAY, "happy", intensity=0.9),  # as intense, newer: first
+            item("mem_000000000004", 3 * DAY, "calm", intensity=0.2),
+            item("mem_000000000005", 2 * DAY, "anxious", intensity=0.6, is_private=True),
+            item("mem_000000000006", -DAY, "excited", intensity=1.0),  # after `until`
+        ],
+    )
+    since, until = NOW - 6 * DAY, NOW
+    ids = [m.id for m in memories_service.strongest(since, 10, until=until)]
+    assert ids == ["mem_000000000003", "mem_000000000002", "mem_000000000005", "mem_000000000004"]
+    assert [m.id for m in memories_service.strongest(since, 2, until=until)] == ids[:2]
+    found = memories_service.strongest(since, 10, min_intensity=0.6, until=until)
+    assert [m.id for m in found] == ids[:3]
+    assert found[2].is_private  # included, flagged: the consumer keeps it out of logs and files
+    assert found[0].emotional_trace.primary == "happy"
+    assert found[0].content.startswith("Memory mem_000000000003")
+    assert [m.id for m in memories_service.strongest(since, 1)] == ["mem_000000000006"]  # no upper bound
+    assert memories_service.strongest(since, 0) == []
+    assert memories_service.strongest(NOW + 2 * DAY, 10) == []
+
+
+def test_strongest_loads_only_what_it_returns_from_a_wide_window(
+    service: tuple[MemoryService, Memories], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Wider than NARROW_WINDOW: read from the top of the intensity index, never the whole window."""
+    from ego_memory.store import NARROW_WINDOW
+
+    memories_service, memories = service
+    count = NARROW_WINDOW + 500
+    batch = [
+        item(f"mem_{n:012x}", timedelta(minutes=count - n), "calm", intensity=round((n * 37 % 1000) / 1000, 3))
+        for n in range(count)
+    ]
+    vectors = np.zeros((count, memories.embedder.dimension), dtype=np.float32)
+    vectors[:, 0] = 1.0
+    memories.store.add_many(batch, vectors)
+    loaded: list[int] = []
+    tables = memories.store.tables
+    original = tables.memories
+
+    def counting(rows: Any, with_links: bool = True) -> list[Memory]:
+        found = original(rows, with_links)
+        loaded.append(len(found))
+        return found
+
+    monkeypatch.setattr(tables, "memories", counting)
+    for since in (NOW - 30 * DAY, NOW - timedelta(minutes=100)):  # wide (intensity index) and narrow (time index)
+        expected = sorted(
+            (m for m in batch if m.timestamp >= since), key=lambda m: (m.emotional_trace.intensity, m.timestamp)
+        )[::-1][:5]
+        found = memories_service.strongest(since, 5, min_intensity=0.1)
+        assert [m.id for m in found] == [m.id for m in expected]
+    assert loaded == [5, 5]
 
 
 # ---------------------------------------------------------------------------------------------------
