@@ -162,6 +162,35 @@ def test_plugin_author_guide_walks_through_the_example_plugin() -> None:
 
 
 # --------------------------------------------------------------------------------------------------
+# docs/services.md: the service contracts and value types as the code has them
+
+
+def test_services_reference_shows_every_contract_as_the_code_has_it() -> None:
+    from contracts_doc import documented, expected_page, render_blocks
+
+    page = read("services.md")
+    blocks = render_blocks()
+    assert {("ego_core/services.py", "MemoryService"), ("ego_core/types.py", "Memory")} <= set(blocks)
+    missing = sorted(name for _module, name in set(blocks) - documented(page))
+    assert not missing, f"docs/services.md has no generated block for {missing}: run python tests/core/contracts_doc.py"
+    gone = sorted(name for _module, name in documented(page) - set(blocks))
+    assert not gone, f"docs/services.md documents names the code no longer has: {gone}"
+    assert page == expected_page(page), (
+        "docs/services.md differs from the code: run python tests/core/contracts_doc.py (and read the prose around "
+        "the blocks it changes)"
+    )
+
+
+def test_every_service_contract_is_exported_and_in_the_reference() -> None:
+    import ego_core.services
+
+    page = read("services.md")
+    for name, value in vars(ego_core.services).items():
+        if isinstance(value, type) and value.__module__ == "ego_core.services" and not name.startswith("_"):
+            assert f"class {name}(" in page or f"class {name}:" in page, name
+
+
+# --------------------------------------------------------------------------------------------------
 # docs/hooks.md "Used by" tells the truth
 
 
