@@ -27,7 +27,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -41,6 +40,7 @@ import psycopg
 from ego_bench.common import percentiles, report_header
 from ego_shared_memory.events import EventDraft, Source
 from ego_shared_memory.store import SqlStore, StoreError, open_store
+from ego_shared_memory.store.postgres import temporary_schema
 from ego_shared_memory.tokens import create_token
 
 BASE_AGENTS = ("chatgpt", "claude", "gemini", "openclaw")
@@ -193,18 +193,12 @@ def _backend_store(backend: str, work: Path, pg_url: str) -> Iterator[tuple[str,
         finally:
             store.close()
         return
-    schema = f"egobench_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_url, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    separator = "&" if "?" in pg_url else "?"
-    url = f"{pg_url}{separator}options=-csearch_path%3D{schema}"
-    store = open_store(url)
-    try:
-        yield url, store
-    finally:
-        store.close()
-        with psycopg.connect(pg_url, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    with temporary_schema(pg_url, "egobench") as url:
+        store = open_store(url)
+        try:
+            yield url, store
+        finally:
+            store.close()
 
 
 def _append_phase(gateway: Gateway, tokens: dict[str, str], events: int, max_seconds: float) -> dict[str, Any]:

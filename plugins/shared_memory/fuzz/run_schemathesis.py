@@ -20,17 +20,16 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
-import psycopg
 
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.service import SharedMemory
 from ego_shared_memory.store import open_store
+from ego_shared_memory.store.postgres import temporary_schema
 from ego_shared_memory.tokens import create_token
 
 PG_BASE = os.environ.get("SHARED_MEMORY_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -56,14 +55,8 @@ def store_url(backend: str, work: Path) -> Iterator[str]:
     if backend == "sqlite":
         yield f"sqlite:///{work / 'shared.db'}"
         return
-    schema = f"egofuzz_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG_BASE, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield f"{PG_BASE}?options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(PG_BASE, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    with temporary_schema(PG_BASE, "egofuzz") as url:
+        yield url
 
 
 def prepare(url: str) -> tuple[str, str]:

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.gateway import build_app
 from ego_shared_memory.openapi import openapi_document
 from ego_shared_memory.store import SqlStore
+from ego_shared_memory.store.postgres import temporary_schema
 
 PG_BASE = os.environ.get("SHARED_MEMORY_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 START_HINT = "start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start"
@@ -47,14 +47,8 @@ def require_postgres() -> None:
 @contextlib.contextmanager
 def pg_schema() -> Iterator[str]:
     """A fresh schema in the test database (dropped afterwards); yields a URL whose search_path is it."""
-    schema = f"egotest_{uuid.uuid4().hex[:16]}"
-    with psycopg.connect(PG_BASE, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield f"{PG_BASE}?options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(PG_BASE, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+    with temporary_schema(PG_BASE, "egotest") as url:
+        yield url
 
 
 def free_socket() -> socket.socket:

@@ -7,6 +7,7 @@ serialisation failure is retried. Reads run statement by statement (a snapshot i
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -29,6 +30,21 @@ def _hide_password(url: str) -> str:
     port = info.get("port", "5432")
     user = f"{info['user']}@" if info.get("user") else ""
     return f"postgresql://{user}{host}:{port}/{info.get('dbname', '')}"
+
+
+@contextmanager
+def temporary_schema(url: str, prefix: str) -> Iterator[str]:
+    """A fresh schema named ``<prefix>_<random>`` in the database at ``url``, dropped on exit; yields ``url`` with
+    its search_path set to that schema (tests and benchmarks keep their stores apart in one database)."""
+    schema = f"{prefix}_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    separator = "&" if "?" in url else "?"
+    try:
+        yield f"{url}{separator}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 class PostgresStore(SqlStore):
