@@ -1,5 +1,5 @@
-"""The core plugin: ``wake_up`` and ``introspect``, composed from other plugins' sections, and the core's CLI
-commands."""
+"""The core plugin: ``wake_up``, ``introspect`` and ``attune``, composed from other plugins' sections, and the
+core's CLI commands."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from ego_core.context import PluginContext
 from ego_core.core_commands import core_commands
 from ego_core.hookspecs import hookimpl
 from ego_core.responses import compose_sections
+from ego_core.status import UNAVAILABLE_WORDING
 from ego_core.types import Command, Response, ScaffoldItem, ScaffoldLine, Tool
 
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
@@ -18,6 +19,12 @@ WAKE_UP_SCAFFOLD: tuple[ScaffoldItem, ...] = (
     ScaffoldLine("Start with introspect to organize your thoughts.", needs={"introspect"}),
 )
 INTROSPECT_SCAFFOLD: tuple[ScaffoldItem, ...] = ("Reflect on these in your own words. How do you feel right now?",)
+ATTUNE_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {"person": {"type": "string", "maxLength": 100}},
+    "additionalProperties": False,
+}
+ATTUNE_SCAFFOLD: tuple[ScaffoldItem, ...] = ("What am I actually feeling right now — not what I think I should feel?",)
 
 
 class CorePlugin:
@@ -47,6 +54,15 @@ class CorePlugin:
                 tier="surface",
             )
         )
+        register(
+            Tool(
+                name="attune",
+                description="Heartbeat check-in: how you feel, what pulls at you, what holds your interest.",
+                input_schema=ATTUNE_SCHEMA,
+                handler=self.attune,
+                tier="surface",
+            )
+        )
 
     @hookimpl
     def register_commands(self, register: Callable[[Command], None]) -> None:
@@ -60,17 +76,16 @@ class CorePlugin:
 
     def wake_up(self, _args: Mapping[str, Any]) -> Response:
         ctx = self._context()
+        ctx.host.begin_session(ctx.now())  # before the sections: ctx.previous_session() is the one before this
         texts, scaffold = compose_sections(ctx.hooks.on_wake_up())
         now = ctx.now().astimezone(ctx.settings.tz)
         header = f"Awake: {now:%a %d %b %Y, %H:%M} ({ctx.settings.timezone})."
         if not texts:
             texts = ["Nothing carried over yet: no memories, desires or self-model are kept in this setup."]
-        failed = ctx.unavailable_plugins()
+        failed = ctx.host.unavailable_stages()
         if failed:
-            texts.append(
-                f"Not working right now: {', '.join(failed)} (failed to load or start; whoever runs ego can see "
-                "why with `ego doctor`)."
-            )
+            named = ", ".join(f"{plugin} ({UNAVAILABLE_WORDING[stage]})" for plugin, stage in failed.items())
+            texts.append(f"Not working right now: {named}; whoever runs ego can see why with `ego doctor`.")
         return Response(data="\n".join([header, *texts]), scaffold=(*WAKE_UP_SCAFFOLD, *scaffold))
 
     def introspect(self, _args: Mapping[str, Any]) -> Response:
@@ -79,3 +94,11 @@ class CorePlugin:
         if not texts:
             texts = ["Nothing to reflect on yet: no memories, desires or questions are being kept."]
         return Response(data="\n\n".join(texts), scaffold=(*INTROSPECT_SCAFFOLD, *scaffold))
+
+    def attune(self, args: Mapping[str, Any]) -> Response:
+        ctx = self._context()
+        person = str(args.get("person") or "").strip() or None
+        texts, scaffold = compose_sections(ctx.hooks.on_attune(person=person))
+        if not texts:
+            texts = ["Nothing to attune to yet: no memories, desires or body sense are kept in this setup."]
+        return Response(data="\n".join(texts), scaffold=(*ATTUNE_SCAFFOLD, *scaffold))

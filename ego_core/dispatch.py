@@ -226,6 +226,9 @@ class HookCaller:
     def on_introspect(self) -> list[tuple[str, SectionResult]]:
         return self._dispatch.fan_out("on_introspect")
 
+    def on_attune(self, *, person: str | None) -> list[tuple[str, SectionResult]]:
+        return self._dispatch.fan_out("on_attune", person=person)
+
     def scaffold_for(self, *, tool: str, context: ScaffoldContext) -> list[tuple[str, Sequence[ScaffoldItem]]]:
         return self._dispatch.fan_out("scaffold_for", tool=tool, context=context)
 

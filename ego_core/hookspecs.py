@@ -188,6 +188,11 @@ class ComposeSpecs:
         """Collector: a section for ``introspect``."""
 
     @spec(HookKind.COLLECTOR)
+    def on_attune(self, person: str | None, ctx: PluginContext) -> Section | None:
+        """Collector: a section for the heartbeat check-in (``attune``); ``person`` is whom the agent attunes
+        toward, or None for the companion."""
+
+    @spec(HookKind.COLLECTOR)
     def scaffold_for(self, tool: str, context: ScaffoldContext, ctx: PluginContext) -> Sequence[ScaffoldItem] | None:
         """Collector: scaffold lines appended to a tool's response (e.g. the private-memory hint)."""
 

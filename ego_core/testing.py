@@ -197,6 +197,7 @@ BUILT_IN_TOOLS = frozenset(
     {
         "wake_up",
         "introspect",
+        "attune",
         "remember",
         "recall",
         "search_memories",

@@ -346,7 +346,7 @@ def test_plugins_lists_installed_enabled_and_failed(run_cli: Run, fake_dist: Fak
     assert re.search(r"^\s+t_hello\s+enabled\s+egotest-hello 0\.1\.0$", result.out, re.MULTILINE)
     assert re.search(r"^\s+t_broken\s+failed\s+egotest-broken 0\.1\.0$", result.out, re.MULTILINE)
     assert "why: [load] import failed: ImportError: no chromadb" in result.out
-    assert "  core: introspect, wake_up" in lines
+    assert "  core: attune, introspect, wake_up" in lines
     assert "  t_hello: t_hello_tool" in lines
     for real in REAL:
         assert re.search(rf"^\s+{real}\s+disabled", result.out, re.MULTILINE)
@@ -359,7 +359,7 @@ def test_plugins_lists_installed_enabled_and_failed(run_cli: Run, fake_dist: Fak
     assert by_id["t_broken"]["state"] == "failed"
     assert "import failed" in by_id["t_broken"]["reason"]
     assert by_id["core"]["version"] == VERSION
-    assert payload["tools"] == {"introspect": "core", "wake_up": "core", "t_hello_tool": "t_hello"}
+    assert payload["tools"] == {"attune": "core", "introspect": "core", "wake_up": "core", "t_hello_tool": "t_hello"}
     assert payload["recent_failures"] == []
 
 

@@ -368,6 +368,29 @@ async def test_hook_on_introspect(make_host: HostFactory) -> None:
 
 
 @pytest.mark.anyio
+async def test_hook_on_attune(make_host: HostFactory) -> None:
+    class Weather:
+        def __init__(self) -> None:
+            self.people: list[str | None] = []
+
+        @hookimpl
+        def on_attune(self, person: str | None) -> Section:
+            self.people.append(person)
+            return Section(key="weather", text=f"Rain, and {person or 'nobody'} in mind.", order=5)
+
+    weather = Weather()
+    async with mcp_client(make_host({"weather": weather})) as client:
+        plain = tool_text(await client.call_tool("attune", {}))
+        toward = tool_text(await client.call_tool("attune", {"person": "  Aiko "}))
+        refused = await client.call_tool("attune", {"mood": "x"})
+    assert plain.startswith("Rain, and nobody in mind.")
+    assert toward.startswith("Rain, and Aiko in mind.")
+    assert "What am I actually feeling right now" in toward
+    assert refused.is_error
+    assert weather.people == [None, "Aiko"]
+
+
+@pytest.mark.anyio
 async def test_hook_scaffold_for(make_host: HostFactory) -> None:
     class Prompter:
         @hookimpl

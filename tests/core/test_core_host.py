@@ -71,7 +71,7 @@ def test_discovery_loads_every_installed_plugin_by_its_entry_point_name(
     eps = fake_eps(alpha=GOOD.format(tool="alpha_ping"), beta=GOOD.format(tool="beta_ping"))
     host = build_host(ego_settings, entry_points=eps)
     assert host.plugin_ids() == [CORE_PLUGIN_ID, "alpha", "beta"]
-    assert {t.name for _, t in host.tools()} == {"wake_up", "introspect", "alpha_ping", "beta_ping"}
+    assert {t.name for _, t in host.tools()} == {"wake_up", "introspect", "attune", "alpha_ping", "beta_ping"}
     alpha = host.installed["alpha"]
     assert (alpha.distribution, alpha.version, alpha.entry_point) == ("egotest-alpha", "0.1.0", "egotest_alpha")
     statuses = {s.id: s for s in host.statuses()}
@@ -98,7 +98,7 @@ def test_selection_serves_exactly_the_chosen_plugins(
 ) -> None:
     eps = fake_eps(alpha=GOOD.format(tool="alpha_ping"), beta=GOOD.format(tool="beta_ping"))
     host = build_host(ego_settings, enabled=enabled, disabled=disabled, entry_points=eps)
-    assert {t.name for _, t in host.tools()} == {"wake_up", "introspect", *expected}
+    assert {t.name for _, t in host.tools()} == {"wake_up", "introspect", "attune", *expected}
     states = {s.id: s.state for s in host.statuses()}
     for plugin_id in ("alpha", "beta"):
         assert states[plugin_id] == ("enabled" if f"{plugin_id}_ping" in expected else "disabled")
@@ -123,7 +123,7 @@ def test_settings_selection_and_command_line_precedence(
 
     def served(settings: Settings, **kwargs: Any) -> set[str]:
         host = build_host(settings, entry_points=eps, **kwargs)
-        return {t.name for _, t in host.tools()} - {"wake_up", "introspect"}
+        return {t.name for _, t in host.tools()} - {"wake_up", "introspect", "attune"}
 
     file_like = attrs.evolve(ego_settings, plugins=attrs.evolve(ego_settings.plugins, enabled=["alpha"]))
     assert served(file_like) == {"alpha_ping"}
@@ -422,7 +422,7 @@ def test_a_tool_name_claimed_twice_is_a_startup_error_naming_both(make_host: Hos
 def test_the_core_plugin_is_essential(ego_settings: Settings) -> None:
     host = build_host(ego_settings, autoload=False)
     assert host.plugin_ids() == [CORE_PLUGIN_ID]
-    assert [t.name for _, t in host.tools()] == ["introspect", "wake_up"]
+    assert [t.name for _, t in host.tools()] == ["attune", "introspect", "wake_up"]
     with pytest.raises(ValueError, match="core"):
         host.add_plugin(CORE_PLUGIN_ID, object(), essential=True)
 

@@ -126,7 +126,7 @@ async def test_server_info_names_ego_with_its_real_version(host: PluginHost, mod
 async def test_tools_are_listed_with_their_schemas_surface_first(host: PluginHost, mode: str) -> None:
     async with mcp_client(host, mode=mode) as client:
         tools = (await client.list_tools()).tools
-    assert [t.name for t in tools] == ["introspect", "wake_up", "acount", "count"]
+    assert [t.name for t in tools] == ["attune", "introspect", "wake_up", "acount", "count"]
     count = next(t for t in tools if t.name == "count")
     assert count.description == "Count."
     assert count.input_schema == COUNT_SCHEMA
@@ -219,7 +219,7 @@ async def test_an_unknown_tool_is_an_error_listing_the_served_ones(
     async with mcp_client(host, mode=mode) as client:
         result = await client.call_tool("recall", {"context": "the secret garden"})
     assert result.is_error
-    assert tool_text(result) == "Unknown tool: recall. Available tools: acount, count, introspect, wake_up."
+    assert tool_text(result) == "Unknown tool: recall. Available tools: acount, attune, count, introspect, wake_up."
     [record] = [r for r in json_log.records() if r.get("event") == "tool_call"]
     assert (record["tool"], record["outcome"], record["arg_names"]) == ("recall", "unknown_tool", ["context"])
     assert "secret garden" not in json_log.text()  # argument names only, never values
@@ -234,7 +234,7 @@ async def test_wake_up_and_introspect_with_zero_feature_plugins(make_host: HostF
         tools = {t.name for t in (await client.list_tools()).tools}
         wake = await client.call_tool("wake_up", {})
         intro = await client.call_tool("introspect", {})
-    assert tools == {"wake_up", "introspect"}
+    assert tools == {"wake_up", "introspect", "attune"}
     assert not wake.is_error
     data, _, scaffold = tool_text(wake).partition("\n\n---\n")
     assert data.startswith("Awake: ")
@@ -424,7 +424,8 @@ async def test_a_tool_with_an_invalid_schema_is_refused_and_the_rest_served(
     assert (failure.plugin, failure.stage) == ("bad", "register")
     assert "tool 'bad' has an invalid input schema" in failure.reason
     async with mcp_client(host, mode=mode) as client:
-        assert {t.name for t in (await client.list_tools()).tools} == {"wake_up", "introspect", "count", "acount"}
+        served = {t.name for t in (await client.list_tools()).tools}
+        assert served == {"wake_up", "introspect", "attune", "count", "acount"}
 
 
 async def test_a_declined_answer_is_not_an_error_but_is_announced_as_declined(

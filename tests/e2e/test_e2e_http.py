@@ -96,7 +96,7 @@ async def test_http_with_a_valid_token_initializes_lists_and_wakes_up(http_serve
     ):
         assert client.server_info.name == "ego"
         assert client.server_info.version == importlib.metadata.version("ego-core")
-        assert {t.name for t in (await client.list_tools()).tools} == {"wake_up", "introspect"}
+        assert {t.name for t in (await client.list_tools()).tools} == {"wake_up", "introspect", "attune"}
         wake = await client.call_tool("wake_up", {})
         assert not wake.is_error
         assert tool_text(wake).startswith("Awake: ")

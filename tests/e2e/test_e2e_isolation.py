@@ -97,6 +97,7 @@ def test_ego_plugins_reports_import_and_unknown_hook_failures(broken_world: EgoW
     assert state == "failed"
     assert "[validate] implements unknown hook 'on_wakeup'" in reason
     assert payload["tools"] == {
+        "attune": "core",
         "introspect": "core",
         "wake_up": "core",
         "good_ping": "t_good",
@@ -118,7 +119,7 @@ def test_ego_plugins_reports_import_and_unknown_hook_failures(broken_world: EgoW
 async def test_the_server_keeps_serving_and_logs_the_raising_hook(broken_world: EgoWorld) -> None:
     async with Client(broken_world.stdio("--plugins", SELECTION)) as client:
         tools = {t.name for t in (await client.list_tools()).tools}
-        assert tools == {"wake_up", "introspect", "good_ping", "raiser_ping"}
+        assert tools == {"wake_up", "introspect", "attune", "good_ping", "raiser_ping"}
         for _ in range(2):  # the failure does not stop later calls
             wake = await client.call_tool("wake_up", {})
             assert not wake.is_error

@@ -17,7 +17,7 @@ from ego_core.testing import tool_text
 if TYPE_CHECKING:
     from conftest import EgoWorld
 
-CORE_TOOLS = {"wake_up", "introspect"}
+CORE_TOOLS = {"wake_up", "introspect", "attune"}
 
 TOOL_PLUGIN = """
 from ego_core import Tool, hookimpl

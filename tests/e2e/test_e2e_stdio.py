@@ -27,7 +27,7 @@ async def test_stdio_initialize_list_tools_and_wake_up_with_zero_feature_plugins
         assert client.server_info.name == "ego"
         assert client.server_info.version == importlib.metadata.version("ego-core")
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        assert set(tools) == {"wake_up", "introspect"}
+        assert set(tools) == {"wake_up", "introspect", "attune"}
         assert tools["wake_up"].input_schema["type"] == "object"
 
         wake = await client.call_tool("wake_up", {})
@@ -77,7 +77,7 @@ async def test_stdio_serves_installed_plugins_through_entry_points(world: EgoWor
         ep_name="t_echo",
     )
     async with Client(world.stdio("--plugins", "t_echo")) as client:
-        assert {t.name for t in (await client.list_tools()).tools} == {"wake_up", "introspect", "echo"}
+        assert {t.name for t in (await client.list_tools()).tools} == {"wake_up", "introspect", "attune", "echo"}
         echoed = await client.call_tool("echo", {"text": "hello there"})
         assert (echoed.is_error, tool_text(echoed)) == (False, "echo: hello there")
         wake = await client.call_tool("wake_up", {})

@@ -78,7 +78,7 @@ async def test_without_recall_and_forget_the_responses_do_not_name_them(make_hos
     async with mcp_client(host) as client:
         served = {tool.name for tool in (await client.list_tools()).tools}
         texts = await _responses(client)
-    assert served == {"wake_up", "introspect", "remember", "consolidate"}
+    assert served == {"wake_up", "introspect", "attune", "remember", "consolidate"}
     refused = texts[1]
     assert refused.startswith(NOT_SAVED)
     assert (

@@ -34,7 +34,7 @@ async def test_every_tool_works_without_the_memory_plugin(self_host: Callable[..
     async with mcp_client(host) as client:
         listed = (await client.list_tools()).tools
         served = {tool.name for tool in listed}
-        assert served == {"wake_up", "introspect", *TOOLS}
+        assert served == {"wake_up", "introspect", "attune", *TOOLS}
         tiers = {tool.name for _plugin, tool in host.tools() if tool.tier == "surface"}
         assert {"consider_them", "am_i_being_genuine"} <= tiers
         assert not {"update_self", "update_relationship"} & tiers
