@@ -1,0 +1,411 @@
+"""What the dashboard shows, read through the host's services and hooks (never another plugin's files).
+
+Every function returns plain JSON-able values; :func:`scrub` then passes every string through the host's
+redaction pipeline before anything is served. A private memory is described by its emotion and date only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import deque
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from ego_core import (
+    BODY_SENSE,
+    DESIRE_LEVELS,
+    MEMORY_STORE,
+    OPEN_QUESTIONS,
+    BodySense,
+    DesireLevels,
+    Memory,
+    MemoryService,
+    OpenQuestions,
+    PluginHost,
+    RecallHit,
+)
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+BROWSE_LIMIT = 200
+"""How many of the newest memories a search without words looks through."""
+SEARCH_MAX = 50
+GRAPH_MAX_NODES = 150
+"""A neighbourhood graph stops growing here, however large the store."""
+LOG_MAX_ROWS = 300
+LOG_DAYS = 3
+SALIENCE_DAYS = 60
+
+
+class BadParameterError(ValueError):
+    """The request's parameters are wrong (HTTP 400); the message names the parameter."""
+
+
+@runtime_checkable
+class RecallPath(Protocol):
+    """The memory plugin's recall pipeline as its service object offers it: the same parsing and ranking
+    ``recall`` and ``search_memories`` use (``touch=False``: a dashboard search does not count as recalling)."""
+
+    def query(self, args: Mapping[str, Any], tool: str = "recall") -> tuple[Any, Any]: ...
+
+    def search(self, query: Any, filters: Any, *, touch: bool = True) -> tuple[list[RecallHit], int, list[str]]: ...
+
+
+def scrub(host: PluginHost, value: Any) -> Any:
+    """``value`` with every string (keys included) passed through the redaction pipeline."""
+    if isinstance(value, str):
+        return host.redact(value)
+    if isinstance(value, Mapping):
+        return {scrub(host, str(k)): scrub(host, v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub(host, v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def memories(host: PluginHost) -> MemoryService | None:
+    return host.services.get(MEMORY_STORE, MemoryService)
+
+
+def plugins(host: PluginHost) -> dict[str, Any]:
+    active = [p for p in host.plugin_ids() if host.is_active(p)]
+    return {
+        "active": active,
+        "memory": memories(host) is not None,
+        "desires": host.services.get(DESIRE_LEVELS, DesireLevels) is not None,
+        "body": host.services.get(BODY_SENSE, BodySense) is not None,
+        "questions": host.services.get(OPEN_QUESTIONS, OpenQuestions) is not None,
+        "shared_memory": "shared_memory" in active,
+        "tools": sorted(tool.name for _p, tool in host.tools()),
+    }
+
+
+def memory_card(memory: Memory, *, detail: bool = False) -> dict[str, Any]:
+    """A memory as the page sees it: a private one keeps only its id, emotion and date."""
+    trace = memory.emotional_trace
+    card: dict[str, Any] = {
+        "id": memory.id,
+        "private": memory.is_private,
+        "timestamp": memory.timestamp.isoformat(),
+        "emotion": trace.primary,
+        "valence": trace.valence,
+        "arousal": trace.arousal,
+        "intensity": trace.intensity,
+    }
+    if memory.is_private:
+        card["content"] = None
+        return card
+    card.update(
+        content=memory.content,
+        importance=memory.importance,
+        category=memory.category,
+        tags=list(memory.tags),
+        secondary=list(trace.secondary),
+    )
+    if detail:
+        card.update(
+            access_count=memory.access_count,
+            last_accessed=memory.last_accessed.isoformat() if memory.last_accessed else None,
+            body_state=dict(trace.body_state),
+            links=[
+                {"target": link.target_id, "type": link.link_type, "confidence": link.confidence, "note": link.note}
+                for link in memory.links
+            ],
+        )
+    return card
+
+
+def _date(value: str | None, name: str) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise BadParameterError(f"{name}: expected a date such as 2026-01-31") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _int(params: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    raw = params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadParameterError(f"{name}: expected an integer from {low} to {high}") from None
+    if not low <= value <= high:
+        raise BadParameterError(f"{name}: expected an integer from {low} to {high}")
+    return value
+
+
+def _matches(memory: Memory, params: Mapping[str, str]) -> bool:
+    emotion, category = params.get("emotion"), params.get("category")
+    if emotion and memory.emotional_trace.primary != emotion:
+        return False
+    if category and memory.category != category:
+        return False
+    private = params.get("private")
+    if private == "only" and not memory.is_private:
+        return False
+    if private == "hide" and memory.is_private:
+        return False
+    min_importance = _int(params, "min_importance", 1, 1, 5)
+    if memory.importance < min_importance:
+        return False
+    date_to = _date(params.get("date_to"), "date_to")
+    return not (date_to is not None and memory.timestamp >= date_to + timedelta(days=1))
+
+
+def search(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
+    """Memories matching ``q`` through the recall pipeline, or the newest ones without ``q``; then filtered."""
+    service = memories(host)
+    if service is None:
+        return {"available": False, "results": []}
+    if params.get("private") not in (None, "", "any", "only", "hide"):
+        raise BadParameterError("private: expected any, only or hide")
+    limit = _int(params, "limit", 20, 1, SEARCH_MAX)
+    date_from = _date(params.get("date_from"), "date_from")
+    _date(params.get("date_to"), "date_to")
+    words = (params.get("q") or "").strip()
+    scores: dict[str, float | None] = {}
+    if words:
+        if not isinstance(service, RecallPath):
+            found = [m for m, _s in service.nearest(words, limit)]
+            mode = "nearest"
+        else:
+            args: dict[str, Any] = {"context": words, "n_results": limit}
+            for key, arg in (("emotion", "emotion_filter"), ("category", "category_filter")):
+                if params.get(key):
+                    args[arg] = params[key]
+            for key in ("date_from", "date_to"):
+                if params.get(key):
+                    args[key] = params[key]
+            try:
+                query, filters = service.query(args, "search_memories")
+                hits, _pool, _lines = service.search(query, filters, touch=False)
+            except Exception as exc:  # the recall path's own argument errors
+                message = getattr(exc, "message", None) or getattr(exc, "expected", None) or str(exc)
+                raise BadParameterError(str(message)) from None
+            found = [h.memory for h in hits]
+            scores = {h.memory.id: h.relevance for h in hits}
+            mode = "recall"
+    else:
+        found = list(reversed(service.recent(date_from or EPOCH, BROWSE_LIMIT)))
+        mode = "newest"
+    results = []
+    for memory in found:
+        if _matches(memory, params):
+            card = memory_card(memory)
+            card["score"] = scores.get(memory.id)
+            results.append(card)
+        if len(results) >= limit:
+            break
+    return {"available": True, "mode": mode, "total": service.count(), "results": results}
+
+
+def detail(host: PluginHost, memory_id: str) -> dict[str, Any] | None:
+    service = memories(host)
+    if service is None:
+        return None
+    found = service.get([memory_id])
+    if not found:
+        return None
+    card = memory_card(found[0], detail=True)
+    targets = {m.id: m for m in service.get([link.target_id for link in found[0].links])}
+    if "links" in card:
+        for link in card["links"]:
+            target = targets.get(link["target"])
+            link["target_card"] = memory_card(target) if target is not None else None
+    return card
+
+
+def graph(host: PluginHost, memory_id: str, depth: int) -> dict[str, Any] | None:
+    """The links around one memory, breadth first, at most ``GRAPH_MAX_NODES`` nodes: it reads only the
+    memories it shows, so it costs the same in a store of a hundred or of a hundred thousand."""
+    service = memories(host)
+    if service is None:
+        return None
+    start = service.get([memory_id])
+    if not start:
+        return None
+    nodes: dict[str, Memory] = {start[0].id: start[0]}
+    level = {start[0].id: 0}
+    edges: dict[tuple[str, str], dict[str, Any]] = {}
+    queue = deque([start[0]])
+    truncated = False
+    while queue:
+        memory = queue.popleft()
+        if level[memory.id] >= depth:
+            continue
+        wanted = [link.target_id for link in memory.links if link.target_id not in nodes]
+        room = GRAPH_MAX_NODES - len(nodes)
+        if len(wanted) > room:
+            wanted, truncated = wanted[:room], True
+        for target in service.get(wanted):
+            nodes[target.id] = target
+            level[target.id] = level[memory.id] + 1
+            queue.append(target)
+        for link in memory.links:
+            if link.target_id in nodes:
+                key = tuple(sorted((memory.id, link.target_id)))
+                edges.setdefault(
+                    (key[0], key[1]), {"source": memory.id, "target": link.target_id, "type": link.link_type}
+                )
+    return {
+        "center": memory_id,
+        "nodes": [{**memory_card(m), "depth": level[m.id]} for m in nodes.values()],
+        "edges": list(edges.values()),
+        "truncated": truncated,
+    }
+
+
+def now_view(host: PluginHost) -> dict[str, Any]:
+    now = host.clock.now()
+    out: dict[str, Any] = {"now": now.isoformat()}
+    service = memories(host)
+    if service is None:
+        out["memory"] = None
+    else:
+        day, week = service.tally(now - timedelta(days=1), now), service.tally(now - timedelta(days=7), now)
+        recent = service.recent(now - timedelta(days=90), BROWSE_LIMIT)
+        introspection = next((m for m in reversed(recent) if m.category == "introspection"), None)
+        latest = recent[-1] if recent else None
+        out["memory"] = {
+            "count": service.count(),
+            "day": {"count": day.count, "valence": day.valence, "arousal": day.arousal, "primary": dict(day.primary)},
+            "week": {
+                "count": week.count,
+                "valence": week.valence,
+                "arousal": week.arousal,
+                "primary": dict(week.primary),
+            },
+            "latest": memory_card(latest) if latest else None,
+            "recent_points": [memory_card(m) for m in recent[-30:]],
+            "introspection": memory_card(introspection) if introspection else None,
+        }
+    desires = host.services.get(DESIRE_LEVELS, DesireLevels)
+    out["desires"] = None if desires is None else {k: float(v) for k, v in sorted(desires.levels().items())}
+    body = host.services.get(BODY_SENSE, BodySense)
+    out["body"] = None if body is None else {"time_phase": body.time_phase(), "state": dict(body.body_state())}
+    out["questions"] = questions(host, curves=False)
+    return out
+
+
+def questions(host: PluginHost, *, curves: bool = True) -> list[dict[str, Any]] | None:
+    service = host.services.get(OPEN_QUESTIONS, OpenQuestions)
+    if service is None:
+        return None
+    rows = []
+    now = host.clock.now()
+    for q in service.unresolved():
+        row: dict[str, Any] = {
+            "id": q.id,
+            "text": q.text,
+            "importance": q.importance,
+            "salience": q.salience,
+            "state": q.state,
+            "created": q.created.isoformat(),
+        }
+        if curves:
+            age = max(0.0, (now - q.created).total_seconds() / 86400)
+            half = 14 * max(q.importance, 1)
+            row["curve"] = [
+                {"day": d, "salience": (q.importance / 5) * 2 ** (-(age + d) / half)}
+                for d in range(0, SALIENCE_DAYS, 3)
+            ]
+        rows.append(row)
+    return rows
+
+
+def _log_lines(log_dir: Path, days: int) -> Iterator[dict[str, Any]]:
+    today = datetime.now(UTC).date()
+    for offset in reversed(range(days)):
+        path = log_dir / f"ego-{today - timedelta(days=offset):%Y-%m-%d}.jsonl"
+        if not path.is_file():
+            continue
+        with path.open(encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(entry, dict):
+                    yield entry
+
+
+def logs(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
+    """The newest lines of ego's JSON log (already redacted when written; redacted again when served)."""
+    level = params.get("level") or ""
+    if level not in ("", "debug", "info", "warning", "error", "critical"):
+        raise BadParameterError("level: expected debug, info, warning, error or critical")
+    limit = _int(params, "limit", 100, 1, LOG_MAX_ROWS)
+    days = _int(params, "days", 1, 1, 14)
+    needle = (params.get("q") or "").lower()
+    order = ["debug", "info", "warning", "error", "critical"]
+    floor = order.index(level) if level else 0
+    rows: deque[dict[str, Any]] = deque(maxlen=limit)
+    for entry in _log_lines(host.settings.logs_path, days):
+        entry_level = str(entry.get("level", "info"))
+        if entry_level in order and order.index(entry_level) < floor:
+            continue
+        if needle and needle not in json.dumps(entry, ensure_ascii=False).lower():
+            continue
+        rows.append(entry)
+    return {"rows": list(rows), "log_dir": str(host.settings.logs_path)}
+
+
+RANGES: Mapping[str, tuple[timedelta, timedelta]] = {
+    "24h": (timedelta(hours=24), timedelta(hours=1)),
+    "7d": (timedelta(days=7), timedelta(hours=6)),
+    "30d": (timedelta(days=30), timedelta(days=1)),
+}
+
+
+def history(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
+    """Per bucket over a range: how the memories felt (counted by the memory service, no text read) and how
+    many tool calls the log records."""
+    span_name = params.get("range") or "7d"
+    if span_name not in RANGES:
+        raise BadParameterError(f"range: expected one of {', '.join(RANGES)}")
+    span, step = RANGES[span_name]
+    now = host.clock.now()
+    start = now - span
+    starts = [start + step * i for i in range(math.ceil(span / step))]
+    service = memories(host)
+    buckets: list[dict[str, Any]] = []
+    for begin in starts:
+        bucket: dict[str, Any] = {"start": begin.isoformat(), "tool_calls": 0}
+        if service is not None:
+            tally = service.tally(begin, min(begin + step, now))
+            bucket.update(
+                memories=tally.count, valence=tally.valence, arousal=tally.arousal, primary=dict(tally.primary)
+            )
+        buckets.append(bucket)
+    tools: dict[str, int] = {}
+    for entry in _log_lines(host.settings.logs_path, span.days + 1):
+        if entry.get("event") != "tool_call":
+            continue
+        try:
+            ts = datetime.fromisoformat(str(entry.get("ts")))
+        except ValueError:
+            continue
+        if not start <= ts <= now:
+            continue
+        index = min(int((ts - start) / step), len(buckets) - 1)
+        buckets[index]["tool_calls"] += 1
+        name = str(entry.get("tool", "?"))
+        tools[name] = tools.get(name, 0) + 1
+    return {"range": span_name, "memory": service is not None, "buckets": buckets, "tools": tools}
+
+
+def shared(host: PluginHost) -> dict[str, Any]:
+    active = host.is_active("shared_memory") if "shared_memory" in host.plugin_ids() else False
+    table = host.settings.plugin_tables.get("shared_memory", {})
+    return {
+        "enabled": active,
+        "configured": bool(table),
+        "tools": [t.name for p, t in host.tools() if p == "shared_memory"],
+    }

@@ -1,0 +1,267 @@
+"""The dashboard's JSON API over a real host: views, search through the recall path, corrections through the
+tools, the guards (Host, token, CSRF), bad input, and privacy (no private text in any answer)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
+from conftest import PRIVATE, Seeded, build_seeded, csrf_of
+from ego_core.testing import HostFactory, configure_logging, hash_token
+from ego_dashboard.app import build_app, is_loopback
+from ego_memory.plugin import MemoryPlugin
+
+VIEWS = ["/", "/api/status", "/api/now", "/api/memories", "/api/self", "/api/history", "/api/logs", "/api/shared"]
+
+
+def private_runs(width: int = 12) -> set[str]:
+    runs = set()
+    for text, _emotion in PRIVATE:
+        runs.update(text[i : i + width] for i in range(len(text) - width + 1))
+    return runs
+
+
+def leaks(body: str) -> list[str]:
+    decoded = body
+    with contextlib.suppress(ValueError):
+        decoded = json.dumps(json.loads(body), ensure_ascii=False)
+    return sorted(run for run in private_runs() if run in body or run in decoded)
+
+
+def every_answer(client: TestClient, seeded: Seeded) -> dict[str, str]:
+    bodies = {path: client.get(path).text for path in VIEWS}
+    for memory_id in [*seeded.public_ids, *seeded.private_ids]:
+        for path in (f"/api/memories/{memory_id}", f"/api/memories/{memory_id}/graph?depth=3"):
+            bodies[path] = client.get(path).text
+    for query in ("secret worry sonnet manuscript", "転職を考えている", "Keiko", "walk"):
+        bodies[f"search {query}"] = client.get("/api/memories", params={"q": query, "limit": 50}).text
+    bodies["private only"] = client.get("/api/memories", params={"private": "only"}).text
+    return bodies
+
+
+def test_the_page_and_every_view_answer(client: TestClient, seeded: Seeded) -> None:
+    page = client.get("/")
+    assert page.status_code == 200
+    assert "text/html" in page.headers["content-type"]
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    status = client.get("/api/status").json()
+    assert {"memory", "self_model", "desires", "interoception"} <= set(status["plugins"]["active"])
+    now = client.get("/api/now").json()
+    assert now["memory"]["count"] == len(seeded.public_ids) + len(seeded.private_ids)
+    assert set(now["desires"])
+    assert all(0 <= v <= 1 for v in now["desires"].values())
+    assert now["body"]["time_phase"]
+    assert [q["text"] for q in now["questions"]] == ["What makes a walk feel calm?"]
+    self_view = client.get("/api/self").json()
+    curve = self_view["questions"][0]["curve"]
+    assert curve[0]["salience"] > curve[-1]["salience"] > 0
+    history = client.get("/api/history", params={"range": "24h"}).json()
+    assert len(history["buckets"]) == 24
+    assert sum(b["memories"] for b in history["buckets"]) == now["memory"]["count"]
+    assert client.get("/api/shared").json()["enabled"] is False
+    for vendored in ("chart.umd.min.js", "cytoscape.min.js"):
+        assert client.get(f"/static/vendor/{vendored}").status_code == 200
+    assert client.get("/static/app.js").status_code == 200
+
+
+def test_search_uses_the_recall_path_and_filters(client: TestClient, seeded: Seeded) -> None:
+    found = client.get("/api/memories", params={"q": "octopus book"}).json()
+    assert found["mode"] == "recall"
+    assert "octopus" in found["results"][0]["content"]
+    assert found["results"][0]["score"] is not None
+    browsed = client.get("/api/memories").json()
+    assert browsed["mode"] == "newest"
+    assert len(browsed["results"]) == len(seeded.public_ids) + len(seeded.private_ids)
+    only_private = client.get("/api/memories", params={"private": "only"}).json()["results"]
+    assert {m["id"] for m in only_private} == set(seeded.private_ids)
+    assert all(m["content"] is None for m in only_private)
+    hidden = client.get("/api/memories", params={"private": "hide"}).json()["results"]
+    assert {m["id"] for m in hidden} == set(seeded.public_ids)
+    frustrated = client.get("/api/memories", params={"emotion": "frustrated"}).json()["results"]
+    assert [m["emotion"] for m in frustrated] == ["frustrated"]
+    assert client.get("/api/memories", params={"min_importance": "5"}).json()["results"] == []
+
+
+def test_detail_and_neighbourhood_graph(client: TestClient, seeded: Seeded) -> None:
+    hub = seeded.public_ids[1]
+    detail = client.get(f"/api/memories/{hub}").json()
+    targets = {link["target"] for link in detail["links"]}
+    assert {seeded.public_ids[0], seeded.public_ids[2], seeded.private_ids[0]} <= targets
+    private_target = next(link for link in detail["links"] if link["target"] == seeded.private_ids[0])
+    assert private_target["target_card"]["content"] is None
+    graph = client.get(f"/api/memories/{seeded.public_ids[0]}/graph", params={"depth": 2}).json()
+    ids = {node["id"] for node in graph["nodes"]}
+    assert {seeded.public_ids[0], hub, seeded.public_ids[2], seeded.private_ids[0]} <= ids
+    assert {node["depth"] for node in graph["nodes"]} == {0, 1, 2}
+    one_hop = client.get(f"/api/memories/{seeded.public_ids[0]}/graph", params={"depth": 1}).json()
+    assert hub in {node["id"] for node in one_hop["nodes"]}  # remember links similar memories too
+    assert {node["depth"] for node in one_hop["nodes"]} == {0, 1}
+
+
+def test_no_private_text_in_any_answer(client: TestClient, seeded: Seeded) -> None:
+    found = {path: leaks(body) for path, body in every_answer(client, seeded).items()}
+    assert not {path: runs for path, runs in found.items() if runs}
+
+
+def test_the_logs_view_is_the_redacted_log(seeded: Seeded) -> None:
+    configure_logging(seeded.host.settings.logs_path)
+    logging.getLogger("ego.test").warning("the agent wrote: %s", PRIVATE[0][0])
+    with TestClient(build_app(seeded.host), base_url="http://127.0.0.1") as client:
+        answer = client.get("/api/logs", params={"q": "the agent wrote", "limit": 300})
+        rows = answer.json()["rows"]
+        assert [row["level"] for row in rows] == ["warning"]
+        assert not leaks(answer.text)
+        assert client.get("/api/logs", params={"level": "error", "q": "the agent wrote"}).json()["rows"] == []
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(min_size=1, max_size=40).filter(lambda s: s.strip() != ""))
+def test_property_no_search_reveals_private_text(client: TestClient, query: str) -> None:
+    answer = client.get("/api/memories", params={"q": query, "limit": 50})
+    assert answer.status_code in (200, 400)
+    assert answer.headers["content-type"].startswith("application/json")
+    assert not leaks(answer.text)
+
+
+def test_forget_goes_through_the_tool_and_is_logged(client: TestClient, seeded: Seeded) -> None:
+    log_dir = seeded.host.settings.logs_path
+    configure_logging(log_dir)
+    target = seeded.private_ids[0]
+    refused = client.post(f"/api/memories/{target}/forget")
+    assert refused.status_code == 403
+    assert "CSRF" in refused.json()["error"]
+    bad = client.post(f"/api/memories/{target}/forget", headers={"X-Ego-Csrf": "wrong"})
+    assert bad.status_code == 403
+    csrf = csrf_of(client)
+    done = client.post(f"/api/memories/{target}/forget", headers={"X-Ego-Csrf": csrf}, content="{}")
+    assert done.status_code == 200, done.text
+    assert done.json() == {"ok": True, "tool": "forget"}
+    assert not leaks(done.text)
+    assert client.get(f"/api/memories/{target}").status_code == 404
+    assert target not in client.get("/api/memories").text
+    linked = client.get(f"/api/memories/{seeded.public_ids[1]}").json()
+    assert target not in {link["target"] for link in linked["links"]}
+    again = client.post(f"/api/memories/{target}/forget", headers={"X-Ego-Csrf": csrf})
+    assert again.status_code == 422
+    assert again.json()["error"]
+    records = [json.loads(line) for path in log_dir.glob("*.jsonl") for line in path.read_text().splitlines()]
+    calls = [r for r in records if r.get("event") == "tool_call" and r.get("tool") == "forget"]
+    assert [c["outcome"] for c in calls] == ["ok", "error"]
+    assert all(c["agent"] == "dashboard" for c in calls)
+    assert not leaks(json.dumps(records, ensure_ascii=False))
+    shown = client.get("/api/logs", params={"q": "forget"}).json()["rows"]
+    assert [row["outcome"] for row in shown if row.get("event") == "tool_call"] == ["ok", "error"]
+    history = client.get("/api/history", params={"range": "24h"}).json()
+    assert history["tools"]["forget"] == 2
+
+
+def test_resolve_a_question_through_update_self(client: TestClient, seeded: Seeded) -> None:
+    csrf = csrf_of(client)
+    path = f"/api/questions/{seeded.question_id}/resolve"
+    done = client.post(path, headers={"X-Ego-Csrf": csrf}, json={"answer": "Slowness and the river"})
+    assert done.status_code == 200, done.text
+    assert client.get("/api/self").json()["questions"] == []
+    missing = client.post("/api/questions/q_000000000000/resolve", headers={"X-Ego-Csrf": csrf}, json={})
+    assert missing.status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("path", "params"),
+    [
+        ("/api/memories", {"limit": "0"}),
+        ("/api/memories", {"limit": "many"}),
+        ("/api/memories", {"private": "maybe"}),
+        ("/api/memories", {"date_from": "yesterday"}),
+        ("/api/memories", {"q": "walk", "emotion": "glorious"}),
+        ("/api/memories", {"q": "walk", "date_from": "2026-02-01", "date_to": "2026-01-01"}),
+        ("/api/memories/x/graph", {"depth": "9"}),
+        ("/api/history", {"range": "1y"}),
+        ("/api/logs", {"level": "loud"}),
+    ],
+)
+def test_bad_input_is_a_4xx_with_a_json_body(client: TestClient, path: str, params: dict[str, str]) -> None:
+    answer = client.get(path, params=params)
+    assert answer.status_code == 400, answer.text
+    assert answer.headers["content-type"].startswith("application/json")
+    assert answer.json()["error"]
+
+
+def test_unknown_things_are_json_404_and_405(client: TestClient) -> None:
+    for path in ("/api/memories/m_doesnotexist", "/api/nothing", "/nothing"):
+        answer = client.get(path)
+        assert answer.status_code == 404
+        assert answer.json()["error"]
+    wrong = client.put("/api/now", headers={"X-Ego-Csrf": csrf_of(client)})
+    assert wrong.status_code == 405
+    assert wrong.json()["error"]
+    csrf = csrf_of(client)
+    for body in (b"not json", b"[1, 2]", b"{" * 5000):
+        answer = client.post("/api/questions/q_000000000000/resolve", headers={"X-Ego-Csrf": csrf}, content=body)
+        assert answer.status_code in (400, 413)
+        assert answer.json()["error"]
+
+
+def test_loopback_answers_only_loopback_host_names(seeded: Seeded) -> None:
+    with TestClient(build_app(seeded.host), base_url="http://127.0.0.1") as client:
+        assert client.get("/api/now").status_code == 200
+        assert client.get("/api/now", headers={"Host": "localhost:8766"}).status_code == 200
+        rebound = client.get("/api/now", headers={"Host": "attacker.example:8766"})
+        assert rebound.status_code == 421
+        assert rebound.json()["error"]
+
+
+def test_another_address_needs_a_configured_token(seeded: Seeded) -> None:
+    with pytest.raises(ValueError, match="ego token new"):
+        build_app(seeded.host, bind_host="0.0.0.0", tokens={})
+    token = "ego_test-token-for-the-dashboard"
+    app = build_app(seeded.host, bind_host="0.0.0.0", tokens={"claude": hash_token(token)})
+    with TestClient(app, base_url="http://192.0.2.10:8766") as client:
+        assert client.get("/").status_code == 200  # the page holds no data: it asks for the token
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": token}):
+            refused = client.get("/api/now", headers=headers)
+            assert refused.status_code == 401
+            assert refused.json()["error"]
+        good = {"Authorization": f"Bearer {token}"}
+        assert client.get("/api/now", headers=good).status_code == 200
+        forget = client.post(f"/api/memories/{seeded.public_ids[0]}/forget", headers=good)
+        assert forget.status_code == 403  # the token alone is not enough: the page's CSRF token too
+        with_csrf = {**good, "X-Ego-Csrf": csrf_of(client)}
+        assert client.post(f"/api/memories/{seeded.public_ids[0]}/forget", headers=with_csrf).status_code == 200
+
+
+def test_is_loopback() -> None:
+    for address in ("127.0.0.1", "::1", "[::1]", "localhost", "127.0.0.2"):
+        assert is_loopback(address), address
+    for address in ("0.0.0.0", "::", "192.168.1.4", "example.org"):
+        assert not is_loopback(address), address
+
+
+def test_views_say_when_a_plugin_is_missing(make_host: HostFactory) -> None:
+    seeded = build_seeded(make_host, {"memory": MemoryPlugin()})
+    with TestClient(build_app(seeded.host), base_url="http://127.0.0.1") as client:
+        now = client.get("/api/now").json()
+        assert now["desires"] is None
+        assert now["body"] is None
+        assert now["questions"] is None
+        assert now["memory"]["count"] == len(seeded.public_ids) + len(seeded.private_ids)
+        assert client.get("/api/self").json()["questions"] is None
+        csrf = csrf_of(client)
+        answer = client.post("/api/questions/q_000000000000/resolve", headers={"X-Ego-Csrf": csrf}, json={})
+        assert answer.status_code == 409
+        assert "update_self" in answer.json()["error"]
+
+
+def test_works_without_any_feature_plugin(make_host: HostFactory) -> None:
+    host = make_host({})
+    with TestClient(build_app(host), base_url="http://127.0.0.1") as client:
+        assert client.get("/api/now").json()["memory"] is None
+        assert client.get("/api/memories").json() == {"available": False, "results": []}
+        assert client.get("/api/history").json()["memory"] is False
+        assert client.get(f"/api/memories/m_{datetime.now(UTC):%Y}/graph").status_code == 404
