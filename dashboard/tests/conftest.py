@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,8 @@ def call(host: PluginHost, tool: str, args: dict[str, Any]) -> str:
         assert not result.is_error, f"{tool}: {text}"
         return text
 
-    return anyio.run(run)
+    with ThreadPoolExecutor(1) as worker:  # its own thread: Playwright's sync API runs a loop in this one
+        return worker.submit(anyio.run, run).result()
 
 
 def build_seeded(make_host: HostFactory, plugins: dict[str, object] | None = None) -> Seeded:
