@@ -9,11 +9,11 @@ import logging
 from datetime import UTC, datetime
 
 import pytest
+from dashboard_support import PRIVATE, Seeded, build_seeded, csrf_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from conftest import PRIVATE, Seeded, build_seeded, csrf_of
 from ego_core.testing import HostFactory, configure_logging, hash_token
 from ego_dashboard.app import build_app, is_loopback
 from ego_memory.plugin import MemoryPlugin

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 import uvicorn
+from dashboard_support import PRIVATE, Seeded
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from conftest import PRIVATE, Seeded
 from ego_dashboard.app import build_app
 
 CHROMIUM = Path("/usr/bin/chromium")

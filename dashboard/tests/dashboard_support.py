@@ -1,0 +1,98 @@
+"""Helpers of the dashboard tests: a real host (memory, self_model, desires, interoception, the real embedding
+model) seeded with public and private memories, links and an open question."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import anyio
+import attrs
+from starlette.testclient import TestClient
+
+from ego_core import PluginHost
+from ego_core.testing import HostFactory, ToolRunner, tool_text
+from ego_desires import DesiresPlugin
+from ego_interoception import InteroceptionPlugin
+from ego_memory.plugin import MemoryPlugin
+from ego_self_model import SelfModelPlugin
+
+REPO = Path(__file__).resolve().parents[2]
+MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
+
+PUBLIC = [
+    ("The walk along the river at dawn was calm and bright", "contentment"),
+    ("Master and I talked about the garden tomatoes ripening late this year", "happy"),
+    ("Debugging the flaky network test took the whole afternoon", "frustrated"),
+    ("A new book about octopus intelligence arrived today", "curious"),
+    ("朝の散歩で川沿いの桜がきれいに咲いていた", "moved"),
+    ("Reading old letters from the first week brought back a warm feeling", "nostalgic"),
+]
+PRIVATE = [
+    ("My secret worry is that Keiko will find the unfinished sonnet manuscript", "anxious"),
+    ("誰にも言っていないけれど、本当は転職を考えている自分がいる", "melancholy"),
+]
+"""Private texts: no run of 12 of their characters may reach any dashboard response."""
+
+
+@attrs.define
+class Seeded:
+    host: PluginHost
+    public_ids: list[str]
+    private_ids: list[str]
+    question_id: str
+
+
+def call(host: PluginHost, tool: str, args: dict[str, Any]) -> str:
+    async def run() -> str:
+        result = await ToolRunner(host).call(tool, args)
+        text = tool_text(result)
+        assert not result.is_error, f"{tool}: {text}"
+        return text
+
+    with ThreadPoolExecutor(1) as worker:  # its own thread: Playwright's sync API runs a loop in this one
+        return worker.submit(anyio.run, run).result()
+
+
+def build_seeded(make_host: HostFactory, plugins: dict[str, object] | None = None) -> Seeded:
+    chosen = plugins or {
+        "memory": MemoryPlugin(),
+        "self_model": SelfModelPlugin(),
+        "desires": DesiresPlugin(),
+        "interoception": InteroceptionPlugin(),
+    }
+    host = make_host(chosen, config={"memory": {"model_dir": str(MODEL_DIR)}})
+    host.start()
+    public_ids: list[str] = []
+    private_ids: list[str] = []
+    question_id = ""
+    if "memory" in chosen:
+        for content, emotion in PUBLIC:
+            call(host, "remember", {"content": content, "emotion": emotion, "force": True})
+        for content, emotion in PRIVATE:
+            call(host, "remember", {"content": content, "emotion": emotion, "private": True, "force": True})
+        memories = host.services.get("memory.store")
+        assert memories is not None
+        from datetime import UTC, datetime
+
+        for memory in memories.recent(datetime(1970, 1, 1, tzinfo=UTC), 100):
+            (private_ids if memory.is_private else public_ids).append(memory.id)
+        call(host, "link_memories", {"source_id": public_ids[0], "target_id": public_ids[1]})
+        call(host, "link_memories", {"source_id": public_ids[1], "target_id": private_ids[0]})
+        call(host, "link_memories", {"source_id": public_ids[1], "target_id": public_ids[2]})
+    if "self_model" in chosen:
+        call(host, "update_self", {"field": "new_question", "value": {"question": "What makes a walk feel calm?"}})
+        questions = host.services.get("self_model.questions")
+        assert questions is not None
+        question_id = questions.unresolved()[0].id
+    return Seeded(host=host, public_ids=public_ids, private_ids=private_ids, question_id=question_id)
+
+
+def csrf_of(client: TestClient) -> str:
+    """The CSRF token of the page the dashboard serves."""
+    page = client.get("/").text
+    marker = '<meta name="ego-csrf" content="'
+    start = page.index(marker) + len(marker)
+    return page[start : page.index('"', start)]
