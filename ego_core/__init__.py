@@ -51,7 +51,7 @@ from ego_core.services import (
     OpenQuestions,
     QuestionState,
 )
-from ego_core.storage import write_transaction
+from ego_core.storage import Database, DatabaseVersionError, write_transaction
 from ego_core.types import (
     LINK_TYPES,
     Check,
@@ -93,6 +93,8 @@ __all__ = [
     "Command",
     "ConfigError",
     "ConsolidationRun",
+    "Database",
+    "DatabaseVersionError",
     "DesireLevels",
     "EmbedRole",
     "Embedder",

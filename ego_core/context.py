@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import threading
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import attrs
 
 from ego_core.config import Settings
 from ego_core.dispatch import HookCaller
 from ego_core.embedding import Embedder, EmbedderSettings
+from ego_core.storage import Database, open_database, read_database
+
+if TYPE_CHECKING:
+    from ego_core.progress import Progress
 
 T = TypeVar("T")
 
@@ -67,6 +75,45 @@ class Services:
         return sorted(self._items)
 
 
+class SessionMarker:
+    """When the previous session began: the core's ``wake_up`` records each start in ``<data dir>/core/session.json``.
+
+    :meth:`begin` (called by ``wake_up`` before the plugins' sections are composed) keeps the start it finds as
+    the previous one and records the new one, so ``ctx.previous_session()`` answers "since when" during that
+    ``wake_up`` and for the rest of the session.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._previous: datetime | None = None
+        self._begun = False
+
+    def _stored(self) -> datetime | None:
+        try:
+            value = json.loads(self.path.read_text(encoding="utf-8")).get("wake_up")
+            moment = datetime.fromisoformat(value) if isinstance(value, str) else None
+        except (OSError, ValueError, AttributeError):
+            return None
+        return moment if moment is not None and moment.tzinfo is not None else None
+
+    def previous(self) -> datetime | None:
+        """The start of the previous session (``None`` before the first): before this process's first
+        ``wake_up``, the last one recorded."""
+        with self._lock:
+            return self._previous if self._begun else self._stored()
+
+    def begin(self, now: datetime) -> datetime | None:
+        """Record a session starting ``now``; returns the previous start."""
+        with self._lock:
+            self._previous, self._begun = self._stored(), True
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(json.dumps({"wake_up": now.astimezone(UTC).isoformat()}), encoding="utf-8")
+            os.replace(temporary, self.path)
+            return self._previous
+
+
 class HostFacilities(Protocol):
     """What a plugin context asks of the host that made it."""
 
@@ -79,6 +126,12 @@ class HostFacilities(Protocol):
     def embedder_names(self) -> list[str]: ...
 
     def unavailable_plugins(self) -> list[str]: ...
+
+    def previous_session(self) -> datetime | None: ...
+
+    def unavailable_stages(self) -> dict[str, Any]: ...
+
+    def begin_session(self, now: datetime) -> datetime | None: ...
 
 
 @attrs.define
@@ -114,6 +167,14 @@ class PluginContext:
         """``text`` as it may leave the process (logs, files, the gateway): through the redaction pipeline."""
         return self.host.redaction(text)
 
+    def progress(self, total: float | None, message: str | None = None) -> AbstractContextManager[Progress]:
+        """``with ctx.progress(total, "reindex") as progress: ... progress.advance(n)``: how far a long call has
+        come, sent to the MCP client as progress notifications when it asked for them (a no-op otherwise, and
+        outside a tool call). Inside ``progress.part(amount)`` another plugin's ``ctx.progress`` fills that part."""
+        from ego_core.progress import open_progress
+
+        return open_progress(total, message)
+
     def embedder(self, name: str, settings: EmbedderSettings) -> Embedder:
         return self.host.make_embedder(name, settings)
 
@@ -124,3 +185,21 @@ class PluginContext:
     def unavailable_plugins(self) -> list[str]:
         """Selected plugins that are not working: they failed to load or to start."""
         return self.host.unavailable_plugins()
+
+    def previous_session(self) -> datetime | None:
+        """When the previous session began (its ``wake_up``), or ``None`` before the first: during ``wake_up``
+        and for the rest of the session, the start before this one. For "since we last met" lines."""
+        return self.host.previous_session()
+
+    def database(self, migrations: Sequence[str], name: str | None = None) -> Database:
+        """Open this plugin's SQLite database ``<data dir>/<name>`` (default ``<plugin id>.sqlite3``): created
+        with mode 0600, in WAL mode, its schema brought up to date by ``migrations`` (``migrations[i]`` takes
+        it from version ``i`` to ``i + 1``). Writes go through ``with database.write() as db:``. Usually
+        opened in ``on_startup`` and closed in ``on_shutdown``."""
+        return open_database(self.data_dir / (name or f"{self.plugin_id}.sqlite3"), migrations)
+
+    def read_database(self, name: str | None = None) -> Database | None:
+        """The same database read-only, or ``None`` when it does not exist yet: nothing is created or migrated,
+        so ``doctor_checks`` and ``export_records`` can read it when ``on_startup`` did not run (or failed)."""
+        path = self.settings.data_dir.expanduser() / self.plugin_id / (name or f"{self.plugin_id}.sqlite3")
+        return read_database(path)

@@ -42,6 +42,12 @@ def _portable(args: argparse.Namespace, host: PluginHost) -> int:
                 summary = export_file(host, args.file, include_private=args.include_private)
             except PortableError as exc:
                 raise UsageError(str(exc)) from None
+            for plugin_id in summary.unexported:
+                print(
+                    f"ego: warning: plugin {plugin_id} keeps files in {host.settings.data_dir / plugin_id} but does "
+                    "not implement export_records: its state is not in the export",
+                    file=sys.stderr,
+                )
             kind = "including private memories" if args.include_private else "private memories left out"
             detail = f" ({summary.describe()})" if summary.records else ""
             print(f"exported {plural(summary.records, 'record')}{detail} to {args.file} ({kind})")
@@ -207,7 +213,8 @@ def _doctor(args: argparse.Namespace, host: PluginHost) -> int:
     plugin_checks: list[Check] = []
     host.start()
     try:
-        for plugin_id, result in host.hooks.doctor_checks():
+        # a plugin withdrawn at startup is asked too: its own checks are the ones that say why
+        for plugin_id, result in [*host.hooks.doctor_checks(), *host.withdrawn_doctor_checks()]:
             items = [result] if isinstance(result, Check) else result if isinstance(result, list | tuple) else None
             if items is None:
                 plugin_checks.append(Check(f"{plugin_id}: doctor_checks", False, _not_checks(result)))

@@ -8,22 +8,25 @@ dispatcher (:mod:`ego_core.dispatch`), the registries (:mod:`ego_core.registries
 
 from __future__ import annotations
 
+import difflib
 import importlib.metadata as importlib_metadata
 import inspect
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
 import pluggy
 
 from ego_core import hookspecs
 from ego_core.config import ConfigError, Settings, structure_plugin_config
-from ego_core.context import Clock, PluginContext, Services
+from ego_core.context import Clock, PluginContext, Services, SessionMarker
 from ego_core.discovery import SelectionError, choose, dependency_order, find_installed, load, unmet
 from ego_core.dispatch import AwaitableResultError, Dispatcher, HostHooks
 from ego_core.embedding import Embedder, EmbedderSettings
 from ego_core.logs import FILE_ONLY, install_pipeline
+from ego_core.offerings import Offerings
 from ego_core.plugin import PluginDeclarationError, PluginMetadata
 from ego_core.redaction import RedactionPipeline, secret_redactor
 from ego_core.registries import CORE_PLUGIN_ID, Registries
@@ -52,11 +55,14 @@ class PluginHost:
         for specs in hookspecs.ALL_SPECS:
             self.pm.add_hookspecs(specs)
         self.services = Services()
+        self.session = SessionMarker(settings.data_dir.expanduser() / CORE_PLUGIN_ID / "session.json")
+        """When sessions began (the core's ``wake_up`` records them)."""
         self.redaction = RedactionPipeline([secret_redactor()])
         self.failure_log = FailureLog(self.redact)
         self.dispatcher = Dispatcher(self.pm, self._active_context, self.failure_log, trace=settings.trace_hooks)
         self.hooks = HostHooks(self.dispatcher)
         self.registries = Registries(self.hooks, self.failure_log)
+        self.offerings = Offerings(self.hooks, self.failure_log)
         self.installed: dict[str, InstalledPlugin] = {}
         self.requested: list[str] = []
         self._contexts: dict[str, PluginContext] = {}
@@ -138,11 +144,19 @@ class PluginHost:
         problems: list[str] = []
         for caller in self.pm.get_hookcallers(obj) or []:
             if caller.spec is None:
-                problems.append(f"implements unknown hook {caller.name!r} (known hooks: see docs/hooks.md)")
+                close = difflib.get_close_matches(caller.name, hookspecs.hook_names(), n=1, cutoff=0.6)
+                hint = f"did you mean {close[0]!r}?" if close else f"ego's hooks: {', '.join(hookspecs.hook_names())}"
+                problems.append(f"implements unknown hook {caller.name!r} ({hint})")
                 continue
             for impl in caller.get_hookimpls():
                 if impl.plugin is not obj:
                     continue
+                defaults = _parameters_with_defaults(impl.function)
+                if defaults:
+                    problems.append(
+                        f"implements {caller.name!r} with a default value for {', '.join(defaults)}; hook "
+                        "parameters take no defaults (pluggy would never pass them): remove the default"
+                    )
                 if impl.hookwrapper or impl.wrapper:
                     problems.append(f"implements {caller.name!r} as a wrapper, which ego does not allow")
                 elif inspect.iscoroutinefunction(impl.function) or inspect.isasyncgenfunction(impl.function):
@@ -209,12 +223,14 @@ class PluginHost:
     # Registrations and lifecycle
 
     def prepare(self) -> None:
-        """Collect registrations (redactors, embedders, tools). Raises on conflicting tool names."""
+        """Collect registrations (redactors, embedders, tools, prompts, resources). Raises on conflicting tool
+        names."""
         ids = self.plugin_ids()
         self.redaction = RedactionPipeline([secret_redactor(), *self.registries.collect_redactors(ids)])
         install_pipeline(self.redaction)
         self.registries.collect_embedders(ids)
         self.registries.collect_tools(ids)
+        self.offerings.collect(ids)
 
     def commands(self) -> list[tuple[str, Command]]:
         """Every active plugin's CLI commands (the core's first), as (plugin id, command)."""
@@ -302,17 +318,56 @@ class PluginHost:
     def is_active(self, plugin_id: str) -> bool:
         return self._active_context(plugin_id) is not None
 
+    def previous_session(self) -> datetime | None:
+        return self.session.previous()
+
     def unavailable_plugins(self) -> list[str]:
-        return sorted(p for p in self.failure_log.broken_at_start() if not self.is_active(p))
+        return sorted(self.unavailable_stages())
+
+    def unavailable_stages(self) -> dict[str, FailureStage]:
+        """Selected plugins that are not working, with the stage that failed: ``load``, ``validate``,
+        ``register`` (refused, or none of its tools served) or ``startup``."""
+        return {
+            plugin: stage
+            for plugin, stage in sorted(self.failure_log.unavailable().items())
+            if stage == "register" or not self.is_active(plugin)
+        }
+
+    def begin_session(self, now: datetime) -> datetime | None:
+        """A session starts (the core's ``wake_up``): record it; returns when the previous one began."""
+        return self.session.begin(now)
+
+    def withdrawn_doctor_checks(self) -> list[tuple[str, Any]]:
+        """``doctor_checks`` of the plugins withdrawn at startup, each with its own context and isolated: their
+        checks are the ones that say why (a damaged file, a missing model). A check that raises is recorded."""
+        results: list[tuple[str, Any]] = []
+        impls = {impl.plugin_name: impl for impl in self.pm.hook.doctor_checks.get_hookimpls()}
+        for plugin_id in sorted(self._withdrawn):
+            impl, context = impls.get(plugin_id), self._contexts.get(plugin_id)
+            if impl is None or context is None:
+                continue
+            try:
+                value = impl.function(*[{"ctx": context}[name] for name in impl.argnames])
+            except Exception as exc:
+                _log.error("plugin %s raised in doctor_checks", plugin_id, exc_info=True, extra={FILE_ONLY: True})
+                self._fail(plugin_id, "call", f"raised {describe_exception(exc)}", "doctor_checks")
+                continue
+            if value is not None:
+                results.append((plugin_id, value))
+        return results
 
     def tools(self) -> list[tuple[str, Tool]]:
         """Served tools as (plugin id, tool): surface tools first, then backend, each by name."""
-        served = [(p, t) for p, t in self.registries.tools.values() if p not in self._withdrawn]
+        served = [(p, t) for p, t in self.registries.tools.values() if self._serves(p, t)]
         return sorted(served, key=lambda pt: (pt[1].tier != "surface", pt[1].name))
+
+    def _serves(self, plugin_id: str, tool: Tool) -> bool:
+        """A tool is served while its plugin is, and every plugin it ``needs`` is active."""
+        return plugin_id not in self._withdrawn and all(self.is_active(need) for need in tool.needs)
 
     def tool(self, name: str) -> tuple[str, Tool] | None:
         item = self.registries.tools.get(name)
-        if item is None or item[0] in self._withdrawn:
+        if item is None or not self._serves(*item):
             return None
         return item
 
@@ -355,6 +410,15 @@ class PluginHost:
                 )
             )
         return result
+
+
+def _parameters_with_defaults(function: Callable[..., Any]) -> list[str]:
+    """The parameters of a hook implementation that have a default value (``self`` aside)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p.name for p in parameters if p.default is not inspect.Parameter.empty]
 
 
 def _distribution_of(obj: object | None, plugin_id: str) -> InstalledPlugin | None:

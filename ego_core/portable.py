@@ -25,6 +25,7 @@ from typing import Any, TextIO
 import attrs
 
 from ego_core.host import PluginHost
+from ego_core.registries import CORE_PLUGIN_ID
 
 FORMAT = "ego-export"
 VERSION = 1
@@ -69,7 +70,23 @@ def _dumps(value: Mapping[str, Any]) -> str:
 def unexportable_plugins(host: PluginHost) -> list[str]:
     """Why an export would be incomplete: each selected plugin that failed to load or start, with the reason."""
     reasons = {status.id: status.reason for status in host.statuses()}
-    return [f"{plugin} ({reasons.get(plugin) or 'not running'})" for plugin in host.unavailable_plugins()]
+    broken = [plugin for plugin, stage in host.unavailable_stages().items() if stage != "register"]
+    return [f"{plugin} ({reasons.get(plugin) or 'not running'})" for plugin in broken]
+
+
+def unexported_state(host: PluginHost) -> list[str]:
+    """Active plugins that keep files in their data directory but implement no ``export_records``: an export
+    leaves their state out (``ego export`` warns)."""
+    exporting = set(host.hooks.implementers("export_records"))
+    root = host.settings.data_dir.expanduser()
+    found = []
+    for plugin_id in host.plugin_ids():
+        directory = root / plugin_id
+        if plugin_id in exporting or plugin_id == CORE_PLUGIN_ID or not host.is_active(plugin_id):
+            continue
+        if directory.is_dir() and any(directory.iterdir()):
+            found.append(plugin_id)
+    return found
 
 
 @attrs.define
@@ -79,6 +96,8 @@ class ExportSummary:
 
     by_type: dict[tuple[str, str], int] = attrs.field(factory=dict)
     masked: int = 0
+    unexported: list[str] = attrs.field(factory=list)
+    """Plugins that keep state in their data directory but do not implement ``export_records``."""
 
     @property
     def records(self) -> int:
@@ -148,6 +167,7 @@ def export_file(host: PluginHost, path: Path, *, include_private: bool) -> Expor
         Path(tmp).unlink(missing_ok=True)
         raise
     progress.done()
+    summary.unexported = unexported_state(host)
     return summary
 
 

@@ -13,6 +13,14 @@ from ego_core.logs import log_event
 FailureStage = Literal["load", "register", "validate", "dependency", "config", "startup", "call", "duplicate"]
 PluginState = Literal["enabled", "disabled", "failed"]
 
+UNAVAILABLE_WORDING: dict[str, str] = {
+    "load": "failed to load",
+    "validate": "refused: invalid hook implementations",
+    "register": "failed to register its tools",
+    "startup": "failed to start",
+}
+"""How ``wake_up`` names each stage at which a plugin stopped working."""
+
 MAX_FAILURES_PER_HOOK = 10
 """Distinct failures kept per plugin and hook for ``ego plugins`` / ``ego doctor``, the newest (the log has
 every one): a long-running server's record stays bounded."""
@@ -81,9 +89,17 @@ class FailureLog:
             found.setdefault(failure.plugin, []).append(f"[{where}] {failure.reason}")
         return found
 
-    def broken_at_start(self) -> set[str]:
-        """Plugins that failed to load or to start."""
-        return {f.plugin for f in self.items if f.stage in ("load", "startup")}
+    def unavailable(self) -> dict[str, FailureStage]:
+        """Plugins that are not (fully) working since the host was built, with the first stage that failed:
+        ``load``, ``validate`` (refused hook implementations), ``register`` (refused at registration, or its
+        ``register_tools`` raised: none of its tools is served) or ``startup``."""
+        found: dict[str, FailureStage] = {}
+        for failure in self.items:
+            if failure.stage in ("load", "validate", "startup") or (
+                failure.stage == "register" and failure.hook in (None, "register_tools")
+            ):
+                found.setdefault(failure.plugin, failure.stage)
+        return found
 
 
 def describe_exception(exc: BaseException) -> str:

@@ -1,10 +1,21 @@
-"""Storage helpers for plugins that keep state in SQLite."""
+"""Storage helpers for plugins that keep state in SQLite.
+
+:func:`open_database` (``ctx.database(...)`` in a plugin) opens a plugin's own database the way every built-in
+plugin does by hand: created with mode 0600, WAL, a long busy timeout, explicit transactions, its schema brought
+up to date by numbered migrations (the version is SQLite's ``user_version``), and one write lock for the
+threads of the process (``BEGIN IMMEDIATE`` for the other processes). :func:`read_database` opens it read-only,
+without creating or migrating anything, for ``doctor_checks`` and ``export_records`` before (or without)
+``on_startup``.
+"""
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from collections.abc import Iterator
+import threading
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 
 @contextmanager
@@ -18,3 +29,113 @@ def write_transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+class DatabaseVersionError(RuntimeError):
+    """The database was written by a newer version of the plugin (more migrations than this one knows)."""
+
+
+class Database:
+    """A plugin's SQLite database: ``db`` for reads, ``with database.write() as db:`` for one write transaction.
+
+    The connection is shared by the threads of the process (tool handlers run in worker threads): every write
+    takes the lock, and reads are plain ``database.db.execute(...)`` calls (WAL lets them run beside a writer
+    of another process).
+    """
+
+    def __init__(self, path: Path, db: sqlite3.Connection, version: int, *, read_only: bool = False) -> None:
+        self.path = path
+        self.db = db
+        self.version = version
+        """The schema version: how many migrations have been applied (SQLite's ``user_version``)."""
+        self.read_only = read_only
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction under the process's write lock; rolled back if the block raises."""
+        if self.read_only:
+            raise sqlite3.OperationalError(f"{self.path.name} was opened read-only")
+        with self._lock, write_transaction(self.db) as db:
+            yield db
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.close()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+
+def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:
+    db = sqlite3.connect(target, timeout=60.0, isolation_level=None, check_same_thread=False, uri=uri)
+    try:
+        db.execute("PRAGMA busy_timeout=60000")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _version(db: sqlite3.Connection) -> int:
+    return int(db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def open_database(path: Path, migrations: Sequence[str]) -> Database:
+    """Open (creating with mode 0600) the database at ``path`` and apply the migrations it has not had yet.
+
+    ``migrations[i]`` is an SQL script (one or more statements) that takes the schema from version ``i`` to
+    ``i + 1``; each runs in its own write transaction with the new version, so a crash leaves the database at a
+    version it had. Never edit a migration once released: append one. A database at a higher version than
+    ``len(migrations)`` raises :class:`DatabaseVersionError` (a newer release wrote it) and is left as it was.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # before SQLite creates it with the umask's mode
+    db = _connect(str(path))
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        version = _version(db)
+        if version > len(migrations):
+            raise DatabaseVersionError(
+                f"{path.name} has schema version {version}, newer than this plugin knows ({len(migrations)}); "
+                "upgrade the plugin (the file was left as it was)"
+            )
+        for number, script in enumerate(migrations[version:], start=version + 1):
+            with write_transaction(db):
+                if _version(db) >= number:  # another process migrated meanwhile
+                    continue
+                for statement in _statements(script):
+                    db.execute(statement)
+                db.execute(f"PRAGMA user_version = {int(number)}")
+        return Database(path, db, _version(db))
+    except BaseException:
+        db.close()
+        raise
+
+
+def read_database(path: Path) -> Database | None:
+    """The database at ``path`` opened read-only (``None`` when there is no such file): nothing is created,
+    migrated or locked, so ``doctor_checks`` and ``export_records`` may read it before ``on_startup``."""
+    if not path.is_file():
+        return None
+    db = _connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    return Database(path, db, _version(db), read_only=True)
+
+
+def _statements(script: str) -> list[str]:
+    """The complete statements of an SQL script, in order (``executescript`` would commit the transaction)."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return [s for s in statements if s.strip(" ;\n")]

@@ -205,8 +205,10 @@ class Tool:
 
     ``input_schema`` is a JSON Schema object; the core validates arguments against it, fills top-level
     ``default`` values, and calls ``handler`` with the result. Sync handlers run in a worker thread.
-    ``log_view`` turns arguments into what may be written to the log (the default logs them as given,
-    through the redaction pipeline).
+    ``log_view`` turns arguments into what may be written to the log (without it the ``tool_call`` record shows
+    each argument's type and size, and the values only with ``EGO_LOG_ARGUMENTS=1``, through the redaction
+    pipeline). ``needs`` names plugins the tool cannot work without: it is served only while every one of them
+    is enabled and running (a plugin that merely uses another when present does not name it).
     """
 
     name: str
@@ -215,6 +217,7 @@ class Tool:
     handler: ToolHandler
     tier: Literal["surface", "backend"] = "backend"
     log_view: LogView | None = None
+    needs: frozenset[str] = attrs.field(default=frozenset(), converter=_name_set)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -309,7 +309,7 @@ async def test_wake_up_tells_the_agent_which_plugins_failed_to_start(make_host: 
     data = text.partition("\n\n---\n")[0]
     assert data.splitlines()[1:] == [
         "Last memory: a walk.",
-        "Not working right now: failing (failed to load or start; whoever runs ego can see why with `ego doctor`).",
+        "Not working right now: failing (failed to start); whoever runs ego can see why with `ego doctor`.",
     ]
     assert "could not be downloaded" not in text  # the reason is for the operator, not the agent
 

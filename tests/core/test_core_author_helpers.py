@@ -1,0 +1,262 @@
+"""The small helpers a plugin author would otherwise write by hand: a plugin's SQLite database, the session
+marker, ``Tool(needs=...)``; and what the host tells an author who got something wrong (a hook parameter with a
+default, a misspelt hook, a plugin that failed before it served)."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from ego_core import Check, Clock, PluginContext, Section, Tool, hookimpl
+from ego_core.storage import DatabaseVersionError, open_database, read_database
+from ego_core.testing import call_ok, export_file, mcp_client, tool_text
+
+if TYPE_CHECKING:
+    from ego_core.testing import HostFactory
+
+pytestmark = pytest.mark.anyio
+
+MIGRATIONS = (
+    "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL);",
+    "ALTER TABLE notes ADD COLUMN created REAL NOT NULL DEFAULT 0;\nCREATE INDEX notes_created ON notes(created);",
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# A plugin's database
+
+
+def test_a_database_is_private_in_wal_mode_and_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "dream" / "dream.sqlite3"
+    with open_database(path, MIGRATIONS[:1]) as first:
+        assert first.version == 1
+        with first.write() as db:
+            db.execute("INSERT INTO notes(text) VALUES ('夢を見た')")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    with open_database(path, MIGRATIONS) as second:  # a release that adds a migration
+        assert second.version == 2
+        assert second.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert second.db.execute("SELECT text, created FROM notes").fetchall() == [("夢を見た", 0)]
+    with pytest.raises(DatabaseVersionError, match="newer than this plugin knows"):
+        open_database(path, MIGRATIONS[:1])  # an older release never touches a newer file
+
+
+def test_a_failing_write_changes_nothing_and_writers_take_turns(tmp_path: Path) -> None:
+    database = open_database(tmp_path / "d.sqlite3", MIGRATIONS)
+
+    def crash() -> None:
+        with database.write() as db:
+            db.execute("INSERT INTO notes(text) VALUES ('half')")
+            raise RuntimeError("crash in the middle")
+
+    with pytest.raises(RuntimeError):
+        crash()
+    assert database.db.execute("SELECT count(*) FROM notes").fetchone()[0] == 0
+
+    def add(n: int) -> None:
+        for i in range(20):
+            with database.write() as db:
+                (count,) = db.execute("SELECT count(*) FROM notes").fetchone()
+                db.execute("INSERT INTO notes(id, text) VALUES (?, ?)", (count + 1, f"{n}-{i}"))
+
+    threads = [threading.Thread(target=add, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert database.db.execute("SELECT count(*) FROM notes").fetchone()[0] == 80
+    database.close()
+
+
+def test_a_read_only_open_creates_and_migrates_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "d.sqlite3"
+    assert read_database(path) is None
+    assert not path.exists()
+    open_database(path, MIGRATIONS[:1]).close()
+    reader = read_database(path)
+    assert reader is not None
+    assert reader.version == 1  # not migrated
+    with pytest.raises(sqlite3.OperationalError), reader.write():
+        pass
+    with pytest.raises(sqlite3.OperationalError):
+        reader.db.execute("INSERT INTO notes(text) VALUES ('x')")
+    reader.close()
+
+
+class Journal:
+    """A plugin keeping its state with ``ctx.database``, its doctor check reading it with ``ctx.read_database``."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+
+    @hookimpl
+    def on_startup(self, ctx: PluginContext) -> None:
+        ctx.database(MIGRATIONS).close()
+        if self.fail:
+            raise OSError("the journal is damaged")
+
+    @hookimpl
+    def doctor_checks(self, ctx: PluginContext) -> list[Check]:
+        reader = ctx.read_database()
+        if reader is None:
+            return [Check("journal", False, "no journal yet")]
+        with reader:
+            return [Check("journal", not self.fail, f"schema version {reader.version}")]
+
+
+def test_ctx_opens_the_plugins_database_in_its_data_dir(make_host: HostFactory) -> None:
+    host = make_host({"journal": Journal()})
+    host.start()
+    path = host.settings.data_dir / "journal" / "journal.sqlite3"
+    assert path.is_file()
+    assert host.hooks.doctor_checks() == [("journal", [Check("journal", True, "schema version 2")])]
+
+
+def test_doctor_asks_a_plugin_that_failed_to_start(make_host: HostFactory) -> None:
+    host = make_host({"journal": Journal(fail=True)})
+    host.start()
+    assert not host.is_active("journal")
+    assert host.hooks.doctor_checks() == []  # withdrawn: not called among the running plugins
+    assert host.withdrawn_doctor_checks() == [("journal", [Check("journal", False, "schema version 2")])]
+
+
+# --------------------------------------------------------------------------------------------------
+# The session marker
+
+
+class SinceLastTime:
+    @hookimpl
+    def on_wake_up(self, ctx: PluginContext) -> Section:
+        previous = ctx.previous_session()
+        return Section(key="since", text=f"previous: {previous.isoformat() if previous else 'none'}", order=900)
+
+
+async def test_wake_up_records_when_each_session_began(make_host: HostFactory) -> None:
+    first = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+    clock = Clock(first)
+    host = make_host({"since": SinceLastTime()}, clock=clock)
+    assert host.context("since").previous_session() is None
+    async with mcp_client(host) as client:
+        assert "previous: none" in await call_ok(client, "wake_up")
+        clock.set(first + timedelta(hours=5))
+        assert f"previous: {first.isoformat()}" in await call_ok(client, "wake_up")
+    assert host.context("since").previous_session() == first
+    other = make_host({"since": SinceLastTime()}, clock=clock)  # another process on the same data dir
+    assert other.context("since").previous_session() == first + timedelta(hours=5)
+
+
+# --------------------------------------------------------------------------------------------------
+# Tool(needs=...)
+
+
+def _tool(name: str, needs: tuple[str, ...] = ()) -> Tool:
+    return Tool(name=name, description="d", input_schema={"type": "object"}, handler=lambda _a: "ok", needs=needs)
+
+
+class Dreams:
+    @hookimpl
+    def register_tools(self, register: Callable[[Tool], None]) -> None:
+        register(_tool("dream", needs=("memory",)))
+        register(_tool("sleep"))
+
+
+class FakeMemory:
+    def __init__(self, fail: bool = False) -> None:
+        self.fail = fail
+
+    @hookimpl
+    def on_startup(self) -> None:
+        if self.fail:
+            raise OSError("no model")
+
+
+def test_a_tool_is_served_only_while_the_plugins_it_needs_are(make_host: HostFactory) -> None:
+    alone = make_host({"dreams": Dreams()})
+    alone.start()
+    assert {t.name for _p, t in alone.tools()} >= {"sleep"}
+    assert alone.tool("dream") is None
+    with_memory = make_host({"dreams": Dreams(), "memory": FakeMemory()})
+    with_memory.start()
+    assert with_memory.tool("dream") is not None
+    broken = make_host({"dreams": Dreams(), "memory": FakeMemory(fail=True)})
+    broken.start()
+    assert broken.tool("dream") is None
+    assert broken.tool("sleep") is not None
+
+
+# --------------------------------------------------------------------------------------------------
+# What the host tells an author
+
+
+class DefaultParameter:
+    @hookimpl
+    def on_wake_up(self, ctx: Any = None) -> str:
+        return "never"
+
+
+class Misspelt:
+    @hookimpl
+    def on_wakeup(self) -> str:
+        return "never"
+
+
+class FailingTools:
+    @hookimpl
+    def register_tools(self, register: Callable[[Tool], None]) -> None:
+        raise ValueError("schema typo")
+
+
+def reasons(host: Any) -> dict[str, str]:
+    return {status.id: status.reason for status in host.statuses()}
+
+
+async def test_refused_plugins_are_named_with_why_and_wake_up_names_the_stage(make_host: HostFactory) -> None:
+    host = make_host({"defaults": DefaultParameter(), "misspelt": Misspelt(), "tools": FailingTools()})
+    found = reasons(host)
+    assert "[validate] implements 'on_wake_up' with a default value for ctx" in found["defaults"]
+    assert "[validate] implements unknown hook 'on_wakeup' (did you mean 'on_wake_up'?)" in found["misspelt"]
+    assert "docs/hooks.md" not in found["misspelt"]  # pip users have no such file
+    assert "[register:register_tools]" in found["tools"]
+    async with mcp_client(host) as client:
+        text = tool_text(await client.call_tool("wake_up", {}))
+    assert (
+        "Not working right now: defaults (refused: invalid hook implementations), misspelt (refused: invalid hook "
+        "implementations), tools (failed to register its tools); whoever runs ego can see why with `ego doctor`."
+    ) in text
+
+
+class Stateful:
+    """Keeps a file in its data directory, exports nothing."""
+
+    @hookimpl
+    def on_startup(self, ctx: PluginContext) -> None:
+        (ctx.data_dir / "state.json").write_text("{}", encoding="utf-8")
+
+
+def test_an_export_names_a_plugin_whose_state_it_leaves_out(make_host: HostFactory, tmp_path: Path) -> None:
+    host = make_host({"stateful": Stateful()})
+    host.start()
+    summary = export_file(host, tmp_path / "export.jsonl", include_private=False)
+    assert summary.unexported == ["stateful"]
+
+
+def test_hook_names_suggested_for_a_misspelling(tmp_path: Path) -> None:
+    """Only close names are suggested; otherwise every hook is listed."""
+
+    class Far:
+        @hookimpl
+        def zzz_unrelated(self) -> None:
+            return None
+
+    from ego_core import Settings, build_host
+
+    host = build_host(Settings(data_dir=tmp_path / "data"), autoload=False, plugins={"far": Far()})
+    reason = reasons(host)["far"]
+    assert "ego's hooks: register_tools, " in reason
