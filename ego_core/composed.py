@@ -11,7 +11,6 @@ from ego_core.core_commands import core_commands
 from ego_core.hookspecs import hookimpl
 from ego_core.responses import compose_sections
 from ego_core.status import UNAVAILABLE_WORDING
-from ego_core.status import UNAVAILABLE_WORDING
 from ego_core.types import Command, Response, ScaffoldItem, ScaffoldLine, Tool
 
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
