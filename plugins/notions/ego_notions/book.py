@@ -1,0 +1,329 @@
+"""What the notions plugin does: form notions in consolidate, keep them, reinforce and weaken them, curate them.
+
+``NotionBook`` is also the ``notions.store`` service (``ego_core.NotionStore``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime, tzinfo
+
+import attrs
+
+from ego_core import ConsolidationRun, Memory, MemoryService, NotionView, log_event
+from ego_notions.cliques import find_cliques
+from ego_notions.model import (
+    CONTRADICT_STEP,
+    DORMANT_BELOW,
+    DUPLICATE_JACCARD,
+    LINK_SHARED,
+    MIN_MEMBERS,
+    PRUNE_BELOW,
+    REINFORCE_STEP,
+    Notion,
+    clamp,
+    confidence_for,
+    duplicate_of,
+    is_ephemeral,
+    jaccard,
+    label_for,
+    merged,
+    rank_key,
+    relinked,
+    same_sign,
+    tags_of,
+    tone_of,
+)
+from ego_notions.store import NotionDB, new_id
+
+MAX_NODES = 2000
+"""Memories a consolidation looks at: the replayed ones first, then their linked neighbours."""
+MAX_CANDIDATES = 64
+"""Best-connected memories the clique search runs on."""
+MAX_CALLS = 10_000
+"""Steps of the clique search before it stops with what it found."""
+
+
+@attrs.frozen
+class PassReport:
+    created: int = 0
+    decayed: int = 0
+    pruned: int = 0
+    merged: int = 0
+    linked: int = 0
+    looked_at: int = 0
+    capped: bool = False
+
+    def summary(self) -> str:
+        parts = [
+            f"{verb} {n} {noun}."
+            for verb, n, noun in (
+                ("Formed", self.created, "notion(s)"),
+                ("Faded", self.decayed, "notion(s)"),
+                ("Let go of", self.pruned, "notion(s)"),
+                ("Merged", self.merged, "duplicate notion(s)"),
+                ("Linked", self.linked, "notion pair(s)"),
+            )
+            if n
+        ]
+        return " ".join(parts)
+
+
+class NotionBook:
+    """The notions store and its rules; implements ``ego_core.NotionStore``."""
+
+    def __init__(
+        self,
+        db: NotionDB,
+        now: Callable[[], datetime],
+        memories: Callable[[], MemoryService | None],
+        log: logging.Logger,
+        tz: Callable[[], tzinfo] = lambda: UTC,
+    ) -> None:
+        self.db = db
+        self.now = now
+        self.memories = memories
+        self.log = log
+        self.tz = tz
+
+    # ----------------------------------------------------------------------------------------------
+    # notions.store
+
+    def notions(self, *, min_confidence: float = 0.0, limit: int | None = None) -> Sequence[NotionView]:
+        now = self.now()
+        held = [n for n in self.ranked(now) if n.confidence_at(now) >= min_confidence]
+        return [n.view(now) for n in (held if limit is None else held[: max(0, limit)])]
+
+    def convictions(self) -> Sequence[NotionView]:
+        now = self.now()
+        return [n.view(now) for n in self.ranked(now) if n.is_conviction(now)]
+
+    def for_person(self, person: str) -> Sequence[NotionView]:
+        now = self.now()
+        wanted = person.strip().casefold()
+        return [n.view(now) for n in self.ranked(now) if n.person and n.person.casefold() == wanted]
+
+    def ranked(self, now: datetime) -> list[Notion]:
+        return sorted(self.db.all(), key=lambda n: rank_key(n, now))
+
+    # ----------------------------------------------------------------------------------------------
+    # consolidate
+
+    def consolidate(self, run: ConsolidationRun) -> PassReport:
+        """Form notions from cliques around the replayed memories, then decay, prune, merge and link."""
+        service = self.memories()
+        created = 0
+        looked_at = 0
+        capped = False
+        now = self.now()
+        if service is not None and run.recent_ids:
+            cliques, loaded = find_cliques(
+                service, run.recent_ids, max_nodes=MAX_NODES, max_candidates=MAX_CANDIDATES, max_calls=MAX_CALLS
+            )
+            looked_at, capped = cliques.nodes, cliques.capped
+            if capped:
+                log_event(self.log, "notions_search_capped", nodes=cliques.nodes, cliques=len(cliques.groups))
+            near = self.db.holding({i for group in cliques.groups for i in group})
+            fresh: list[Notion] = []
+            for group in cliques.groups:
+                if duplicate_of(group, [*near, *fresh]):
+                    continue
+                notion = self._form([loaded[i] for i in group if i in loaded], now)
+                if notion is not None:
+                    fresh.append(notion)
+            self.db.apply(save=fresh)
+            created = len(fresh)
+        decayed, pruned = self._decay(now)
+        merged_count = self._merge_duplicates(now)
+        linked = self._link(now)
+        report = PassReport(created, decayed, pruned, merged_count, linked, looked_at, capped)
+        log_event(
+            self.log,
+            "notions_consolidated",
+            created=created,
+            decayed=decayed,
+            pruned=pruned,
+            merged=merged_count,
+            linked=linked,
+            looked_at=looked_at,
+        )
+        return report
+
+    def _form(self, members: Sequence[Memory], now: datetime) -> Notion | None:
+        if len(members) < MIN_MEMBERS or is_ephemeral(members):
+            return None
+        public = [m for m in members if not m.is_private]
+        tone = tone_of(members)
+        tags = tags_of(public)
+        return Notion(
+            id=new_id(),
+            label=label_for(tags, public, tone),
+            tone=tone,
+            valence=round(sum(m.emotional_trace.valence for m in members) / len(members), 4),
+            confidence=confidence_for(len(members)),
+            anchored=now,
+            created=now,
+            reinforced=now,
+            sources=tuple(m.id for m in members),
+            tags=tags,
+        )
+
+    def _decay(self, now: datetime) -> tuple[int, int]:
+        """Prune notions faded below the floor; count those that faded since they were last set."""
+        notions = self.db.all()
+        gone = [n.id for n in notions if n.confidence_at(now) < PRUNE_BELOW]
+        faded = sum(1 for n in notions if n.id not in gone and n.confidence_at(now) < n.confidence - 0.005)
+        if gone:
+            self._delete(gone)
+        return faded, len(gone)
+
+    def _merge_duplicates(self, now: datetime) -> int:
+        """Fold notions whose sources overlap by Jaccard ≥ 0.6 into the strongest of their group."""
+        notions = {n.id: n for n in self.db.all()}
+        parent = {i: i for i in notions}
+
+        def root(i: str) -> str:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        for a, b in _sharing(notions.values(), 1):
+            if jaccard(notions[a].sources, notions[b].sources) >= DUPLICATE_JACCARD:
+                parent[root(a)] = root(b)
+        groups: dict[str, list[Notion]] = defaultdict(list)
+        for notion in notions.values():
+            groups[root(notion.id)].append(notion)
+        count = 0
+        for group in groups.values():
+            if len(group) < 2:
+                continue
+            group.sort(key=lambda n: (-n.confidence_at(now), -n.reinforcement_count, n.created, n.id))
+            for absorbed in group[1:]:
+                self.merge(absorbed.id, group[0].id)
+                count += 1
+        return count
+
+    def _link(self, now: datetime) -> int:
+        """Link notions that share at least two memories (both ways)."""
+        notions = {n.id: n for n in self.db.all()}
+        pairs = [
+            (a, b)
+            for a, b in _sharing(notions.values(), LINK_SHARED)
+            if b not in notions[a].related or a not in notions[b].related
+        ]
+        changed: dict[str, Notion] = {}
+        for a, b in pairs:
+            for one, other in ((a, b), (b, a)):
+                notion = changed.get(one, notions[one])
+                if other not in notion.related:
+                    changed[one] = attrs.evolve(notion, related=(*notion.related, other))
+        self.db.apply(save=list(changed.values()))
+        return len(pairs)
+
+    # ----------------------------------------------------------------------------------------------
+    # remember / forget
+
+    def remembered(self, memory: Memory) -> None:
+        """A stored memory with tags reinforces the notions sharing a tag, or weakens those it contradicts."""
+        if not memory.tags:
+            return
+        now = self.now()
+        save: list[Notion] = []
+        delete: list[str] = []
+        for notion in self.db.tagged(memory.tags):
+            current = notion.confidence_at(now)
+            if same_sign(memory.emotional_trace.valence, notion.valence):
+                sources = notion.sources if memory.id in notion.sources else (*notion.sources, memory.id)
+                save.append(
+                    attrs.evolve(
+                        notion,
+                        confidence=clamp(current + REINFORCE_STEP),
+                        anchored=now,
+                        reinforced=now,
+                        reinforcement_count=notion.reinforcement_count + 1,
+                        sources=sources,
+                    )
+                )
+            elif current - CONTRADICT_STEP < DORMANT_BELOW:
+                delete.append(notion.id)
+            else:
+                save.append(attrs.evolve(notion, confidence=clamp(current - CONTRADICT_STEP), anchored=now))
+        if delete:
+            self._delete(delete)
+        self.db.apply(save=save)
+        if save or delete:
+            log_event(self.log, "notions_remembered", touched=len(save), let_go=len(delete))
+
+    def forgot(self, memory_id: str) -> None:
+        """Drop a forgotten memory from every notion's sources."""
+        holding = self.db.holding([memory_id])
+        self.db.apply(save=[attrs.evolve(n, sources=tuple(s for s in n.sources if s != memory_id)) for n in holding])
+
+    # ----------------------------------------------------------------------------------------------
+    # curation
+
+    def merge(self, absorbed_id: str, kept_id: str, person: str | None = None, *, set_person: bool = False) -> Notion:
+        """Fold ``absorbed_id`` into ``kept_id`` and point every reference at the kept one."""
+        absorbed, kept = self.db.get(absorbed_id), self.db.get(kept_id)
+        if absorbed is None or kept is None or absorbed_id == kept_id:
+            raise KeyError(absorbed_id if absorbed is None else kept_id)
+        result = merged(kept, absorbed, self.now(), person, set_person=set_person)
+        referring = [
+            relinked(n, absorbed_id, kept_id)
+            for n in self.db.all()
+            if n.id not in (absorbed_id, kept_id)
+            and (absorbed_id in n.related or any(absorbed_id in f.get("value", []) for f in _id_fields(n)))
+        ]
+        self.db.apply(save=[result, *referring], delete=[absorbed_id])
+        return result
+
+    def _delete(self, ids: Iterable[str]) -> None:
+        """Delete notions and every reference other notions hold to them."""
+        gone = set(ids)
+        save: dict[str, Notion] = {}
+        for notion in self.db.all():
+            if notion.id in gone:
+                continue
+            refs = gone.intersection(notion.related) or any(
+                gone.intersection(f.get("value", [])) for f in _id_fields(notion)
+            )
+            if refs:
+                related = tuple(r for r in notion.related if r not in gone)
+                meta = {
+                    k: (
+                        {"type": "notion_ids", "value": [i for i in f["value"] if i not in gone]}
+                        if f.get("type") == "notion_ids"
+                        else f
+                    )
+                    for k, f in notion.meta.items()
+                }
+                save[notion.id] = attrs.evolve(notion, related=related, meta=meta)
+        self.db.apply(save=list(save.values()), delete=sorted(gone))
+
+    def delete(self, notion_id: str) -> bool:
+        if self.db.get(notion_id) is None:
+            return False
+        self._delete([notion_id])
+        return True
+
+
+def _id_fields(notion: Notion) -> list[dict[str, list[str]]]:
+    return [dict(f) for f in notion.meta.values() if f.get("type") == "notion_ids"]
+
+
+def _sharing(notions: Iterable[Notion], at_least: int) -> list[tuple[str, str]]:
+    """Pairs of notions (a < b) sharing at least ``at_least`` source memories (found through the memories)."""
+    by_memory: dict[str, list[str]] = defaultdict(list)
+    for notion in notions:
+        for memory_id in set(notion.sources):
+            by_memory[memory_id].append(notion.id)
+    shared: dict[tuple[str, str], int] = defaultdict(int)
+    for holders in by_memory.values():
+        ordered = sorted(holders)
+        for i, a in enumerate(ordered):
+            for b in ordered[i + 1 :]:
+                shared[(a, b)] += 1
+    return sorted(pair for pair, n in shared.items() if n >= at_least)

@@ -1,0 +1,147 @@
+"""The ``curate_notions`` tool: list, merge, relabel, delete, and meta fields."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import attrs
+
+from ego_core import InvalidArgumentError, Response, ToolError, is_blank, relative_age
+from ego_notions.book import NotionBook
+from ego_notions.model import Notion, meta_summary
+
+NAME: Final = "curate_notions"
+DESCRIPTION: Final = "Your notions: list, merge, relabel (or bind to a person), delete, meta fields."
+ACTIONS: Final = ("list", "merge", "relabel", "delete", "add_meta", "update_meta", "remove_meta")
+NOTION_ID: Final = {"type": "string", "pattern": "^notion_[0-9a-f]{12}$"}
+MAX_LABEL: Final = 120
+MAX_META: Final = 300
+LIST_LIMIT: Final = 15
+SCHEMA: Final[Mapping[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "action": {"enum": list(ACTIONS)},
+        "notion_id": NOTION_ID,
+        "merge_into": NOTION_ID,
+        "new_label": {"type": "string", "maxLength": MAX_LABEL},
+        "person": {"type": "string", "maxLength": 80},
+        "meta_key": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,40}$"},
+        "meta_type": {"enum": ["text", "notion_ids"]},
+        "meta_value": {"type": ["string", "array"], "items": NOTION_ID},
+    },
+    "required": ["action"],
+    "additionalProperties": False,
+}
+SCAFFOLD: Final = (
+    "Which of these still ring true? Which have gone quiet?",
+    "Is anything here that should be one thing instead of two?",
+)
+
+
+def _line(notion: Notion, book: NotionBook) -> str:
+    now = book.now()
+    return (
+        f'- {notion.id}: "{notion.label}" conf={notion.confidence_at(now):.2f} reinf={notion.reinforcement_count} '
+        f"age={relative_age(notion.created, now)} person={notion.person or '-'} related={len(notion.related)}"
+        f"{' conviction' if notion.is_conviction(now) else ''}{meta_summary(notion)}"
+    )
+
+
+def _required(args: Mapping[str, Any], name: str, action: str) -> Any:
+    value = args.get(name)
+    if value is None or (isinstance(value, str) and is_blank(value)):
+        raise ToolError(f"`{name}` is required for {action}.")
+    return value
+
+
+def _existing(book: NotionBook, notion_id: str) -> Notion:
+    notion = book.db.get(notion_id)
+    if notion is None:
+        raise ToolError(
+            f"Notion not found: {notion_id}", ("curate_notions(action='list') shows the notions and their ids.",)
+        )
+    return notion
+
+
+def _person(value: Any) -> str | None:
+    text = " ".join(str(value).split())
+    return text or None
+
+
+def curate(book: NotionBook, args: Mapping[str, Any]) -> Response:
+    action = str(args["action"])
+    if action == "list":
+        notions = book.ranked(book.now())
+        if not notions:
+            return Response(data="No notions yet: they form in consolidate from memories linked to each other.")
+        shown = notions[:LIST_LIMIT]
+        head = f"{len(notions)} notion(s)" + (
+            f", the {LIST_LIMIT} most confident:" if len(notions) > LIST_LIMIT else ":"
+        )
+        return Response(data="\n".join([head, *(_line(n, book) for n in shown)]), scaffold=SCAFFOLD)
+    notion_id = str(_required(args, "notion_id", action))
+    notion = _existing(book, notion_id)
+    if action == "delete":
+        book.delete(notion_id)
+        return Response(data=f"Deleted {notion_id}.")
+    if action == "merge":
+        into = str(_required(args, "merge_into", action))
+        _existing(book, into)
+        if into == notion_id:
+            raise InvalidArgumentError("merge_into", "another notion than notion_id")
+        person = _person(args["person"]) if "person" in args else None
+        kept = book.merge(notion_id, into, person, set_person="person" in args)
+        return Response(data=f"Merged {notion_id} into {into}.\n{_line(kept, book)}")
+    if action == "relabel":
+        label = " ".join(str(_required(args, "new_label", action)).split())
+        changed = attrs.evolve(notion, label=label)
+        if "person" in args:
+            changed = attrs.evolve(changed, person=_person(args["person"]))
+        book.db.apply(save=[changed])
+        return Response(data=f"Renamed {notion_id}.\n{_line(changed, book)}")
+    return _meta(book, notion, action, args)
+
+
+def _meta(book: NotionBook, notion: Notion, action: str, args: Mapping[str, Any]) -> Response:
+    key = str(_required(args, "meta_key", action))
+    meta = dict(notion.meta)
+    if action == "remove_meta":
+        if key not in meta:
+            raise ToolError(f"Notion {notion.id} has no meta field '{key}'.")
+        del meta[key]
+        book.db.apply(save=[attrs.evolve(notion, meta=meta)])
+        return Response(data=f"Removed meta field '{key}' from {notion.id}.")
+    if action == "add_meta":
+        if key in meta:
+            raise ToolError(f"Meta field '{key}' already exists on {notion.id}; use update_meta to change it.")
+        kind = str(_required(args, "meta_type", action))
+    else:
+        if key not in meta:
+            raise ToolError(f"Notion {notion.id} has no meta field '{key}'; use add_meta.")
+        kind = str(meta[key]["type"])
+    value = _required(args, "meta_value", action)
+    meta[key] = {"type": kind, "value": _meta_value(book, notion, kind, value)}
+    book.db.apply(save=[attrs.evolve(notion, meta=meta)])
+    verb = "Added" if action == "add_meta" else "Updated"
+    return Response(data=f"{verb} meta field '{key}' ({kind}) on {notion.id}.")
+
+
+def _meta_value(book: NotionBook, notion: Notion, kind: str, value: Any) -> Any:
+    if kind == "text":
+        if not isinstance(value, str) or is_blank(value):
+            raise InvalidArgumentError("meta_value", "text of 1 to 300 characters for a text field")
+        text = " ".join(value.split())
+        if len(text) > MAX_META:
+            raise InvalidArgumentError("meta_value", "text of 1 to 300 characters for a text field")
+        return text
+    ids = [value] if isinstance(value, str) else list(value)
+    ids = list(dict.fromkeys(str(i) for i in ids))
+    if not ids:
+        raise InvalidArgumentError("meta_value", "one or more notion ids for a notion_ids field")
+    if notion.id in ids:
+        raise InvalidArgumentError("meta_value", "notion ids other than the notion's own")
+    missing = [i for i in ids if book.db.get(i) is None]
+    if missing:
+        raise ToolError(f"Notion(s) not found: {', '.join(missing)}")
+    return ids

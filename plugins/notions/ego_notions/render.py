@@ -1,0 +1,66 @@
+"""How notions show in other tools' answers: recall's notion lines and introspect's notion landscape."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ego_core import Memory
+from ego_notions.book import NotionBook
+from ego_notions.model import CONVICTION_CONFIDENCE, Notion, meta_summary
+
+RECALL_NOTIONS = 3
+LANDSCAPE = 5
+
+
+def _related(book: NotionBook, notion: Notion, limit: int = 2) -> list[Notion]:
+    now = book.now()
+    return sorted(book.db.many(notion.related), key=lambda n: (-n.confidence_at(now), n.label))[:limit]
+
+
+def recall_lines(book: NotionBook, memories: Sequence[Memory]) -> tuple[str, ...]:
+    """Notions sharing a memory or a tag with the recalled memories (at most three)."""
+    if not memories:
+        return ()
+    now = book.now()
+    ids = {m.id for m in memories}
+    tags = {t.casefold() for m in memories for t in m.tags}
+    found = {n.id: n for n in [*book.db.holding(ids), *book.db.tagged(tags)]}
+    if not found:
+        return ()
+
+    def key(n: Notion) -> tuple[int, int, float, str]:
+        return (
+            -len(ids.intersection(n.sources)),
+            -len(tags.intersection(t.casefold() for t in n.tags)),
+            -n.confidence_at(now),
+            n.label,
+        )
+
+    lines = ["Notions:"]
+    for notion in sorted(found.values(), key=key)[:RECALL_NOTIONS]:
+        lines.append(f'"{notion.label}" {notion.tone} confidence: {notion.confidence_at(now):.1f}')
+        for field_key, field in sorted(notion.meta.items()):
+            if field.get("type") == "text":
+                value = str(field.get("value", ""))
+                lines.append(f"  [{field_key}] {value if len(value) <= 50 else value[:47] + '...'}")
+        related = _related(book, notion)
+        if related:
+            lines.append("  → " + ", ".join(f'"{r.label}" confidence: {r.confidence_at(now):.1f}' for r in related))
+    return tuple(lines)
+
+
+def introspect_text(book: NotionBook) -> str:
+    """``Notion landscape:`` the strongest notions (confidence ≥ 0.7), at most five."""
+    now = book.now()
+    strong = [n for n in book.ranked(now) if n.confidence_at(now) >= CONVICTION_CONFIDENCE][:LANDSCAPE]
+    if not strong:
+        return ""
+    lines = ["Notion landscape:"]
+    for notion in strong:
+        related = _related(book, notion)
+        arrow = " → " + ", ".join(f'"{r.label}"' for r in related) if related else ""
+        mark = " (conviction)" if notion.is_conviction(now) else ""
+        lines.append(
+            f'- "{notion.label}" confidence: {notion.confidence_at(now):.1f}{mark}{arrow}{meta_summary(notion)}'
+        )
+    return "\n".join(lines)
