@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -12,23 +13,26 @@ from ego_notions.book import NotionBook
 from ego_notions.model import Notion, meta_summary
 
 NAME: Final = "curate_notions"
-DESCRIPTION: Final = "Your notions: list, merge, relabel (or bind to a person), delete, meta fields."
+DESCRIPTION: Final = "List, merge, relabel, delete your notions; meta fields."
 ACTIONS: Final = ("list", "merge", "relabel", "delete", "add_meta", "update_meta", "remove_meta")
-NOTION_ID: Final = {"type": "string", "pattern": "^notion_[0-9a-f]{12}$"}
+NOTION_ID: Final = re.compile(r"^notion_[0-9a-f]{12}$")
+META_KEY: Final = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 MAX_LABEL: Final = 120
+MAX_PERSON: Final = 80
 MAX_META: Final = 300
 LIST_LIMIT: Final = 15
+TEXT: Final[Mapping[str, Any]] = {"type": "string"}
 SCHEMA: Final[Mapping[str, Any]] = {
     "type": "object",
     "properties": {
         "action": {"enum": list(ACTIONS)},
-        "notion_id": NOTION_ID,
-        "merge_into": NOTION_ID,
-        "new_label": {"type": "string", "maxLength": MAX_LABEL},
-        "person": {"type": "string", "maxLength": 80},
-        "meta_key": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,40}$"},
+        "notion_id": TEXT,
+        "merge_into": TEXT,
+        "new_label": TEXT,
+        "person": TEXT,
+        "meta_key": TEXT,
         "meta_type": {"enum": ["text", "notion_ids"]},
-        "meta_value": {"type": ["string", "array"], "items": NOTION_ID},
+        "meta_value": {"type": ["string", "array"]},
     },
     "required": ["action"],
     "additionalProperties": False,
@@ -55,6 +59,13 @@ def _required(args: Mapping[str, Any], name: str, action: str) -> Any:
     return value
 
 
+def _notion_id(args: Mapping[str, Any], name: str, action: str) -> str:
+    value = str(_required(args, name, action)).strip()
+    if not NOTION_ID.match(value):
+        raise InvalidArgumentError(name, "a notion id: notion_ and 12 hex digits (curate_notions list shows them)")
+    return value
+
+
 def _existing(book: NotionBook, notion_id: str) -> Notion:
     notion = book.db.get(notion_id)
     if notion is None:
@@ -66,6 +77,8 @@ def _existing(book: NotionBook, notion_id: str) -> Notion:
 
 def _person(value: Any) -> str | None:
     text = " ".join(str(value).split())
+    if len(text) > MAX_PERSON:
+        raise InvalidArgumentError("person", f"a name of at most {MAX_PERSON} characters, or empty to unbind")
     return text or None
 
 
@@ -80,13 +93,13 @@ def curate(book: NotionBook, args: Mapping[str, Any]) -> Response:
             f", the {LIST_LIMIT} most confident:" if len(notions) > LIST_LIMIT else ":"
         )
         return Response(data="\n".join([head, *(_line(n, book) for n in shown)]), scaffold=SCAFFOLD)
-    notion_id = str(_required(args, "notion_id", action))
+    notion_id = _notion_id(args, "notion_id", action)
     notion = _existing(book, notion_id)
     if action == "delete":
         book.delete(notion_id)
         return Response(data=f"Deleted {notion_id}.")
     if action == "merge":
-        into = str(_required(args, "merge_into", action))
+        into = _notion_id(args, "merge_into", action)
         _existing(book, into)
         if into == notion_id:
             raise InvalidArgumentError("merge_into", "another notion than notion_id")
@@ -95,6 +108,8 @@ def curate(book: NotionBook, args: Mapping[str, Any]) -> Response:
         return Response(data=f"Merged {notion_id} into {into}.\n{_line(kept, book)}")
     if action == "relabel":
         label = " ".join(str(_required(args, "new_label", action)).split())
+        if len(label) > MAX_LABEL:
+            raise InvalidArgumentError("new_label", f"a label of at most {MAX_LABEL} characters")
         changed = attrs.evolve(notion, label=label)
         if "person" in args:
             changed = attrs.evolve(changed, person=_person(args["person"]))
@@ -105,6 +120,8 @@ def curate(book: NotionBook, args: Mapping[str, Any]) -> Response:
 
 def _meta(book: NotionBook, notion: Notion, action: str, args: Mapping[str, Any]) -> Response:
     key = str(_required(args, "meta_key", action))
+    if not META_KEY.match(key):
+        raise InvalidArgumentError("meta_key", "1 to 40 letters, digits, '_', '.' or '-'")
     meta = dict(notion.meta)
     if action == "remove_meta":
         if key not in meta:
@@ -136,7 +153,9 @@ def _meta_value(book: NotionBook, notion: Notion, kind: str, value: Any) -> Any:
             raise InvalidArgumentError("meta_value", "text of 1 to 300 characters for a text field")
         return text
     ids = [value] if isinstance(value, str) else list(value)
-    ids = list(dict.fromkeys(str(i) for i in ids))
+    if not all(isinstance(i, str) and NOTION_ID.match(i) for i in ids):
+        raise InvalidArgumentError("meta_value", "notion ids (notion_ and 12 hex digits) for a notion_ids field")
+    ids = list(dict.fromkeys(ids))
     if not ids:
         raise InvalidArgumentError("meta_value", "one or more notion ids for a notion_ids field")
     if notion.id in ids:

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ego_core import MemoryService, Response, ToolError, truncate
+from ego_core import InvalidArgumentError, MemoryService, Response, ToolError, truncate
 from ego_notions.book import NotionBook
 from ego_notions.model import Notion
 
 NAME: Final = "explore"
-DESCRIPTION: Final = "Walk your memory from a memory or notion id (edges by kind); no seed: your notion network."
+DESCRIPTION: Final = "Walk your memory from a memory or notion id; no seed: your notion network."
 SCHEMA: Final[Mapping[str, Any]] = {
     "type": "object",
     "properties": {
-        "seed": {"type": "string", "pattern": "^(mem|notion)_[0-9A-Za-z_-]{1,64}$"},
-        "depth": {"type": "integer", "minimum": 1, "maximum": 4, "default": 2},
+        "seed": {"type": "string"},
+        "depth": {"type": "integer", "minimum": 1, "maximum": 4},
     },
     "additionalProperties": False,
 }
+SEED: Final = re.compile(r"^(mem|notion)_[0-9A-Za-z]{1,40}$")
 MAX_NODES: Final = 30
 MAX_MEMORY_LINKS: Final = 12
 """Links followed from one memory (the most confident), so a hub cannot flood the walk."""
@@ -39,7 +41,7 @@ def explore(book: NotionBook, args: Mapping[str, Any]) -> Response:
     seed = args.get("seed")
     if seed is None:
         return network(book)
-    return walk(book, str(seed), int(args.get("depth", 2)))
+    return walk(book, str(seed).strip(), int(args.get("depth", 2)))
 
 
 def _memory_label(content: str, private: bool) -> str:
@@ -69,6 +71,8 @@ def walk(book: NotionBook, seed: str, depth: int) -> Response:
             memories[ident] = got[0]
         return True
 
+    if not SEED.match(seed):
+        raise InvalidArgumentError("seed", "a memory id (mem_…, as recall shows) or a notion id (notion_…)")
     if not node(seed):
         raise ToolError(
             f"Seed not found: {seed}",
