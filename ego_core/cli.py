@@ -108,12 +108,15 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
             target = groups[command.group]
         shown = command.help if plugin_id == CORE_PLUGIN_ID else f"{command.help} [{plugin_id}]"
         command_parser = target.add_parser(command.name, allow_abbrev=False, help=shown)
-        if command.group != "token":  # `ego token new` reads no configuration and loads no plugin
+        if command.group not in _STANDALONE:  # `ego token new` reads no configuration and loads no plugin
             _selection_options(command_parser)
         command.configure(command_parser)
         command_parser.set_defaults(_plugin_command=command)
     return parser
 
+
+_STANDALONE = frozenset({"token", "plugin"})
+"""Command groups that read no configuration and load no plugin."""
 
 _VALUE_OPTIONS = frozenset({"--config", "--data-dir", "--agent", "--plugins", "--disable"})
 _FLAG_OPTIONS = frozenset({"-h", "--help", "--version"})
@@ -178,9 +181,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     _check_global_options(argv)
-    if _command_word(argv) == "token":
-        # `ego token new` needs neither the configuration, the data dir nor any plugin: it works even when
-        # plugin selection or the config file is broken (that is often when a token is being set up)
+    if _command_word(argv) in _STANDALONE:
+        # `ego token new` and `ego plugin new` need neither the configuration, the data dir nor any plugin: they
+        # work even when plugin selection or the config file is broken (that is often when a token is being set
+        # up, or a plugin written)
         args = build_parser([(CORE_PLUGIN_ID, c) for c in core_commands()]).parse_args(argv)
         try:
             return int(args._plugin_command.run(args, None))

@@ -264,6 +264,24 @@ def _token(args: argparse.Namespace, host: PluginHost | None = None) -> int:
     return 0
 
 
+def _plugin_new(args: argparse.Namespace, host: PluginHost | None = None) -> int:
+    from ego_core.plugin_template import check_plugin_id, ego_core_source, write_plugin
+
+    plugin_id = check_plugin_id(args.plugin_id.strip())
+    directory = Path(args.dir).expanduser() if args.dir else Path.cwd() / f"ego-{plugin_id.replace('_', '-')}"
+    core = ego_core_source()
+    written = write_plugin(plugin_id, directory, core)
+    print(f"wrote the plugin {plugin_id!r} ({len(written)} files) to {directory}")
+    print(f"  cd {directory} && tox        # its tests and mypy --strict; ego-core from {core} (or $EGO_CORE)")
+    print(f"  pip install {directory}      # into the environment that runs ego; then `ego plugins` lists it")
+    return 0
+
+
+def _configure_plugin_new(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("plugin_id", metavar="name", help="the plugin id (snake_case, e.g. dream)")
+    parser.add_argument("--dir", default=None, help="where to write it (default: ./ego-NAME; must not exist)")
+
+
 def _agent_new(args: argparse.Namespace, host: PluginHost) -> int:
     from ego_core.agents import create_space
 
@@ -364,6 +382,14 @@ def core_commands() -> list[Command]:
             _no_options,
             _agent_list,
             group="agent",
+            starts_host=False,
+        ),
+        Command(
+            "new",
+            "write a minimal, working plugin package to start from (tool, hook, config, storage, tests, tox)",
+            _configure_plugin_new,
+            _plugin_new,
+            group="plugin",
             starts_host=False,
         ),
         Command(

@@ -260,3 +260,57 @@ def test_hook_names_suggested_for_a_misspelling(tmp_path: Path) -> None:
     host = build_host(Settings(data_dir=tmp_path / "data"), autoload=False, plugins={"far": Far()})
     reason = reasons(host)["far"]
     assert "ego's hooks: register_tools, " in reason
+
+
+# --------------------------------------------------------------------------------------------------
+# ego plugin new (tests/e2e/test_e2e_plugin_new.py runs what it writes: tox, mypy --strict, ego serve)
+
+
+def test_ego_plugin_new_writes_a_small_plugin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import ast
+
+    from ego_core.cli import main
+
+    assert main(["plugin", "new", "night_notes", "--dir", str(tmp_path / "ego-night-notes")]) == 0
+    root = tmp_path / "ego-night-notes"
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+    assert files == [
+        "README.md",
+        "ego_night_notes/__init__.py",
+        "ego_night_notes/plugin.py",
+        "ego_night_notes/py.typed",
+        "pyproject.toml",
+        "tests/test_night_notes.py",
+        "tox.ini",
+    ]
+    for path in root.rglob("*.py"):
+        ast.parse(path.read_text(encoding="utf-8"))
+    assert 'night_notes = "ego_night_notes:NightNotesPlugin"' in (root / "pyproject.toml").read_text()
+    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "ego-hello"
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in root.rglob("*") if p.is_file())
+    hello = sum(len(p.read_text(encoding="utf-8").splitlines()) for p in example.rglob("*.py"))
+    assert lines < hello  # smaller than the example plugin's code alone
+    assert f"deps =\n    {{env:EGO_CORE:{Path(__file__).resolve().parents[2]}}}" in (root / "tox.ini").read_text()
+    assert "wrote the plugin 'night_notes' (7 files)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["Dream", "1dream", "dream-notes", "core", "dream_", "a__b"])
+def test_ego_plugin_new_refuses_a_bad_id(tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from ego_core.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plugin", "new", name, "--dir", str(tmp_path / "x")])
+    assert exit_info.value.code == 2
+    assert "ego: error: plugin id" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
+
+
+def test_ego_plugin_new_never_writes_over_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from ego_core.cli import main
+
+    (tmp_path / "ego-dream").mkdir()
+    (tmp_path / "ego-dream" / "mine.txt").write_text("keep", encoding="utf-8")
+    with pytest.raises(SystemExit):
+        main(["plugin", "new", "dream", "--dir", str(tmp_path / "ego-dream")])
+    assert "already exists and is not empty" in capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "ego-dream").iterdir()) == ["mine.txt"]
