@@ -4,9 +4,11 @@ tools, the guards (Host, token, CSRF), bad input, and privacy (no private text i
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from dashboard_support import PRIVATE, Seeded, build_seeded, csrf_of
@@ -265,3 +267,15 @@ def test_works_without_any_feature_plugin(make_host: HostFactory) -> None:
         assert client.get("/api/memories").json() == {"available": False, "results": []}
         assert client.get("/api/history").json()["memory"] is False
         assert client.get(f"/api/memories/m_{datetime.now(UTC):%Y}/graph").status_code == 404
+
+
+def test_vendored_files_match_their_notice() -> None:
+    root = Path(__file__).resolve().parents[1]
+    notice = (root / "README.md").read_text(encoding="utf-8")
+    vendor = root / "ego_dashboard" / "static" / "vendor"
+    for script in sorted(vendor.glob("*.js")):
+        digest = hashlib.sha256(script.read_bytes()).hexdigest()
+        assert f"| `{script.name}` |" in notice, f"{script.name} is not in dashboard/README.md"
+        assert digest in notice, f"{script.name}: its SHA-256 {digest} is not the one dashboard/README.md records"
+    for licence in ("LICENSE-chart.js.md", "LICENSE-cytoscape.txt"):
+        assert "Permission is hereby granted" in (vendor / licence).read_text(encoding="utf-8")

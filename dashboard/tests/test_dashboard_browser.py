@@ -76,6 +76,7 @@ def page(browser: Browser, served: str) -> Iterator[Page]:
 
 def test_every_view_renders(page: Page, seeded: Seeded) -> None:
     total = len(seeded.public_ids) + len(seeded.private_ids)
+    expect(page.locator("#token-form")).to_be_hidden()  # on loopback no token is asked for
     expect(page.locator("#feeling-summary")).to_contain_text(f"{total} memories")
     expect(page.locator("#now-questions li")).to_have_text(["What makes a walk feel calm? (active)"])
     assert page.locator("#body tr").count() > 0

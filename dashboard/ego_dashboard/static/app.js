@@ -72,7 +72,7 @@
     if (desires) {
       chart("desires", { type: "bar", data: { labels: Object.keys(desires), datasets: [
         { label: "level", data: Object.values(desires), backgroundColor: "#6a8caf" }] },
-        options: { indexAxis: "y", scales: { x: { min: 0, max: 1 } }, plugins: { legend: { display: false } } } });
+        options: { indexAxis: "y", scales: { x: { min: 0, max: 1 }, y: { ticks: { autoSkip: false } } }, plugins: { legend: { display: false } } } });
     }
     const body = $("body"); clear(body);
     $("body-missing").hidden = data.body !== null;
@@ -134,7 +134,9 @@
       ["id", "timestamp", "emotion", "secondary", "valence", "arousal", "intensity", "importance", "category", "tags", "access_count"];
     fields.forEach(function (f) {
       const tr = el("tr"); tr.appendChild(el("th", f));
-      tr.appendChild(el("td", Array.isArray(m[f]) ? m[f].join(", ") : typeof m[f] === "number" ? String(Math.round(m[f] * 100) / 100) : m[f]));
+      const v = m[f];
+      tr.appendChild(el("td", Array.isArray(v) ? v.join(", ") : typeof v === "number" ? String(Math.round(v * 100) / 100) :
+        f === "timestamp" ? when(v) : v));
       meta.appendChild(tr);
     });
     const links = $("detail-links"); clear(links);
@@ -199,7 +201,8 @@
   // ---- History
   async function loadHistory() {
     const data = await api("/api/history?range=" + encodeURIComponent($("range").value));
-    const labels = data.buckets.map(function (b) { return new Date(b.start).toLocaleString(); });
+    const format = data.range === "24h" ? { hour: "2-digit", minute: "2-digit" } : { month: "short", day: "numeric", hour: "2-digit" };
+    const labels = data.buckets.map(function (b) { return new Date(b.start).toLocaleString(undefined, format); });
     chart("h-emotion", { type: "line", data: { labels: labels, datasets: [
       { label: "valence", data: data.buckets.map(function (b) { return b.memories ? b.valence : null; }), spanGaps: true, borderColor: "#e07b39" },
       { label: "arousal", data: data.buckets.map(function (b) { return b.memories ? b.arousal : null; }), spanGaps: true, borderColor: "#6a8caf" },
