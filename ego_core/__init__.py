@@ -32,7 +32,9 @@ from ego_core.factory import build_host
 from ego_core.hookspecs import hookimpl, hookspec
 from ego_core.host import PluginHost
 from ego_core.logs import log_event
+from ego_core.offerings import Prompt, PromptArgument, Resource, ResourceTemplate
 from ego_core.plugin import Plugin, PluginBase
+from ego_core.progress import Progress
 from ego_core.redaction import PRIVATE_MARK
 from ego_core.responses import compose_sections, relative_age, truncate
 from ego_core.services import (
@@ -116,12 +118,17 @@ __all__ = [
     "PluginBase",
     "PluginContext",
     "PluginHost",
+    "Progress",
+    "Prompt",
+    "PromptArgument",
     "QuestionState",
     "RecallHit",
     "RecallNote",
     "RecallQuery",
     "Redactor",
     "RememberDraft",
+    "Resource",
+    "ResourceTemplate",
     "Response",
     "ScaffoldContext",
     "ScaffoldItem",

@@ -1,5 +1,5 @@
-"""The core plugin: ``wake_up``, ``introspect`` and ``attune``, composed from other plugins' sections, and the
-core's CLI commands."""
+"""The core plugin: ``wake_up``, ``introspect`` and ``attune``, composed from other plugins' sections, the
+``wake-up`` and ``heartbeat`` prompts, and the core's CLI commands."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from typing import Any
 
 from ego_core.context import PluginContext
 from ego_core.core_commands import core_commands
+from ego_core.core_prompts import core_prompts
 from ego_core.hookspecs import hookimpl
+from ego_core.offerings import Prompt
 from ego_core.responses import compose_sections
 from ego_core.status import UNAVAILABLE_WORDING
 from ego_core.types import Command, Response, ScaffoldItem, ScaffoldLine, Tool
@@ -63,6 +65,11 @@ class CorePlugin:
                 tier="surface",
             )
         )
+
+    @hookimpl
+    def register_prompts(self, register: Callable[[Prompt], None], ctx: PluginContext) -> None:
+        for prompt in core_prompts(ctx):
+            register(prompt)
 
     @hookimpl
     def register_commands(self, register: Callable[[Command], None]) -> None:

@@ -21,6 +21,7 @@ import pluggy
 from ego_core.embedding import EmbedderFactory
 from ego_core.hookspecs import HookKind, hook_kinds
 from ego_core.logs import FILE_ONLY, log_event
+from ego_core.offerings import Prompt, Resource, ResourceTemplate
 from ego_core.status import FailureLog, FailureStage, describe_exception
 from ego_core.types import (
     Check,
@@ -229,6 +230,12 @@ class HookCaller:
     def on_attune(self, *, person: str | None) -> list[tuple[str, SectionResult]]:
         return self._dispatch.fan_out("on_attune", person=person)
 
+    def on_prompt(self, *, prompt: str, arguments: Mapping[str, str]) -> list[tuple[str, SectionResult]]:
+        return self._dispatch.fan_out("on_prompt", prompt=prompt, arguments=arguments)
+
+    def complete_values(self, *, kind: str, prefix: str) -> list[tuple[str, Sequence[str]]]:
+        return self._dispatch.fan_out("complete_values", kind=kind, prefix=prefix)
+
     def scaffold_for(self, *, tool: str, context: ScaffoldContext) -> list[tuple[str, Sequence[ScaffoldItem]]]:
         return self._dispatch.fan_out("scaffold_for", tool=tool, context=context)
 
@@ -256,6 +263,14 @@ class HostHooks(HookCaller):
 
     def register_commands(self, plugin_id: str, *, register: Callable[[Command], None]) -> Outcome | None:
         return self._dispatch.call_plugin(plugin_id, "register_commands", register=register)
+
+    def register_prompts(self, plugin_id: str, *, register: Callable[[Prompt], None]) -> Outcome | None:
+        return self._dispatch.call_plugin(plugin_id, "register_prompts", register=register)
+
+    def register_resources(
+        self, plugin_id: str, *, register: Callable[[Resource | ResourceTemplate], None]
+    ) -> Outcome | None:
+        return self._dispatch.call_plugin(plugin_id, "register_resources", register=register)
 
     def on_startup(self, plugin_id: str) -> Outcome | None:
         return self._dispatch.call_plugin(plugin_id, "on_startup")

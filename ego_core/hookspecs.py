@@ -42,6 +42,7 @@ from ego_core.types import (
 if TYPE_CHECKING:
     from ego_core.context import PluginContext
     from ego_core.embedding import EmbedderFactory
+    from ego_core.offerings import Prompt, Resource, ResourceTemplate
 
 PROJECT = "ego"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -103,6 +104,22 @@ class RegistrationSpecs:
     @spec(HookKind.REGISTRATION)
     def register_commands(self, register: Callable[[Command], None], ctx: PluginContext) -> None:
         """Registration: contribute CLI commands (``ego <group> <name>``)."""
+
+    @spec(HookKind.REGISTRATION)
+    def register_prompts(self, register: Callable[[Prompt], None], ctx: PluginContext) -> None:
+        """Registration: contribute MCP prompts (``register(Prompt(name, description, render, arguments))``).
+
+        A prompt name another plugin registered first is refused (a registration failure); the first is kept.
+        """
+
+    @spec(HookKind.REGISTRATION)
+    def register_resources(self, register: Callable[[Resource | ResourceTemplate], None], ctx: PluginContext) -> None:
+        """Registration: contribute read-only MCP resources (``register(Resource(uri, ...))``) and resource
+        templates (``register(ResourceTemplate("ego://episodes/{episode_id}", ...))``).
+
+        Their text passes through the redaction pipeline before it is sent. A URI (template) another plugin
+        registered first is refused (a registration failure); the first is kept.
+        """
 
 
 class LifecycleSpecs:
@@ -191,6 +208,16 @@ class ComposeSpecs:
     def on_attune(self, person: str | None, ctx: PluginContext) -> Section | None:
         """Collector: a section for the heartbeat check-in (``attune``); ``person`` is whom the agent attunes
         toward, or None for the companion."""
+
+    @spec(HookKind.COLLECTOR)
+    def on_prompt(self, prompt: str, arguments: Mapping[str, str], ctx: PluginContext) -> Section | None:
+        """Collector: lines for a prompt composed from the plugins (the core's ``wake-up`` and ``heartbeat``);
+        ``arguments`` are the prompt's arguments as the client gave them (checked and trimmed)."""
+
+    @spec(HookKind.COLLECTOR)
+    def complete_values(self, kind: str, prefix: str, ctx: PluginContext) -> Sequence[str] | None:
+        """Collector: values of a ``kind`` you know (``"person"``, ``"desire"``, ``"episode"``) that start with
+        ``prefix``, for ``completion/complete`` on prompt arguments and resource-template variables."""
 
     @spec(HookKind.COLLECTOR)
     def scaffold_for(self, tool: str, context: ScaffoldContext, ctx: PluginContext) -> Sequence[ScaffoldItem] | None:

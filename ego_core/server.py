@@ -1,4 +1,5 @@
-"""The MCP server: tools from plugins, served over stdio or streamable HTTP with per-agent bearer tokens.
+"""The MCP server: tools, prompts and resources from plugins, served over stdio or streamable HTTP with per-agent
+bearer tokens.
 
 Built on the MCP Python SDK's low-level ``mcp.server.Server`` (the engine under ``MCPServer``): plugins
 supply compact JSON Schemas, and the core validates arguments itself so that errors name the parameter and
@@ -17,14 +18,19 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import mcp_types as types
+from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp_types.jsonrpc import INVALID_REQUEST
 
 from ego_core.agents import AgentHosts
 from ego_core.errors import InvalidArgumentError, ToolError
 from ego_core.host import PluginHost
 from ego_core.logs import log_event
+from ego_core.progress import ProgressChannel, reporting_to
+from ego_core.progress import Send as ProgressSend
 from ego_core.responses import compose, scaffold_text
+from ego_core.surface import SurfaceRunner
 from ego_core.types import Response, ScaffoldContext, ScaffoldItem, Tool, ToolOutcome
 from ego_core.validation import ArgumentError, ArgumentValidator
 from ego_core.version import __version__
@@ -62,8 +68,14 @@ class ToolRunner:
         return {tool.name for _plugin, tool in self.host.tools()}
 
     async def call(
-        self, name: str, arguments: Mapping[str, Any] | None, agent: str | None = None
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        agent: str | None = None,
+        progress: ProgressSend | None = None,
     ) -> types.CallToolResult:
+        """Run one call; ``progress`` sends the client a progress notification (the request's own progress
+        token), for what the handler reports through ``ctx.progress``."""
         started = time.perf_counter()
         found = self.host.tool(name)
         if found is None:
@@ -87,12 +99,7 @@ class ToolRunner:
         args: dict[str, Any] = dict(arguments or {})
         try:
             args = self._validators[name].validate(arguments)
-            if inspect.iscoroutinefunction(tool.handler):
-                result = await tool.handler(args)
-            else:
-                result = await anyio.to_thread.run_sync(tool.handler, args)
-            if inspect.isawaitable(result):
-                result = await result
+            result = await self._handle(tool, args, progress)
             text = await anyio.to_thread.run_sync(self._render, name, args, result)
             is_error = False
             declined = isinstance(result, Response) and result.declined
@@ -131,6 +138,26 @@ class ToolRunner:
                 lambda: self.host.hooks.on_tool_called(tool=name, args=args, result=outcome_value)
             )
         return _text_result(text, is_error=is_error)
+
+    async def _handle(self, tool: Tool, args: Mapping[str, Any], progress: ProgressSend | None) -> object:
+        """The handler's result; what it reports through ``ctx.progress`` goes to ``progress``, in order."""
+        if progress is None:
+            return await _run_handler(tool, args)
+        channel = ProgressChannel(progress)
+        result: object = None
+        failure: Exception | None = None
+        async with anyio.create_task_group() as group:
+            group.start_soon(channel.run)
+            try:
+                with reporting_to(channel):
+                    result = await _run_handler(tool, args)
+            except Exception as exc:  # raised below, unwrapped by the task group
+                failure = exc
+            finally:
+                channel.close()
+        if failure is not None:
+            raise failure
+        return result
 
     def _render(self, name: str, args: Mapping[str, Any], result: object) -> str:
         if isinstance(result, str):
@@ -180,6 +207,16 @@ class ToolRunner:
             return {"arguments": "[WITHHELD: log view failed]"}
 
 
+async def _run_handler(tool: Tool, args: Mapping[str, Any]) -> object:
+    if inspect.iscoroutinefunction(tool.handler):
+        result: object = await tool.handler(args)
+    else:
+        result = await anyio.to_thread.run_sync(tool.handler, args)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
 def argument_shapes(args: Mapping[str, Any]) -> dict[str, Any]:
     """``{"content": {"type": "string", "chars": 42}, "tags": {"type": "array", "items": 3}, ...}``: what a log
     may say about arguments without holding any of their text (a recall query is the agent's thought too)."""
@@ -209,6 +246,18 @@ def build_server(host: PluginHost, *, agents: AgentHosts | None = None) -> Serve
     """
     runner = ToolRunner(host)
     runners = {agent: ToolRunner(agent_host) for agent, agent_host in agents.hosts.items()} if agents else {}
+    surface = SurfaceRunner(host)
+    surfaces = {agent: SurfaceRunner(agent_host) for agent, agent_host in agents.hosts.items()} if agents else {}
+
+    def surface_of_caller() -> SurfaceRunner:
+        """The host that serves this request: over HTTP the one of the agent its token names."""
+        if agents is None:
+            return surface
+        token = get_access_token()
+        chosen = surfaces.get(token.client_id) if token is not None else None
+        if chosen is None:  # the token verifier admits configured agents only; never serve another's space
+            raise MCPError(code=INVALID_REQUEST, message="This connection has no agent of its own; it cannot use ego.")
+        return chosen
 
     @asynccontextmanager
     async def lifespan(_server: Server[None]) -> AsyncIterator[None]:
@@ -224,16 +273,47 @@ def build_server(host: PluginHost, *, agents: AgentHosts | None = None) -> Serve
         return types.ListToolsResult(tools=runner.list_tools())
 
     async def on_call_tool(
-        _ctx: ServerRequestContext[None], params: types.CallToolRequestParams
+        ctx: ServerRequestContext[None], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         token = get_access_token()
         agent = token.client_id if token else None
+        progress = ctx.session.report_progress  # a no-op unless the request carries a progress token
         if agents is None:
-            return await runner.call(params.name, params.arguments, agent=agent)
+            return await runner.call(params.name, params.arguments, agent=agent, progress=progress)
         chosen = runners.get(agent) if agent is not None else None
         if chosen is None:  # the token verifier admits configured agents only; never serve another's space
             return _text_result("This connection has no agent of its own; it cannot use ego.", is_error=True)
-        return await chosen.call(params.name, params.arguments, agent=agent)
+        return await chosen.call(params.name, params.arguments, agent=agent, progress=progress)
+
+    async def on_list_prompts(
+        _ctx: ServerRequestContext[None], _params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=surface.list_prompts())
+
+    async def on_get_prompt(
+        _ctx: ServerRequestContext[None], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        return await surface_of_caller().get_prompt(params.name, params.arguments)
+
+    async def on_list_resources(
+        _ctx: ServerRequestContext[None], _params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=surface.list_resources())
+
+    async def on_list_resource_templates(
+        _ctx: ServerRequestContext[None], _params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=surface.list_templates())
+
+    async def on_read_resource(
+        _ctx: ServerRequestContext[None], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await surface_of_caller().read_resource(str(params.uri))
+
+    async def on_completion(
+        _ctx: ServerRequestContext[None], params: types.CompleteRequestParams
+    ) -> types.CompleteResult:
+        return await surface_of_caller().complete(params.ref, params.argument.name, params.argument.value)
 
     server: Server[None] = Server(
         "ego",
@@ -244,5 +324,11 @@ def build_server(host: PluginHost, *, agents: AgentHosts | None = None) -> Serve
         get_tool_input_schema=runner.input_schema,
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
+        on_list_prompts=on_list_prompts,
+        on_get_prompt=on_get_prompt,
+        on_list_resources=on_list_resources,
+        on_list_resource_templates=on_list_resource_templates,
+        on_read_resource=on_read_resource,
+        on_completion=on_completion,
     )
     return server
