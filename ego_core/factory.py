@@ -50,7 +50,7 @@ def build_host(
         disabled = [*settings.plugins.disabled, *disabled]
     # else: an explicit selection (the command line) outranks the `disabled` lists of the environment and file
     if autoload:
-        host.discover(enabled=enabled, disabled=disabled, entry_points=entry_points)
+        host.discover(enabled=enabled, disabled=disabled, entry_points=entry_points, given=list(plugins or {}))
         for table in host.orphan_config_tables():
             log_event(
                 _log,

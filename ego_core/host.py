@@ -106,13 +106,16 @@ class PluginHost:
                 raise
             self._fail(plugin_id, "register", str(exc))
             return False
+        taken = self._taken(plugin_id, obj)
+        if taken:  # only code that adds plugin objects itself gets here (discovery keeps one plugin per id)
+            raise ValueError(taken)
         self._metadata[plugin_id] = metadata
         try:
             self.pm.register(obj, name=plugin_id)
         except (pluggy.PluginValidationError, ValueError) as exc:
             if essential:
                 raise
-            self._fail(plugin_id, "register", str(exc))
+            self._fail(plugin_id, "register", "; ".join(line.strip() for line in str(exc).splitlines() if line.strip()))
             return False
         problems = self._invalid_hooks(obj)
         if problems:
@@ -138,6 +141,22 @@ class PluginHost:
             host=self,
         )
         return True
+
+    def _taken(self, plugin_id: str, obj: object) -> str:
+        """Why ``obj`` cannot be registered as ``plugin_id`` (``""`` when it can), in words, not pluggy's repr."""
+        existing = self.pm.get_plugin(plugin_id)
+        if existing is not None:
+            source = self.installed.get(plugin_id)
+            origin = (
+                f"the installed distribution {source.distribution}"
+                if source and source.distribution
+                else ("the core" if plugin_id == CORE_PLUGIN_ID else f"a {type(existing).__name__} object")
+            )
+            return f"the plugin id {plugin_id!r} is already registered, by {origin}; choose another id"
+        other = self.pm.get_name(obj)
+        if other is not None:
+            return f"this plugin object is already registered as {other!r}; give each id its own object"
+        return ""
 
     def _invalid_hooks(self, obj: object) -> list[str]:
         """A problem (naming its hook) for each implementation ego refuses: unknown hooks, wrappers, async."""
@@ -178,13 +197,21 @@ class PluginHost:
         enabled: Sequence[str] | None,
         disabled: Sequence[str] = (),
         entry_points: Iterable[importlib_metadata.EntryPoint] | None = None,
+        given: Iterable[str] = (),
     ) -> None:
-        """Load the selected plugins from the ``ego`` entry-point group."""
+        """Load the selected plugins from the ``ego`` entry-point group; the ids in ``given`` (plugin objects the
+        caller adds itself, such as a test's) are not loaded from their entry points: the given object replaces
+        the installed one."""
         installed = find_installed(entry_points)
         for plugin_id, reason in installed.clashes:
             self._fail(plugin_id, "duplicate", reason)
         self.installed.update(installed.plugins)
-        chosen = choose(sorted(installed.entry_points), enabled, disabled, always=CORE_PLUGIN_ID)
+        replaced = set(given)
+        chosen = [
+            name
+            for name in choose(sorted({*installed.entry_points, *replaced}), enabled, disabled, always=CORE_PLUGIN_ID)
+            if name not in replaced
+        ]
         self.requested = [name for name in enabled or [] if name != CORE_PLUGIN_ID] if enabled is not None else []
         for name in chosen:
             obj, problem = load(installed.entry_points[name])
@@ -192,7 +219,8 @@ class PluginHost:
                 self._fail(name, "load", problem)
                 continue
             self.add_plugin(name, obj)
-        self.resolve_dependencies()
+        if not replaced:  # otherwise the caller resolves them once it added the given plugins
+            self.resolve_dependencies()
 
     def resolve_dependencies(self) -> None:
         """Drop plugins whose declared ``requires`` are not active; explicit requests fail loudly."""

@@ -1,7 +1,9 @@
 """pytest fixtures for ego and for plugin authors (loaded automatically through the ``pytest11`` entry point).
 
 - ``ego_settings``: settings with a fresh data directory under ``tmp_path``.
-- ``make_host``: build a host with the plugin objects you give (and/or installed ones), stopped at teardown.
+- ``make_host``: build a host with the plugin objects you give (and/or installed ones), stopped at teardown;
+  ``log=True`` writes ego's JSON log (``read_log(host)`` reads it back).
+- ``hermetic_memory``: the installed memory plugin with a deterministic embedder (no model), to add to a host.
 - ``fake_dist``: install a throwaway distribution with an ``ego`` entry point on ``sys.path``, so real
   entry-point discovery runs without pip.
 - ``mcp_client(host)``: an async context manager giving an in-memory MCP ``Client`` for the host's server.
@@ -20,6 +22,7 @@ session, for fuzzing), ``mask_secrets`` and ``WITHHELD`` (the core's redaction),
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import re
 import sys
@@ -35,6 +38,7 @@ import pytest
 from ego_core.config import Settings, load_settings, structure_plugin_config
 from ego_core.context import Clock
 from ego_core.factory import build_host
+from ego_core.hookspecs import hookimpl
 from ego_core.host import PluginHost
 from ego_core.http_transport import hash_token
 from ego_core.logs import active_pipeline, configure_logging, install_pipeline, reset_logging
@@ -47,7 +51,10 @@ from ego_core.server import ToolRunner
 __all__ = [
     "SEPARATOR",
     "WITHHELD",
+    "DeterministicEmbedder",
+    "DeterministicEmbedderPlugin",
     "FakeDist",
+    "HermeticMemory",
     "HostFactory",
     "PortableError",
     "ToolRunner",
@@ -60,6 +67,7 @@ __all__ = [
     "load_settings",
     "mask_secrets",
     "mcp_client",
+    "read_log",
     "structure_plugin_config",
     "tool_text",
 ]
@@ -95,12 +103,18 @@ class HostFactory(Protocol):
         config: Mapping[str, Mapping[str, Any]] | None = None,
         settings: Settings | None = None,
         clock: Clock | None = None,
+        log: bool = False,
     ) -> PluginHost: ...
 
 
 @pytest.fixture
 def make_host(ego_settings: Settings) -> Iterator[HostFactory]:
     """Build hosts; ``config`` gives ``[plugins.<id>]`` tables. Started hosts are stopped at teardown.
+
+    ``plugins`` are plugin objects by id. With ``autoload=True`` the installed plugins are loaded too (all of
+    them, or those ``enabled`` names, minus ``disabled``); a plugin object given under the id of an installed
+    plugin replaces it. ``log=True`` writes ego's JSON log to ``<data dir>/logs/`` (what ``ego serve`` writes,
+    at DEBUG), for tests of what reaches the log: :func:`read_log` reads its records.
 
     A host installs its redaction pipeline for the whole process (every log record passes through it); at
     teardown the pipeline (and log-record factory) that was active before the test is put back, so one test's
@@ -119,10 +133,13 @@ def make_host(ego_settings: Settings) -> Iterator[HostFactory]:
         config: Mapping[str, Mapping[str, Any]] | None = None,
         settings: Settings | None = None,
         clock: Clock | None = None,
+        log: bool = False,
     ) -> PluginHost:
         base = settings or ego_settings
         if config is not None:
             base = attrs.evolve(base, plugin_tables={**base.plugin_tables, **config})
+        if log:
+            configure_logging(base.logs_path, "DEBUG")  # the autouse isolation fixture removes it again
         host = build_host(base, enabled=enabled, disabled=disabled, autoload=autoload, plugins=plugins, clock=clock)
         hosts.append(host)
         return host
@@ -180,6 +197,82 @@ def fake_dist(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeD
     for module in modules:
         sys.modules.pop(module, None)
     importlib.invalidate_caches()
+
+
+def read_log(host: PluginHost) -> list[dict[str, Any]]:
+    """Every record of the JSON log in the host's data directory (written with ``make_host(..., log=True)``, or
+    by an ``ego`` child process given the same ``EGO_DATA_DIR``), oldest first."""
+    records: list[dict[str, Any]] = []
+    for path in sorted(host.settings.logs_path.glob("ego-*.jsonl")):
+        records += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return records
+
+
+class DeterministicEmbedder:
+    """Vectors without a model: each word (and, for text without spaces such as Japanese, each pair of
+    characters) is hashed into one of ``dimension`` buckets. Texts that share words are similar; the same text
+    always gives the same unit vector, in every process."""
+
+    model_id = "ego-testing:deterministic"
+
+    def __init__(self, dimension: int = 256) -> None:
+        self._dimension = dimension
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str], role: str = "document") -> Any:
+        import hashlib
+
+        import numpy as np
+
+        vectors = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            words = re.findall(r"\w+", text.casefold())
+            features = [w for w in words if w.isascii()]
+            for word in (w for w in words if not w.isascii()):
+                features += [word[i : i + 2] for i in range(max(1, len(word) - 1))]
+            for feature in features or [""]:
+                digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+                vectors[row, int.from_bytes(digest[:4], "little") % self._dimension] += 1.0 if digest[4] & 1 else -1.0
+            norm = float(np.linalg.norm(vectors[row]))
+            vectors[row] = vectors[row] / norm if norm else np.eye(1, self._dimension, 0, dtype=np.float32)[0]
+        return vectors
+
+
+class DeterministicEmbedderPlugin:
+    """Registers :class:`DeterministicEmbedder` as the embedder ``deterministic``."""
+
+    @hookimpl
+    def register_embedders(self, register: Callable[[str, Callable[[Any], Any]], None]) -> None:
+        register("deterministic", lambda _settings: DeterministicEmbedder())
+
+
+@attrs.frozen
+class HermeticMemory:
+    """What to add to ``make_host`` for the real memory plugin without a model:
+    ``make_host({"dream": DreamPlugin(), **hermetic_memory.plugins}, config=hermetic_memory.config)``."""
+
+    plugins: Mapping[str, object]
+    """The installed memory plugin (from its entry point) and the plugin that registers the embedder."""
+    config: Mapping[str, Mapping[str, Any]]
+    """``[plugins.memory]``: the ``deterministic`` embedder, no English channel (it would load a model)."""
+
+
+@pytest.fixture
+def hermetic_memory() -> HermeticMemory:
+    """The memory plugin (it must be installed: ``pip install ego-memory`` from the clone) with a deterministic
+    embedder, so a memory-backed test needs no model and gives the same vectors every run."""
+    import importlib.metadata
+
+    found = [ep for ep in importlib.metadata.entry_points(group="ego") if ep.name == "memory"]
+    if not found:
+        pytest.fail("hermetic_memory needs the memory plugin installed (pip install plugins/memory from the clone)")
+    return HermeticMemory(
+        plugins={"memory": found[0].load(), "testing_embedder": DeterministicEmbedderPlugin()},
+        config={"memory": {"embedder": "deterministic", "english_channel": False}},
+    )
 
 
 @asynccontextmanager

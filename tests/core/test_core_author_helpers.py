@@ -19,7 +19,7 @@ from ego_core.storage import DatabaseVersionError, open_database, read_database
 from ego_core.testing import call_ok, export_file, mcp_client, tool_text
 
 if TYPE_CHECKING:
-    from ego_core.testing import HostFactory
+    from ego_core.testing import FakeDistFactory, HostFactory
 
 pytestmark = pytest.mark.anyio
 
@@ -165,6 +165,15 @@ class Dreams:
     def register_tools(self, register: Callable[[Tool], None]) -> None:
         register(_tool("dream", needs=("memory",)))
         register(_tool("sleep"))
+
+
+INSTALLED_DREAM = """
+from ego_core import Tool, hookimpl
+
+@hookimpl
+def register_tools(register):
+    register(Tool(name="installed_only", description="d", input_schema={"type": "object"}, handler=lambda a: "x"))
+"""
 
 
 class FakeMemory:
@@ -314,3 +323,37 @@ def test_ego_plugin_new_never_writes_over_a_directory(tmp_path: Path, capsys: py
         main(["plugin", "new", "dream", "--dir", str(tmp_path / "ego-dream")])
     assert "already exists and is not empty" in capsys.readouterr().err
     assert sorted(p.name for p in (tmp_path / "ego-dream").iterdir()) == ["mine.txt"]
+
+
+# --------------------------------------------------------------------------------------------------
+# The test kit: a given plugin object replaces the installed one; the JSON log; ids already taken
+
+
+def test_a_given_plugin_replaces_the_installed_one_of_its_id(
+    make_host: HostFactory, fake_dist: FakeDistFactory
+) -> None:
+    fake_dist("egotest-dream", "egotest_dream", INSTALLED_DREAM, ep_name="t_dream")
+    host = make_host({"t_dream": Dreams()}, enabled=["t_dream"], autoload=True)
+    host.start()
+    assert isinstance(host.plugin("t_dream"), Dreams)
+    assert host.tool("sleep") is not None
+    assert host.tool("installed_only") is None
+    assert reasons(host)["t_dream"] == ""
+
+
+def test_an_id_taken_twice_is_a_clear_error(make_host: HostFactory) -> None:
+    with pytest.raises(ValueError, match=r"^the plugin id 'core' is already registered, by the core; choose another"):
+        make_host({"core": Dreams()})
+    host = make_host({"one": Dreams()})
+    with pytest.raises(ValueError, match=r"^this plugin object is already registered as 'one'"):
+        host.add_plugin("two", host.plugin("one"))
+
+
+async def test_make_host_can_write_the_json_log(make_host: HostFactory) -> None:
+    from ego_core.testing import read_log
+
+    host = make_host({"dreams": Dreams()}, log=True)
+    async with mcp_client(host) as client:
+        await call_ok(client, "sleep")
+    calls = [r for r in read_log(host) if r.get("event") == "tool_call"]
+    assert [(r["tool"], r["plugin"], r["outcome"]) for r in calls] == [("sleep", "dreams", "ok")]
