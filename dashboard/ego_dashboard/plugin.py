@@ -29,8 +29,8 @@ def _run(args: argparse.Namespace, host: PluginHost) -> int:
     if not 0 < args.port < 65536:
         raise UsageError("--port must be from 1 to 65535")
     try:
-        app = build_app(host, bind_host=args.host, tokens=host.settings.server.tokens)
         check_listen_address(args.host, args.port, "/")
+        app = build_app(host, bind_host=args.host, tokens=host.settings.server.tokens)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     shown = f"[{args.host}]" if ":" in args.host else args.host
