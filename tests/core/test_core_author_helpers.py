@@ -357,3 +357,23 @@ async def test_make_host_can_write_the_json_log(make_host: HostFactory) -> None:
         await call_ok(client, "sleep")
     calls = [r for r in read_log(host) if r.get("event") == "tool_call"]
     assert [(r["tool"], r["plugin"], r["outcome"]) for r in calls] == [("sleep", "dreams", "ok")]
+
+
+STATEFUL = """
+from ego_core import hookimpl
+
+@hookimpl
+def on_startup(ctx):
+    (ctx.data_dir / "state.json").write_text("{}", encoding="utf-8")
+"""
+
+
+def test_ego_export_warns_about_state_it_cannot_export(
+    run_cli: Any, fake_dist: FakeDistFactory, tmp_path: Path
+) -> None:
+    fake_dist("egotest-stateful", "egotest_stateful", STATEFUL, ep_name="t_stateful")
+    done = run_cli("export", str(tmp_path / "export.jsonl"), "--plugins", "t_stateful")
+    assert done.code == 0, done.err
+    assert "ego: warning: plugin t_stateful keeps files in" in done.err
+    assert "does not implement export_records: its state is not in the export" in done.err
+    assert (tmp_path / "export.jsonl").is_file()
