@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from ego_core import Command, PluginHost, UsageError, hookimpl
 
@@ -40,6 +41,22 @@ def _run(args: argparse.Namespace, host: PluginHost) -> int:
     return 0
 
 
+def _configure_bench(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sizes", default="1000,10000", help="comma-separated store sizes (default 1000,10000)")
+    parser.add_argument("--requests", type=int, default=30, help="timed requests per view and size (default 30)")
+    parser.add_argument(
+        "--browser-runs", type=int, default=5, help="page loads timed in Chromium per size (0: none; default 5)"
+    )
+    parser.add_argument("--output", type=Path, default=None, help="write the JSON report here (default: stdout)")
+    parser.add_argument("--work-dir", type=Path, default=None, help="where the temporary stores go (default: temp)")
+
+
+def _run_bench(args: argparse.Namespace, host: PluginHost) -> int:
+    from ego_dashboard.bench import run  # starlette, the MCP SDK: only for the command that needs them
+
+    return run(args, host)
+
+
 class DashboardPlugin:
     """Contributes the ``ego dashboard`` command; it has no tools and no store of its own."""
 
@@ -51,6 +68,16 @@ class DashboardPlugin:
                 help="open the inner-life dashboard: memories, feelings, desires, questions, logs (local web page)",
                 configure=_configure,
                 run=_run,
+                starts_host=False,
+            )
+        )
+        register(
+            Command(
+                name="dashboard",
+                group="bench",
+                help="the dashboard's API p50/p95 per view and first render at growing store sizes (JSON)",
+                configure=_configure_bench,
+                run=_run_bench,
                 starts_host=False,
             )
         )
