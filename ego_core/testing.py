@@ -308,6 +308,7 @@ BUILT_IN_TOOLS = frozenset(
         "am_i_being_genuine",
         "shared_snapshot",
         "shared_append",
+        "curate_notions",
     }
 )
 """Every tool the core and the built-in plugins define (a test of the whole set keeps it complete)."""

@@ -38,6 +38,7 @@ PLUGIN_SETS: Mapping[str, tuple[str, ...]] = {
         "desires",
         "emotion_trend",
         "self_model",
+        "notions",
     ),
     "everything": (
         "memory",
@@ -48,11 +49,12 @@ PLUGIN_SETS: Mapping[str, tuple[str, ...]] = {
         "emotion_trend",
         "self_model",
         "shared_memory",
+        "notions",
     ),
     "multi-agent": ("memory", "dedup", "interoception", "self_model", "shared_memory"),
 }
 """The plugin sets docs/agent-setup.md recommends (the core is always served)."""
-BUDGETS = {"cognitive": 6000, "everything": 7000}
+BUDGETS = {"cognitive": 6500, "everything": 7500}
 """tools/list characters each set must stay under."""
 
 

@@ -10,6 +10,7 @@ from ego_desires import DesiresPlugin
 from ego_emotion_trend import EmotionTrendPlugin
 from ego_interoception.plugin import InteroceptionPlugin
 from ego_memory.plugin import MemoryPlugin
+from ego_notions import NotionsPlugin
 from ego_self_model import SelfModelPlugin
 from ego_shared_memory import SharedMemoryPlugin
 from ego_workspace_sync.plugin import WorkspaceSyncPlugin
@@ -25,4 +26,5 @@ PLUGINS: Mapping[str, Callable[[], object]] = {
     "self_model": SelfModelPlugin,
     "emotion_trend": EmotionTrendPlugin,
     "shared_memory": SharedMemoryPlugin,
+    "notions": NotionsPlugin,
 }

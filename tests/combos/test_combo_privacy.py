@@ -78,6 +78,7 @@ class Session:
         self.ids: list[str] = []
         self.episodes: list[str] = []
         self.questions: list[str] = []
+        self.notions: list[str] = []
         self.called: set[str] = set()
 
     def call(self, tool: str, args: dict[str, Any]) -> tuple[bool, str]:
@@ -165,9 +166,17 @@ def step(session: Session, draw: Any, tool: str) -> None:
         args = {"field": field, "value": value}
     elif tool == "shared_snapshot":
         args = {"limit": 10}
+    elif tool == "curate_notions":
+        action = draw(st.sampled_from(["list", "relabel", "explore", "network"]))
+        args = {"action": action}
+        if action == "relabel" and session.notions:
+            args.update(id=draw(st.sampled_from(session.notions)), label=text()[:120])
+        elif action == "explore":
+            args.update(id=some_id(), depth=draw(st.integers(1, 4)))
     _failed, answer = session.call(tool, args)
     session.episodes += re.findall(r"\bep_[0-9a-f]{12}\b", answer)
     session.questions += re.findall(r"New open question (q_[0-9a-f]{12})", answer)
+    session.notions += re.findall(r"\bnotion_[0-9a-f]{12}\b", answer)
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

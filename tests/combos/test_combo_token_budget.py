@@ -1,5 +1,5 @@
 """The token budget of the whole agent, counted with a fixed tokenizer (the WordPiece tokenizer of the offline
-model, as `ego bench tokens` counts): tools/list of every cognitive plugin ≤ 6,000 characters (≤ 7,000 with the
+model, as `ego bench tokens` counts): tools/list of every cognitive plugin ≤ 6,500 characters (≤ 7,500 with the
 shared-memory tools), and on a rich store with every plugin: wake_up ≤ 150 tokens, introspect ≤ 400, a recall of
 three ≤ 150."""
 

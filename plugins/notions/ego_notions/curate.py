@@ -1,4 +1,4 @@
-"""The ``curate_notions`` tool: list, merge, relabel, delete, and meta fields."""
+"""The ``curate_notions`` tool: list, merge, relabel, delete, meta fields, explore and the network view."""
 
 from __future__ import annotations
 
@@ -9,14 +9,16 @@ from typing import Any, Final
 import attrs
 
 from ego_core import InvalidArgumentError, Response, ToolError, is_blank, relative_age
+from ego_notions import graph
 from ego_notions.book import NotionBook
 from ego_notions.model import Notion, meta_summary
 
 NAME: Final = "curate_notions"
-DESCRIPTION: Final = "List, merge, relabel, delete your notions; meta fields."
-ACTIONS: Final = ("list", "merge", "relabel", "delete", "add_meta", "update_meta", "remove_meta")
+DESCRIPTION: Final = "Your notions: list, merge, relabel, delete, meta; explore from an id; network."
+ACTIONS: Final = ("list", "merge", "relabel", "delete", "meta", "explore", "network")
 NOTION_ID: Final = re.compile(r"^notion_[0-9a-f]{12}$")
 META_KEY: Final = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
+META_TYPES: Final = ("text", "notion_ids")
 MAX_LABEL: Final = 120
 MAX_PERSON: Final = 80
 MAX_META: Final = 300
@@ -26,13 +28,12 @@ SCHEMA: Final[Mapping[str, Any]] = {
     "type": "object",
     "properties": {
         "action": {"enum": list(ACTIONS)},
-        "notion_id": TEXT,
-        "merge_into": TEXT,
-        "new_label": TEXT,
+        "id": TEXT,
+        "into": TEXT,
+        "label": TEXT,
         "person": TEXT,
-        "meta_key": TEXT,
-        "meta_type": {"enum": ["text", "notion_ids"]},
-        "meta_value": {"type": ["string", "array"]},
+        "meta": {"type": "object"},
+        "depth": {"type": "integer"},
     },
     "required": ["action"],
     "additionalProperties": False,
@@ -93,73 +94,85 @@ def curate(book: NotionBook, args: Mapping[str, Any]) -> Response:
             f", the {LIST_LIMIT} most confident:" if len(notions) > LIST_LIMIT else ":"
         )
         return Response(data="\n".join([head, *(_line(n, book) for n in shown)]), scaffold=SCAFFOLD)
-    notion_id = _notion_id(args, "notion_id", action)
+    if action == "network":
+        return graph.network(book)
+    if action == "explore":
+        return graph.walk(book, str(_required(args, "id", action)).strip(), _depth(args.get("depth", 2)))
+    notion_id = _notion_id(args, "id", action)
     notion = _existing(book, notion_id)
     if action == "delete":
         book.delete(notion_id)
         return Response(data=f"Deleted {notion_id}.")
     if action == "merge":
-        into = _notion_id(args, "merge_into", action)
+        into = _notion_id(args, "into", action)
         _existing(book, into)
         if into == notion_id:
-            raise InvalidArgumentError("merge_into", "another notion than notion_id")
+            raise InvalidArgumentError("into", "another notion than `id`")
         person = _person(args["person"]) if "person" in args else None
         kept = book.merge(notion_id, into, person, set_person="person" in args)
         return Response(data=f"Merged {notion_id} into {into}.\n{_line(kept, book)}")
     if action == "relabel":
-        label = " ".join(str(_required(args, "new_label", action)).split())
-        if len(label) > MAX_LABEL:
-            raise InvalidArgumentError("new_label", f"a label of at most {MAX_LABEL} characters")
-        changed = attrs.evolve(notion, label=label)
+        changed = notion
+        if "person" not in args or "label" in args:
+            label = " ".join(str(_required(args, "label", action)).split())
+            if len(label) > MAX_LABEL:
+                raise InvalidArgumentError("label", f"a label of at most {MAX_LABEL} characters")
+            changed = attrs.evolve(notion, label=label)
         if "person" in args:
             changed = attrs.evolve(changed, person=_person(args["person"]))
         book.db.apply(save=[changed])
         return Response(data=f"Renamed {notion_id}.\n{_line(changed, book)}")
-    return _meta(book, notion, action, args)
+    return _meta(book, notion, _required(args, "meta", action))
 
 
-def _meta(book: NotionBook, notion: Notion, action: str, args: Mapping[str, Any]) -> Response:
-    key = str(_required(args, "meta_key", action))
-    if not META_KEY.match(key):
-        raise InvalidArgumentError("meta_key", "1 to 40 letters, digits, '_', '.' or '-'")
+def _depth(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= graph.MAX_DEPTH:
+        raise InvalidArgumentError("depth", f"a whole number from 1 to {graph.MAX_DEPTH}")
+    return value
+
+
+def _meta(book: NotionBook, notion: Notion, field: Mapping[str, Any]) -> Response:
+    """``meta: {key, type, value}``: a new key needs a type; a known key keeps its type; ``value: null`` removes."""
+    if not isinstance(field, Mapping) or set(field) - {"key", "type", "value"}:
+        raise InvalidArgumentError("meta", "an object {key, type, value}; value null removes the field")
+    key = field.get("key")
+    if not isinstance(key, str) or not META_KEY.match(key):
+        raise InvalidArgumentError("meta.key", "1 to 40 letters, digits, '_', '.' or '-'")
     meta = dict(notion.meta)
-    if action == "remove_meta":
+    value = field.get("value")
+    if value is None:
         if key not in meta:
             raise ToolError(f"Notion {notion.id} has no meta field '{key}'.")
         del meta[key]
         book.db.apply(save=[attrs.evolve(notion, meta=meta)])
         return Response(data=f"Removed meta field '{key}' from {notion.id}.")
-    if action == "add_meta":
-        if key in meta:
-            raise ToolError(f"Meta field '{key}' already exists on {notion.id}; use update_meta to change it.")
-        kind = str(_required(args, "meta_type", action))
-    else:
-        if key not in meta:
-            raise ToolError(f"Notion {notion.id} has no meta field '{key}'; use add_meta.")
-        kind = str(meta[key]["type"])
-    value = _required(args, "meta_value", action)
-    meta[key] = {"type": kind, "value": _meta_value(book, notion, kind, value)}
+    kind = meta[key]["type"] if key in meta else field.get("type")
+    if kind not in META_TYPES:
+        raise InvalidArgumentError("meta.type", "text or notion_ids for a new field")
+    if key in meta and field.get("type") not in (None, kind):
+        raise InvalidArgumentError("meta.type", f"{kind}, the type the field already has")
+    verb = "Updated" if key in meta else "Added"
+    meta[key] = {"type": kind, "value": _meta_value(book, notion, str(kind), value)}
     book.db.apply(save=[attrs.evolve(notion, meta=meta)])
-    verb = "Added" if action == "add_meta" else "Updated"
     return Response(data=f"{verb} meta field '{key}' ({kind}) on {notion.id}.")
 
 
 def _meta_value(book: NotionBook, notion: Notion, kind: str, value: Any) -> Any:
     if kind == "text":
         if not isinstance(value, str) or is_blank(value):
-            raise InvalidArgumentError("meta_value", "text of 1 to 300 characters for a text field")
+            raise InvalidArgumentError("meta.value", "text of 1 to 300 characters for a text field")
         text = " ".join(value.split())
         if len(text) > MAX_META:
-            raise InvalidArgumentError("meta_value", "text of 1 to 300 characters for a text field")
+            raise InvalidArgumentError("meta.value", "text of 1 to 300 characters for a text field")
         return text
     ids = [value] if isinstance(value, str) else list(value)
     if not all(isinstance(i, str) and NOTION_ID.match(i) for i in ids):
-        raise InvalidArgumentError("meta_value", "notion ids (notion_ and 12 hex digits) for a notion_ids field")
+        raise InvalidArgumentError("meta.value", "notion ids (notion_ and 12 hex digits) for a notion_ids field")
     ids = list(dict.fromkeys(ids))
     if not ids:
-        raise InvalidArgumentError("meta_value", "one or more notion ids for a notion_ids field")
+        raise InvalidArgumentError("meta.value", "one or more notion ids for a notion_ids field")
     if notion.id in ids:
-        raise InvalidArgumentError("meta_value", "notion ids other than the notion's own")
+        raise InvalidArgumentError("meta.value", "notion ids other than the notion's own")
     missing = [i for i in ids if book.db.get(i) is None]
     if missing:
         raise ToolError(f"Notion(s) not found: {', '.join(missing)}")

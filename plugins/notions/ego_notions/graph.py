@@ -1,4 +1,4 @@
-"""The ``explore`` tool: a walk from a memory or notion over links, or the shape of the notion network."""
+"""Exploring: a walk from a memory or notion over links, and the shape of the notion network."""
 
 from __future__ import annotations
 
@@ -11,16 +11,7 @@ from ego_core import InvalidArgumentError, MemoryService, Response, ToolError, t
 from ego_notions.book import NotionBook
 from ego_notions.model import Notion
 
-NAME: Final = "explore"
-DESCRIPTION: Final = "Walk your memory from a memory or notion id; no seed: your notion network."
-SCHEMA: Final[Mapping[str, Any]] = {
-    "type": "object",
-    "properties": {
-        "seed": {"type": "string"},
-        "depth": {"type": "integer", "minimum": 1, "maximum": 4},
-    },
-    "additionalProperties": False,
-}
+MAX_DEPTH: Final = 4
 SEED: Final = re.compile(r"^(mem|notion)_[0-9A-Za-z]{1,40}$")
 MAX_NODES: Final = 30
 MAX_MEMORY_LINKS: Final = 12
@@ -35,13 +26,6 @@ NETWORK_SCAFFOLD: Final = (
 )
 Edge = tuple[str, str, str, str]
 """source, target, kind, label."""
-
-
-def explore(book: NotionBook, args: Mapping[str, Any]) -> Response:
-    seed = args.get("seed")
-    if seed is None:
-        return network(book)
-    return walk(book, str(seed).strip(), int(args.get("depth", 2)))
 
 
 def _memory_label(content: str, private: bool) -> str:
@@ -72,11 +56,11 @@ def walk(book: NotionBook, seed: str, depth: int) -> Response:
         return True
 
     if not SEED.match(seed):
-        raise InvalidArgumentError("seed", "a memory id (mem_…, as recall shows) or a notion id (notion_…)")
+        raise InvalidArgumentError("id", "a memory id (mem_…, as recall shows) or a notion id (notion_…)")
     if not node(seed):
         raise ToolError(
             f"Seed not found: {seed}",
-            ("Memory ids come from recall; curate_notions(action='list') shows notion ids.",),
+            ("Memory ids come from recall; curate_notions list shows notion ids.",),
         )
     order: list[tuple[str, int]] = []
     seen = {seed}

@@ -22,7 +22,7 @@ from ego_core import (
     ToolError,
     hookimpl,
 )
-from ego_notions import curate, graph, portable
+from ego_notions import curate, portable
 from ego_notions.book import NotionBook
 from ego_notions.render import introspect_text, recall_lines
 from ego_notions.store import NotionDB, StateError
@@ -82,14 +82,6 @@ class NotionsPlugin(PluginBase):
                 description=curate.DESCRIPTION,
                 input_schema=curate.SCHEMA,
                 handler=lambda args: curate.curate(self._running(), args),
-            )
-        )
-        register(
-            Tool(
-                name=graph.NAME,
-                description=graph.DESCRIPTION,
-                input_schema=graph.SCHEMA,
-                handler=lambda args: graph.explore(self._running(), args),
             )
         )
 

@@ -184,4 +184,3 @@ async def test_without_memory_notions_is_not_served(make_host: HostFactory) -> N
     async with mcp_client(host) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
     assert "curate_notions" not in names
-    assert "explore" not in names

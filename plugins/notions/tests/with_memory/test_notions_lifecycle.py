@@ -162,11 +162,11 @@ async def test_curate_merge_relabel_delete_and_errors(notions_host: Callable[...
             label: ident for ident, label, _, _ in listed(await call_ok(client, "curate_notions", {"action": "list"}))
         }
         tea, running, garden = notions["tea (contentment)"], notions["running (happy)"], notions["garden (neutral)"]
-        merged = await call_ok(client, "curate_notions", {"action": "merge", "notion_id": running, "merge_into": tea})
+        merged = await call_ok(client, "curate_notions", {"action": "merge", "id": running, "into": tea})
         assert f"Merged {running} into {tea}." in merged
-        relabel = {"action": "relabel", "notion_id": tea, "new_label": "small daily rituals", "person": "Master"}
+        relabel = {"action": "relabel", "id": tea, "label": "small daily rituals", "person": "Master"}
         await call_ok(client, "curate_notions", relabel)
-        await call_ok(client, "curate_notions", {"action": "delete", "notion_id": garden})
+        await call_ok(client, "curate_notions", {"action": "delete", "id": garden})
         shown = listed(await call_ok(client, "curate_notions", {"action": "list"}))
         assert [(i, label) for i, label, _, _ in shown] == [(tea, "small daily rituals")]
         store = host.services.get(NOTIONS_STORE, NotionStore)
@@ -174,17 +174,11 @@ async def test_curate_merge_relabel_delete_and_errors(notions_host: Callable[...
         assert [n.id for n in store.for_person("master")] == [tea]
         # errors name what is wrong and change nothing
         missing = "notion_000000000000"
-        assert "Notion not found" in await call_error(
-            client, "curate_notions", {"action": "delete", "notion_id": missing}
-        )
-        assert "`merge_into` is required" in await call_error(
-            client, "curate_notions", {"action": "merge", "notion_id": tea}
-        )
-        assert "merge_into" in await call_error(
-            client, "curate_notions", {"action": "merge", "notion_id": tea, "merge_into": tea}
-        )
-        assert "`new_label` is required" in await call_error(
-            client, "curate_notions", {"action": "relabel", "notion_id": tea, "new_label": "  "}
+        assert "Notion not found" in await call_error(client, "curate_notions", {"action": "delete", "id": missing})
+        assert "`into` is required" in await call_error(client, "curate_notions", {"action": "merge", "id": tea})
+        assert "`into`" in await call_error(client, "curate_notions", {"action": "merge", "id": tea, "into": tea})
+        assert "`label` is required" in await call_error(
+            client, "curate_notions", {"action": "relabel", "id": tea, "label": "  "}
         )
         await call_error(client, "curate_notions", {"action": "explode"})
         assert listed(await call_ok(client, "curate_notions", {"action": "list"})) == shown
@@ -201,26 +195,24 @@ async def test_meta_fields(notions_host: Callable[..., PluginHost]) -> None:
             label: ident for ident, label, _, _ in listed(await call_ok(client, "curate_notions", {"action": "list"}))
         }
         tea, garden = ids["tea (contentment)"], ids["garden (neutral)"]
-        add = {"action": "add_meta", "notion_id": tea, "meta_key": "why", "meta_type": "text", "meta_value": "calm"}
+        add = {"action": "meta", "id": tea, "meta": {"key": "why", "type": "text", "value": "calm"}}
         await call_ok(client, "curate_notions", add)
-        assert "already exists" in await call_error(client, "curate_notions", add)
-        link = {
-            "action": "add_meta",
-            "notion_id": tea,
-            "meta_key": "see",
-            "meta_type": "notion_ids",
-            "meta_value": [garden],
-        }
+        assert "Updated meta field 'why' (text)" in await call_ok(
+            client, "curate_notions", {**add, "meta": {"key": "why", "value": "quiet"}}
+        )
+        wrong = {**add, "meta": {"key": "why", "type": "notion_ids", "value": [garden]}}
+        assert "`meta.type`" in await call_error(client, "curate_notions", wrong)
+        link = {"action": "meta", "id": tea, "meta": {"key": "see", "type": "notion_ids", "value": [garden]}}
         await call_ok(client, "curate_notions", link)
         assert "meta=[see:notion_ids, why:text]" in await call_ok(client, "curate_notions", {"action": "list"})
-        own = {**link, "meta_key": "self", "meta_value": [tea]}
+        own = {**link, "meta": {"key": "self", "type": "notion_ids", "value": [tea]}}
         assert "other than the notion's own" in await call_error(client, "curate_notions", own)
-        walk = data_of(await call_ok(client, "explore", {"seed": tea, "depth": 1}))
+        walk = data_of(await call_ok(client, "curate_notions", {"action": "explore", "id": tea, "depth": 1}))
         assert "<- meta_link (see)" in walk
-        await call_ok(client, "curate_notions", {"action": "delete", "notion_id": garden})
+        await call_ok(client, "curate_notions", {"action": "delete", "id": garden})
         listing = await call_ok(client, "curate_notions", {"action": "list"})
         assert "see:notion_ids" in listing
-        walk = data_of(await call_ok(client, "explore", {"seed": tea, "depth": 1}))
+        walk = data_of(await call_ok(client, "curate_notions", {"action": "explore", "id": tea, "depth": 1}))
         assert "meta_link" not in walk
-        await call_ok(client, "curate_notions", {"action": "remove_meta", "notion_id": tea, "meta_key": "why"})
+        await call_ok(client, "curate_notions", {"action": "meta", "id": tea, "meta": {"key": "why", "value": None}})
         assert "why:text" not in await call_ok(client, "curate_notions", {"action": "list"})

@@ -1,4 +1,4 @@
-"""Where notions show (recall's notion lines, introspect's landscape, explore), forget, and export → import
+"""Where notions show (recall's notion lines, curate_notions explore and network), forget, and export → import
 into an empty data directory; private memories never quoted in a walk, a log or an export."""
 
 from __future__ import annotations
@@ -44,28 +44,28 @@ async def test_explore_walks_memories_and_notions_and_shows_the_network(
             client,
             "curate_notions",
             {
-                "action": "add_meta",
-                "notion_id": ids["tea (contentment)"],
-                "meta_key": "see",
-                "meta_type": "notion_ids",
-                "meta_value": [ids["running (happy)"]],
+                "action": "meta",
+                "id": ids["tea (contentment)"],
+                "meta": {"key": "see", "type": "notion_ids", "value": [ids["running (happy)"]]},
             },
         )
-        walk = data_of(await call_ok(client, "explore", {"seed": tea[0], "depth": 2}))
+        walk = data_of(await call_ok(client, "curate_notions", {"action": "explore", "id": tea[0], "depth": 2}))
         assert walk.startswith(f'Exploring from "Morning tea on the balcony." ({tea[0]}, depth=2)')
         assert '[notion] "tea (contentment)" confidence: 0.6\n    <- source_memory' in walk
         assert "(a private memory)" in walk
         assert "blue teapot" not in walk
         second = walk.split("depth 2:", 1)[1]
         assert '[notion] "running (happy)" confidence: 0.6\n    <- meta_link (see) (via "tea (contentment)")' in second
-        network = data_of(await call_ok(client, "explore"))
+        network = data_of(await call_ok(client, "curate_notions", {"action": "network"}))
         assert network.splitlines()[0] == "Notion network: 2 notions, 1 edges, avg degree 1.0"
         assert "Clusters (1):" in network
-        assert "Seed not found: mem_000000000000" in await call_error(client, "explore", {"seed": "mem_000000000000"})
-        refused = await call_error(client, "explore", {"seed": "the blue teapot"})
-        assert "`seed`" in refused
+        assert "Seed not found: mem_000000000000" in await call_error(
+            client, "curate_notions", {"action": "explore", "id": "mem_000000000000"}
+        )
+        refused = await call_error(client, "curate_notions", {"action": "explore", "id": "the blue teapot"})
+        assert "`id`" in refused
         assert "teapot" not in refused
-        await call_error(client, "explore", {"seed": tea[0], "depth": 9})
+        await call_error(client, "curate_notions", {"action": "explore", "id": tea[0], "depth": 9})
 
 
 async def test_forget_drops_the_memory_from_its_notions(notions_host: Callable[..., PluginHost]) -> None:
@@ -74,7 +74,7 @@ async def test_forget_drops_the_memory_from_its_notions(notions_host: Callable[.
         await call_ok(client, "consolidate")
         await call_ok(client, "forget", {"memory_id": tea[0]})
         ((notion_id, _, _, _),) = listed(await call_ok(client, "curate_notions", {"action": "list"}))
-        walk = data_of(await call_ok(client, "explore", {"seed": notion_id, "depth": 1}))
+        walk = data_of(await call_ok(client, "curate_notions", {"action": "explore", "id": notion_id, "depth": 1}))
     assert tea[0] not in walk
     assert tea[1] in walk
 
@@ -99,14 +99,14 @@ async def test_curation_survives_export_and_import_into_an_empty_data_dir(
         await call_ok(
             client,
             "curate_notions",
-            {"action": "merge", "notion_id": ids["running (happy)"], "merge_into": ids["tea (contentment)"]},
+            {"action": "merge", "id": ids["running (happy)"], "into": ids["tea (contentment)"]},
         )
         await call_ok(
             client,
             "curate_notions",
-            {"action": "relabel", "notion_id": ids["tea (contentment)"], "new_label": "daily rituals"},
+            {"action": "relabel", "id": ids["tea (contentment)"], "label": "daily rituals"},
         )
-        await call_ok(client, "curate_notions", {"action": "delete", "notion_id": ids["garden (neutral)"]})
+        await call_ok(client, "curate_notions", {"action": "delete", "id": ids["garden (neutral)"]})
         before = listed(await call_ok(client, "curate_notions", {"action": "list"}))
         export_file(source, tmp_path / "all.jsonl", include_private=True)
         export_file(source, tmp_path / "public.jsonl", include_private=False)
@@ -154,7 +154,7 @@ async def test_logs_never_quote_a_private_memory(notions_host: Callable[..., Plu
         )
         await call_ok(client, "consolidate")
         await remember(client, "Another key under the blue teapot.", private=True, tags=["key"])
-        await call_ok(client, "explore")
+        await call_ok(client, "curate_notions", {"action": "network"})
     logged = "\n".join(p.read_text(encoding="utf-8") for p in (tmp_path / "logs").glob("*"))
     assert "notions_consolidated" in logged
     assert "teapot" not in logged
