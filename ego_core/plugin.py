@@ -21,11 +21,15 @@ class Plugin(Protocol):
     - ``requires``: ids of plugins that must be enabled for this one to work (``("memory",)``).
     - ``config_class``: an attrs class that the ``[plugins.<id>]`` table is structured into (``ctx.config``).
     - ``config_env``: environment variable name → the field of ``config_class`` it overrides.
+    - ``local_state``: why the files in its data directory are not exported (a cache, a journal of side
+      effects), for a plugin that keeps files there but implements no ``export_records``: ``ego export``
+      warns about such a plugin unless it says why.
     """
 
     requires: Sequence[str]
     config_class: type[Any] | None
     config_env: Mapping[str, str]
+    local_state: str | None
 
 
 class PluginBase:
@@ -34,6 +38,7 @@ class PluginBase:
     requires: Sequence[str] = ()
     config_class: type[Any] | None = None
     config_env: Mapping[str, str] = MappingProxyType({})
+    local_state: str | None = None
 
 
 class PluginDeclarationError(TypeError):

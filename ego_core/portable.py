@@ -75,14 +75,16 @@ def unexportable_plugins(host: PluginHost) -> list[str]:
 
 
 def unexported_state(host: PluginHost) -> list[str]:
-    """Active plugins that keep files in their data directory but implement no ``export_records``: an export
-    leaves their state out (``ego export`` warns)."""
+    """Active plugins that keep files in their data directory but implement no ``export_records`` and do not
+    say why (``local_state``): an export leaves their state out (``ego export`` warns)."""
     exporting = set(host.hooks.implementers("export_records"))
     root = host.settings.data_dir.expanduser()
     found = []
     for plugin_id in host.plugin_ids():
         directory = root / plugin_id
         if plugin_id in exporting or plugin_id == CORE_PLUGIN_ID or not host.is_active(plugin_id):
+            continue
+        if getattr(host.plugin(plugin_id), "local_state", None):  # says why its files are not state to export
             continue
         if directory.is_dir() and any(directory.iterdir()):
             found.append(plugin_id)

@@ -377,3 +377,12 @@ def test_ego_export_warns_about_state_it_cannot_export(
     assert "ego: warning: plugin t_stateful keeps files in" in done.err
     assert "does not implement export_records: its state is not in the export" in done.err
     assert (tmp_path / "export.jsonl").is_file()
+
+
+def test_a_plugin_that_says_why_its_files_are_local_is_not_warned_about(make_host: HostFactory, tmp_path: Path) -> None:
+    class Cache(Stateful):
+        local_state = "a cache, rebuilt from the memories"
+
+    host = make_host({"cache": Cache()})
+    host.start()
+    assert export_file(host, tmp_path / "export.jsonl", include_private=False).unexported == []

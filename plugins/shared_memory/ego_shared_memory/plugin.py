@@ -48,6 +48,7 @@ class SharedMemoryPlugin:
     config_class: ClassVar[type[SharedMemoryConfig]] = SharedMemoryConfig
     config_env: ClassVar[Mapping[str, str]] = CONFIG_ENV
     requires: ClassVar[tuple[str, ...]] = ()
+    local_state: ClassVar[str] = "fingerprints of appends whose outcome is unknown, kept until they are resent"
 
     def __init__(self) -> None:
         self._client: SharedClient | None = None

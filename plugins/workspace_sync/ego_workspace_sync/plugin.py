@@ -34,6 +34,7 @@ class WorkspaceSyncPlugin:
     config_class: ClassVar[type[WorkspaceSyncConfig]] = WorkspaceSyncConfig
     config_env: ClassVar[Mapping[str, str]] = CONFIG_ENV
     requires: ClassVar[tuple[str, ...]] = ("memory",)
+    local_state: ClassVar[str] = "a journal of the lines written to the workspace, tied to that workspace"
 
     def __init__(self) -> None:
         self.writer: WorkspaceWriter | None = None
