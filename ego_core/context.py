@@ -107,10 +107,14 @@ class SessionMarker:
         """Record a session starting ``now``; returns the previous start."""
         with self._lock:
             self._previous, self._begun = self._stored(), True
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
-            temporary.write_text(json.dumps({"wake_up": now.astimezone(UTC).isoformat()}), encoding="utf-8")
-            os.replace(temporary, self.path)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                temporary.write_text(json.dumps({"wake_up": now.astimezone(UTC).isoformat()}), encoding="utf-8")
+                os.replace(temporary, self.path)
+            except OSError as exc:  # a read-only data directory: wake_up still answers
+                logging.getLogger("ego.host").warning("could not record the session start: %s", exc.strerror)
+                temporary.unlink(missing_ok=True)
             return self._previous
 
 

@@ -386,3 +386,13 @@ def test_a_plugin_that_says_why_its_files_are_local_is_not_warned_about(make_hos
     host = make_host({"cache": Cache()})
     host.start()
     assert export_file(host, tmp_path / "export.jsonl", include_private=False).unexported == []
+
+
+def test_a_session_start_that_cannot_be_recorded_does_not_stop_wake_up(tmp_path: Path) -> None:
+    from ego_core.context import SessionMarker
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a directory", encoding="utf-8")
+    marker = SessionMarker(blocked / "core" / "session.json")
+    assert marker.begin(datetime(2026, 3, 1, tzinfo=UTC)) is None
+    assert marker.previous() is None
