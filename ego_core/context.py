@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -114,7 +115,8 @@ class SessionMarker:
                 os.replace(temporary, self.path)
             except OSError as exc:  # a read-only data directory: wake_up still answers
                 logging.getLogger("ego.host").warning("could not record the session start: %s", exc.strerror)
-                temporary.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):
+                    temporary.unlink(missing_ok=True)
             return self._previous
 
 
