@@ -59,7 +59,7 @@ class CorePlugin:
         register(
             Tool(
                 name="attune",
-                description="Heartbeat check-in: how you feel, what pulls at you, what holds your interest.",
+                description="Heartbeat check-in: feelings, desires, interests, body.",
                 input_schema=ATTUNE_SCHEMA,
                 handler=self.attune,
                 tier="surface",

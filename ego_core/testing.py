@@ -301,6 +301,7 @@ BUILT_IN_TOOLS = frozenset(
         "consolidate",
         "feel_desires",
         "satisfy_desire",
+        "configure_desires",
         "emotion_trend",
         "consider_them",
         "update_self",

@@ -225,6 +225,28 @@ class QuestionModulation:
 
 
 @attrs.frozen
+class EmergentSettings:
+    """``[plugins.desires.emergent]``: desires that arise from strong notions and the last hours' feelings."""
+
+    window_hours: float = attrs.field(default=6.0, validator=_HOURS)
+    """The short-term emotional flow: memories stored this long before an attune."""
+    min_recent_memories: int = attrs.field(default=3, validator=_number(1, 30))
+    """At least this many memories in the window before the flow lets a desire arise."""
+    notion_confidence: float = attrs.field(default=0.7, validator=_UNIT)
+    """A notion held at least this firmly lets its desire arise."""
+    period_hours: float = attrs.field(default=24.0, validator=_HOURS)
+    """An emergent desire's satisfaction period (as ``periods`` for the nine)."""
+    start_position: float = attrs.field(default=2.0, validator=_number(0.0, 3.0))
+    """Where a new emergent desire starts, in periods (2 is level 0.98 with the default steepness)."""
+    expiry_hours: float = attrs.field(default=72.0, validator=_HOURS)
+    """A desire never satisfied is gone this long after it arose."""
+    satisfied_ttl_hours: float = attrs.field(default=168.0, validator=_HOURS)
+    """A satisfied one is gone this long after its last satisfaction."""
+    baseline_margin: float = attrs.field(default=0.15, validator=_UNIT)
+    """A desire this far above its usual level reads as rising, this far below as settling."""
+
+
+@attrs.frozen
 class DesiresConfig:
     """``[plugins.desires]``: the curve, the bands, implicit satisfaction and the modulation tables."""
 
@@ -242,6 +264,7 @@ class DesiresConfig:
     memories: MemoryModulation = attrs.field(factory=MemoryModulation)
     body: BodyModulation = attrs.field(factory=BodyModulation)
     questions: QuestionModulation = attrs.field(factory=QuestionModulation)
+    emergent: EmergentSettings = attrs.field(factory=EmergentSettings)
     implicit: Mapping[str, list[str]] = attrs.field(
         factory=lambda: IMPLICIT, converter=_implicit, validator=_check_desire_lists
     )

@@ -1,9 +1,12 @@
 """The ``desires`` plugin: nine abstract desires that rise with time, are satisfied explicitly or by
 using tools, and are coloured by recent memories, the body sense and fading questions.
 
-- tools ``feel_desires`` (surface) and ``satisfy_desire`` (backend);
-- a one-line feeling in ``wake_up`` and a short section in ``introspect`` (order 20 in both);
-- implicit satisfaction in ``on_tool_called`` (the ``implicit`` table of the config);
+- tools ``feel_desires`` (surface), ``satisfy_desire`` and ``configure_desires`` (backend);
+- a one-line feeling in ``wake_up``, a short section in ``introspect`` and the desire currents and current
+  interests in ``attune`` (order 20 in each); emergent desires arise in ``attune``;
+- implicit satisfaction in ``on_tool_called`` (the ``implicit`` table and the catalog's rules), satisfaction
+  signals in ``on_remember``, and the cascade to emergent desires;
+- the desire catalog (words, signals, cascade, rules) in ``<data dir>/desires/catalog.json``;
 - the service ``desires.levels`` (:class:`ego_core.DesireLevels`) for the self-model;
 - state in ``<data dir>/desires/desires.sqlite3``, exported and imported with ``ego export`` / ``ego import``.
 
@@ -12,29 +15,49 @@ Nothing maps a desire to an action: the responses say how the desires feel and a
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final
+
+import attrs
 
 from ego_core import (
     DESIRE_LEVELS,
+    MEMORY_STORE,
+    NOTIONS_STORE,
     Check,
     InvalidArgumentError,
+    Memory,
+    MemoryService,
+    NotionStore,
+    NotionView,
     PluginBase,
     PluginContext,
     Response,
     ScaffoldLine,
     Section,
     Tool,
+    ToolError,
     ToolOutcome,
     hookimpl,
 )
 from ego_desires import portable
+from ego_desires.attune import Current, currents_line, fixed_currents, interests, interests_line
 from ego_desires.catalog import DESIRES, desire_name
-from ego_desires.config import DesiresConfig
-from ego_desires.curve import EXPLICIT, TOOL_PREFIX, Anchor, base_level, blended_quality, satisfied_position
+from ego_desires.config import DesiresConfig, band
+from ego_desires.curve import (
+    EXPLICIT,
+    TOOL_PREFIX,
+    Anchor,
+    base_level,
+    blended_quality,
+    position,
+    satisfied_position,
+)
+from ego_desires.emergent import EmergentRow, alive, called_up, from_flow, life_stage
 from ego_desires.inputs import gather
 from ego_desires.levels import Snapshot, current_position, initial_anchor, snapshot
 from ego_desires.modulation import Inputs
@@ -49,12 +72,26 @@ from ego_desires.render import (
     levels_line,
     satisfied_text,
 )
+from ego_desires.signals import LINE as SIGNAL_LINE
+from ego_desires.signals import SignalMatcher
 from ego_desires.store import DesireStore, DesireStoreError
+from ego_desires.wording import DEFAULT, Catalog, CatalogError, CatalogFile, assign, default_json, lookup
 
 WAKE_UP_ORDER: Final = 20
 """After the last introspection (memory, 10), before the companion (30) and the body sense (40)."""
 INTROSPECT_ORDER: Final = 20
+ATTUNE_ORDER: Final = 20
+"""After how the last days felt (emotion_trend, 10), before the person (self_model, 30) and the body (40)."""
 DEFAULT_QUALITY: Final = 0.7
+FLOW_LIMIT: Final = 30
+"""The short-term flow reads at most the 30 newest memories of its window."""
+BACKGROUND_DAYS: Final = 14
+"""Current interests weigh the 30 newest memories of the last 14 days."""
+NOTIONS_READ: Final = 50
+BASELINE_WEIGHT: Final = 0.3
+BASELINE_EVERY_SECONDS: Final = 1800.0
+"""A desire's usual level moves toward its level at most every 30 minutes, on a tool call."""
+SIGNAL_SOURCE: Final = TOOL_PREFIX + "remember"
 
 FEEL_SCHEMA: Final[Mapping[str, Any]] = {"type": "object", "properties": {}, "additionalProperties": False}
 SATISFY_SCHEMA: Final[Mapping[str, Any]] = {
@@ -66,6 +103,25 @@ SATISFY_SCHEMA: Final[Mapping[str, Any]] = {
     "required": ["name"],
     "additionalProperties": False,
 }
+
+
+CONFIGURE_ACTIONS: Final = ("show", "set", "reset")
+CONFIGURE_SCHEMA: Final[Mapping[str, Any]] = {
+    "type": "object",
+    "properties": {
+        "action": {"enum": list(CONFIGURE_ACTIONS)},
+        "path": {"type": "string", "maxLength": 120},
+        "value": {"type": ["string", "number", "array", "object", "null"]},
+    },
+    "required": ["action"],
+    "additionalProperties": False,
+}
+CONFIGURE_SHOWN_CHARS: Final = 3000
+
+
+def _configure_log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The log shows the action and the place, never the words the agent wrote."""
+    return {"action": args.get("action"), "path": str(args.get("path", ""))[:200] or None}
 
 
 def _satisfy_log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -91,6 +147,8 @@ class DesiresPlugin(PluginBase):
     def __init__(self) -> None:
         self._ctx: PluginContext | None = None
         self._store: DesireStore | None = None
+        self._catalog: CatalogFile | None = None
+        self._signals = SignalMatcher()
         self._local = threading.local()
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -104,14 +162,19 @@ class DesiresPlugin(PluginBase):
         renewed = store.open(now.timestamp(), lambda _name: initial_anchor(now, config))
         if renewed:
             ctx.log.warning("desires: unusable state of %s started anew", ", ".join(renewed))
-        self._ctx, self._store = ctx, store
+        catalog = CatalogFile(ctx.data_dir)
+        try:
+            catalog.ensure()
+        except OSError as exc:
+            ctx.log.warning("desires: the catalog could not be written (%s); built-in words used", type(exc).__name__)
+        self._ctx, self._store, self._catalog = ctx, store, catalog
         ctx.provide(DESIRE_LEVELS, LevelsService(self.levels))
 
     @hookimpl
     def on_shutdown(self) -> None:
         if self._store is not None:
             self._store.close()
-        self._ctx = self._store = None
+        self._ctx = self._store = self._catalog = None
 
     def _running(self) -> tuple[PluginContext, DesireStore]:
         if self._ctx is None or self._store is None:
@@ -157,12 +220,113 @@ class DesiresPlugin(PluginBase):
                 source=source,
             )
 
-        return store.update(names, change, now.timestamp())
+        settings = config.emergent
+        catalog = self.catalog_or_default()
+
+        def ease(row: EmergentRow, q: float) -> EmergentRow:
+            anchor = Anchor(anchored_at=row.anchored_at, start=row.start, quality=row.quality)
+            at = position(anchor, now.timestamp(), settings.period_hours, config.steepness, config.recovery_gain)
+            return attrs.evolve(
+                row,
+                anchored_at=now.timestamp(),
+                start=satisfied_position(at, q, config.steepness),
+                quality=blended_quality(q, row.quality, base_level(at, config.steepness)),
+                satisfied_at=now.timestamp(),
+            )
+
+        return store.update(
+            names,
+            change,
+            now.timestamp(),
+            cascade=lambda name, _after: catalog.cascade(name),
+            ease=ease,
+            alive=lambda row: alive(row, now.timestamp(), settings),
+        )
+
+    # -- the catalog and emergent desires ----------------------------------------------------------
+
+    def catalog(self) -> Catalog:
+        """The catalog now; :class:`CatalogError` when the file is not valid."""
+        if self._catalog is None:
+            raise RuntimeError("the desires plugin is not started")
+        return self._catalog.load()
+
+    def catalog_or_default(self) -> Catalog:
+        """The catalog, or the built-in one (logged without content) while the file is not valid."""
+        try:
+            return self.catalog()
+        except CatalogError as exc:
+            if self._ctx is not None:
+                self._ctx.log.warning("desires: the catalog is not valid at %s; the built-in one is used", exc.path)
+            return DEFAULT
+
+    def emergent_levels(self, now: datetime) -> list[tuple[EmergentRow, float]]:
+        """Every emergent desire alive at ``now`` with its level (time and satisfaction alone)."""
+        ctx, store = self._running()
+        config: DesiresConfig = ctx.config
+        settings = config.emergent
+        found = []
+        for row in store.emergent():
+            if not alive(row, now.timestamp(), settings):
+                continue
+            anchor = Anchor(anchored_at=row.anchored_at, start=row.start, quality=row.quality)
+            at = position(anchor, now.timestamp(), settings.period_hours, config.steepness, config.recovery_gain)
+            found.append((row, base_level(at, config.steepness)))
+        return found
+
+    def _memories(self, ctx: PluginContext, since: datetime, limit: int) -> list[Memory]:
+        service = ctx.services.get(MEMORY_STORE, MemoryService)
+        if service is None:
+            return []
+        try:
+            return list(service.recent(since, limit))
+        except Exception as exc:  # the memory plugin's problem: attune still answers
+            ctx.log.warning("desires: recent memories unavailable (%s)", type(exc).__name__)
+            return []
+
+    def _notions(self, ctx: PluginContext, min_confidence: float = 0.0) -> list[NotionView]:
+        service = ctx.services.get(NOTIONS_STORE, NotionStore)
+        if service is None:
+            return []
+        try:
+            return list(service.notions(min_confidence=min_confidence, limit=NOTIONS_READ))
+        except Exception as exc:  # the notions plugin's problem: attune still answers
+            ctx.log.warning("desires: notions unavailable (%s)", type(exc).__name__)
+            return []
+
+    def let_arise(self, now: datetime) -> list[str]:
+        """Emergent desires called up by the short-term flow and by strong notions; the ones that arose."""
+        ctx, store = self._running()
+        config: DesiresConfig = ctx.config
+        settings = config.emergent
+        flow = self._memories(ctx, now - timedelta(hours=settings.window_hours), FLOW_LIMIT)
+        names = [from_flow(sorted(flow, key=lambda m: m.timestamp, reverse=True), settings.min_recent_memories)]
+        names += [called_up(n.tone, n.valence) for n in self._notions(ctx, settings.notion_confidence)]
+        at = now.timestamp()
+        rows = [
+            EmergentRow(name=name, created=at, anchored_at=at, start=settings.start_position)
+            for name in dict.fromkeys(names)
+            if name is not None
+        ]
+        arisen = store.arise(rows, lambda row: alive(row, at, settings))
+        if arisen:
+            ctx.log.info("desires: emergent desire(s) arose: %s", ", ".join(arisen))
+        return arisen
 
     # -- tools -------------------------------------------------------------------------------------
 
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None]) -> None:
+        register(
+            Tool(
+                name="configure_desires",
+                description="Show, set or reset a place in your desire catalog (words, signals, rules).",
+                input_schema=CONFIGURE_SCHEMA,
+                handler=self.configure_desires,
+                tier="backend",
+                log_view=_configure_log_view,
+            )
+        )
         register(
             Tool(
                 name="feel_desires",
@@ -193,7 +357,11 @@ class DesiresPlugin(PluginBase):
         ]
         if snap.unresolved:
             scaffold += [UNRESOLVED_LINE, ScaffoldLine(INTROSPECT_HINT, needs={"introspect"})]
-        return Response(levels_line(snap, config), scaffold=tuple(scaffold))
+        line = levels_line(snap, config)
+        emergent = sorted(self.emergent_levels(ctx.now()), key=lambda pair: -pair[1])
+        if emergent:
+            line += " " + " ".join(f"{row.name}[{v:.2f}/{band(round(v, 2), config)}]" for row, v in emergent)
+        return Response(line, scaffold=tuple(scaffold))
 
     def satisfy_desire(self, args: Mapping[str, Any]) -> Response:
         name = desire_name(str(args["name"]))
@@ -218,13 +386,48 @@ class DesiresPlugin(PluginBase):
     # -- implicit satisfaction ---------------------------------------------------------------------
 
     @hookimpl
-    def on_tool_called(self, tool: str, result: ToolOutcome, ctx: PluginContext) -> None:
+    def on_tool_called(self, tool: str, args: Mapping[str, Any], result: ToolOutcome, ctx: PluginContext) -> None:
         if result.is_error or result.declined or self._store is None:
             return
         config: DesiresConfig = ctx.config
+        self._sample_baselines(ctx)
+        by_quality: dict[float, list[str]] = {}
+        for rule in self.catalog_or_default().rules:
+            if rule.matches(tool, args.get("category")):
+                for effect in rule.effects:
+                    by_quality.setdefault(effect.quality, []).append(effect.desire)
         names = config.implicit.get(tool)
         if names:
-            self.satisfy(names, config.implicit_quality, TOOL_PREFIX + tool)
+            by_quality.setdefault(config.implicit_quality, []).extend(names)
+        for quality, desired in by_quality.items():
+            self.satisfy(desired, quality, TOOL_PREFIX + tool)
+
+    def _sample_baselines(self, ctx: PluginContext) -> None:
+        """The one path that moves the usual levels: a successful tool call, at most every 30 minutes."""
+        _ctx, store = self._running()
+        now = ctx.now().timestamp()
+        sampled = store.baselines()
+        if sampled and all(0 <= now - at < BASELINE_EVERY_SECONDS for _level, at in sampled.values()):
+            return
+        store.sample(self.levels(), BASELINE_WEIGHT, now, BASELINE_EVERY_SECONDS)
+
+    @hookimpl
+    def on_remember(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:
+        """Satisfaction signals: a pleasant, felt memory that sounds like a desire's signal satisfies it."""
+        service = ctx.services.get(MEMORY_STORE, MemoryService)
+        if service is None or self._store is None:
+            return None
+        try:
+            found = self._signals.matches(memory, service, self.catalog_or_default())
+        except Exception as exc:  # an embedding failure must not spoil the stored memory
+            ctx.log.warning("desires: satisfaction signals not read (%s)", type(exc).__name__)
+            return None
+        for name, quality in found:
+            self.satisfy([name], quality, SIGNAL_SOURCE)
+        if found:
+            ctx.log.info("desires: %d desire(s) eased by a satisfaction signal", len(found))
+            return [SIGNAL_LINE]
+        return None
 
     # -- composed responses ------------------------------------------------------------------------
 
@@ -239,6 +442,95 @@ class DesiresPlugin(PluginBase):
         if self._store is None:
             return None
         return Section(key="desires", text=introspect_text(self.snapshot(), ctx.config), order=INTROSPECT_ORDER)
+
+    @hookimpl
+    def on_attune(self, person: str | None, ctx: PluginContext) -> Section | None:
+        """Emergent desires arise here; then the desire currents in words and the current interests."""
+        if self._store is None:
+            return None
+        config: DesiresConfig = ctx.config
+        now = ctx.now()
+        self.let_arise(now)
+        problem: str | None = None
+        try:
+            catalog = self.catalog()
+        except CatalogError as exc:
+            catalog, problem = DEFAULT, exc.path or "the file"
+        usual = {name: level for name, (level, _at) in self._store.baselines().items()}
+        currents: list[Current] = fixed_currents(self.snapshot().readings, usual, config.emergent.baseline_margin)
+        emergent = self.emergent_levels(now)
+        at = now.timestamp()
+        currents += [Current(row.name, level, life_stage(row, at, config.emergent)) for row, level in emergent]
+        lines = [currents_line(currents, catalog, {row.name for row, _level in emergent})]
+        background = self._memories(ctx, now - timedelta(days=BACKGROUND_DAYS), FLOW_LIMIT)
+        topics = interests(
+            background,
+            self._notions(ctx),
+            [(catalog.display(row.name), datetime.fromtimestamp(row.created, UTC)) for row, _level in emergent],
+            now,
+        )
+        interest = interests_line(topics)
+        if interest:
+            lines.append(interest)
+        if problem is not None:
+            lines.append(f"(Your desire catalog is not valid at {problem}; configure_desires can show and fix it.)")
+        return Section(key="desires", text="\n".join(lines), order=ATTUNE_ORDER)
+
+    # -- configure_desires -------------------------------------------------------------------------
+
+    def configure_desires(self, args: Mapping[str, Any]) -> Response:
+        if self._catalog is None:
+            raise RuntimeError("the desires plugin is not started")
+        file = self._catalog
+        action = str(args["action"])
+        path = str(args.get("path") or "").strip()
+        if action == "show":
+            return Response(self._show(file, path))
+        if action == "set" and (not path or "value" not in args):
+            raise InvalidArgumentError("path", "a place in the catalog, with `value`, for set")
+        try:
+            raw = file.raw() if action == "set" or path else default_json()
+            if action == "set":
+                new = assign(raw, path, args["value"])
+            else:
+                new = assign(raw, path, lookup(default_json(), path)) if path else default_json()
+            file.write(new)
+        except CatalogError as exc:
+            raise ToolError(
+                f"Not changed: {exc.path or 'the catalog'}: {exc.problem}. The catalog is as it was.",
+                scaffold=("configure_desires(action='show', path=…) shows what is there now.",),
+            ) from None
+        except OSError as exc:
+            raise ToolError(f"Not changed: the catalog could not be written ({type(exc).__name__}).") from None
+        assert self._ctx is not None
+        self._ctx.log.info("desires: catalog %s at %s", action, path or "(all)")
+        done = f"Updated {path}." if action == "set" else f"Reset {path or 'the whole catalog'} to the built-in words."
+        return Response(done)
+
+    def _show(self, file: CatalogFile, path: str) -> str:
+        try:
+            raw = file.raw()
+            problem = None
+            try:
+                file.load()
+            except CatalogError as exc:
+                problem = str(exc)
+            if path:
+                text = json.dumps(lookup(raw, path), ensure_ascii=False, indent=1)
+                if len(text) > CONFIGURE_SHOWN_CHARS:
+                    text = text[:CONFIGURE_SHOWN_CHARS] + "\n… (show a narrower path)"
+                body = f"{path}:\n{text}"
+            else:
+                body = (
+                    "Desire catalog: desires (" + ", ".join(DESIRES) + "), emergent_desires, implicit_rules. "
+                    "Each desire: display_name, sentence.rising/steady/settling, satisfaction_signals, "
+                    "implicit_emergent_satisfaction. Show a path for its words, e.g. desires.curiosity."
+                )
+        except CatalogError as exc:
+            raise ToolError(f"{exc.path or 'The catalog'}: {exc.problem}.") from None
+        if problem:
+            body += f"\nNot valid: {problem}. Use set to fix that place, or reset."
+        return body
 
     @hookimpl
     def doctor_checks(self, ctx: PluginContext) -> list[Check]:

@@ -17,9 +17,11 @@ from typing import Final
 from ego_core import write_transaction
 from ego_desires.catalog import DESIRES
 from ego_desires.curve import EARLIEST, INITIAL, LATEST, Anchor
+from ego_desires.emergent import EMERGENT, EmergentRow
 
 FILE_NAME: Final = "desires.sqlite3"
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+"""1: the nine desires; 2: emergent desires and the usual levels (baselines) added."""
 BUSY_TIMEOUT_MS: Final = 30_000
 
 _SCHEMA = """
@@ -31,6 +33,15 @@ CREATE TABLE IF NOT EXISTS desires (
     quality REAL,
     source TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS emergent (
+    name TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    anchored_at REAL NOT NULL,
+    start REAL NOT NULL,
+    quality REAL,
+    satisfied_at REAL
+);
+CREATE TABLE IF NOT EXISTS baseline (name TEXT PRIMARY KEY, level REAL NOT NULL, sampled_at REAL NOT NULL);
 """
 
 
@@ -85,8 +96,12 @@ class DesireStore:
                 for statement in filter(str.strip, _SCHEMA.split(";")):
                     tx.execute(statement)
                 row = tx.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                if row is None:
-                    tx.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+                if row is None or str(row[0]) == "1":  # version 1 only lacked the tables created above
+                    tx.execute(
+                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                        (str(SCHEMA_VERSION),),
+                    )
                 elif str(row[0]) != str(SCHEMA_VERSION):
                     raise DesireStoreError(
                         f"{self.path} has schema version {row[0]}, this ego-desires reads {SCHEMA_VERSION}"
@@ -142,12 +157,24 @@ class DesireStore:
         return {name: anchor for name, anchor in found.items() if anchor is not None}
 
     def update(
-        self, names: Sequence[str], change: Callable[[str, Anchor | None], Anchor], now: float
+        self,
+        names: Sequence[str],
+        change: Callable[[str, Anchor | None], Anchor],
+        now: float,
+        *,
+        cascade: Callable[[str, Anchor], Mapping[str, float]] | None = None,
+        ease: Callable[[EmergentRow, float], EmergentRow] | None = None,
+        alive: Callable[[EmergentRow], bool] | None = None,
     ) -> dict[str, tuple[Anchor | None, Anchor]]:
-        """Replace the state of ``names`` with ``change(name, current)`` in one transaction; before and after."""
+        """Replace the state of ``names`` with ``change(name, current)`` in one transaction; before and after.
+
+        The cascade: each emergent desire ``cascade(name, after)`` maps to, when it is stored and ``alive``, is
+        replaced by ``ease(row, quality)`` in the same transaction (it is never created, and never cascades on).
+        """
         changed: dict[str, tuple[Anchor | None, Anchor]] = {}
         with self._lock, self._transaction() as db:
             self._bring_back(db, now)
+            rows = {row.name: row for row in self._emergent_rows(db)}
             for name in dict.fromkeys(names):
                 row = db.execute(
                     "SELECT name, anchored_at, start, quality, source FROM desires WHERE name = ?", (name,)
@@ -156,7 +183,102 @@ class DesireStore:
                 after = change(name, before)
                 self._write(db, name, after)
                 changed[name] = (before, after)
+                if cascade is None or ease is None:
+                    continue
+                for emergent, quality in cascade(name, after).items():
+                    found = rows.get(emergent)
+                    if found is not None and (alive is None or alive(found)):
+                        rows[emergent] = ease(found, quality)
+                        self._write_emergent(db, rows[emergent])
         return changed
+
+    # -- emergent desires and baselines ------------------------------------------------------------
+
+    @staticmethod
+    def _emergent_rows(db: sqlite3.Connection) -> list[EmergentRow]:
+        found = []
+        for name, created, anchored_at, start, quality, satisfied_at in db.execute(
+            "SELECT name, created, anchored_at, start, quality, satisfied_at FROM emergent ORDER BY name"
+        ):
+            numbers = (created, anchored_at, start)
+            if name not in EMERGENT or not all(isinstance(n, int | float) and math.isfinite(n) for n in numbers):
+                continue
+            found.append(
+                EmergentRow(
+                    name=str(name),
+                    created=float(created),
+                    anchored_at=float(anchored_at),
+                    start=max(0.0, float(start)),
+                    quality=float(quality) if isinstance(quality, int | float) else None,
+                    satisfied_at=float(satisfied_at) if isinstance(satisfied_at, int | float) else None,
+                )
+            )
+        return found
+
+    def emergent(self) -> list[EmergentRow]:
+        """Every stored emergent desire (alive or not: that is for the reader to decide at its moment)."""
+        with self._lock:
+            db = self._db
+            if db is None:
+                raise DesireStoreError("the desires store is closed")
+            return self._emergent_rows(db)
+
+    def arise(self, rows: Sequence[EmergentRow], alive: Callable[[EmergentRow], bool]) -> list[str]:
+        """Delete the emergent desires no longer ``alive``, then store each of ``rows`` whose desire is not known
+        (alive) already. Returns the names that arose."""
+        arisen: list[str] = []
+        with self._lock, self._transaction() as db:
+            for row in self._emergent_rows(db):
+                if not alive(row):
+                    db.execute("DELETE FROM emergent WHERE name = ?", (row.name,))
+            known = {row.name for row in self._emergent_rows(db)}
+            for row in rows:
+                if row.name not in known:
+                    self._write_emergent(db, row)
+                    known.add(row.name)
+                    arisen.append(row.name)
+        return arisen
+
+    @staticmethod
+    def _write_emergent(db: sqlite3.Connection, row: EmergentRow) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO emergent (name, created, anchored_at, start, quality, satisfied_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (row.name, row.created, row.anchored_at, row.start, row.quality, row.satisfied_at),
+        )
+
+    def baselines(self) -> dict[str, tuple[float, float]]:
+        """Each desire's usual level and when it was last sampled (UTC seconds)."""
+        with self._lock:
+            db = self._db
+            if db is None:
+                raise DesireStoreError("the desires store is closed")
+            rows = db.execute("SELECT name, level, sampled_at FROM baseline").fetchall()
+        return {
+            str(name): (min(1.0, max(0.0, float(level))), float(at))
+            for name, level, at in rows
+            if name in DESIRES
+            and isinstance(level, int | float)
+            and math.isfinite(level)
+            and isinstance(at, int | float)
+            and math.isfinite(at)
+        }
+
+    def sample(self, levels: Mapping[str, float], weight: float, now: float, every: float) -> int:
+        """Move each desire's usual level toward ``levels`` (by ``weight``), at most once per ``every`` seconds."""
+        count = 0
+        with self._lock, self._transaction() as db:
+            for name, level in levels.items():
+                row = db.execute("SELECT level, sampled_at FROM baseline WHERE name = ?", (name,)).fetchone()
+                if row is not None and isinstance(row[1], int | float) and 0 <= now - float(row[1]) < every:
+                    continue
+                usual = float(row[0]) if row is not None and isinstance(row[0], int | float) else level
+                value = weight * level + (1.0 - weight) * usual if row is not None else level
+                db.execute(
+                    "INSERT OR REPLACE INTO baseline (name, level, sampled_at) VALUES (?, ?, ?)", (name, value, now)
+                )
+                count += 1
+        return count
 
     def merge(self, incoming: Mapping[str, Anchor]) -> int:
         """Import: a desire takes the incoming state when it differs and is newer, or when the local one was never

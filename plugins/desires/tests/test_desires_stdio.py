@@ -20,7 +20,7 @@ async def test_desires_alone_over_stdio(tmp_path: Path) -> None:
     data = tmp_path / "data"
     async with Client(stdio(data, "desires")) as client:
         served = {t.name for t in (await client.list_tools()).tools}
-        assert served == {"wake_up", "introspect", "attune", "feel_desires", "satisfy_desire"}
+        assert served == {"wake_up", "introspect", "attune", "feel_desires", "satisfy_desire", "configure_desires"}
         fresh = await call_ok(client, "feel_desires")
         assert sorted(name for name, _l, _b in parse_levels(fresh)) == sorted(NINE)
         assert "Consider Aiko's current situation." in fresh

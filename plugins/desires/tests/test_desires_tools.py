@@ -181,7 +181,7 @@ async def test_with_only_desires_every_response_names_only_served_tools(desire_h
     dh = desire_host(others={"questions": FixedQuestions([question(1)])})
     async with mcp_client(dh.host) as client:
         served = {t.name for t in (await client.list_tools()).tools}
-        assert served == {"wake_up", "introspect", "attune", "feel_desires", "satisfy_desire"}
+        assert served == {"wake_up", "introspect", "attune", "feel_desires", "satisfy_desire", "configure_desires"}
         texts = [
             await call_ok(client, "wake_up"),
             await call_ok(client, "feel_desires"),

@@ -28,6 +28,7 @@ TOOL = "emotion_trend"
 DESCRIPTION = "How the last days, week and month felt: peaks, undercurrents, shifts, fading emotions."
 SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 WAKE_UP_ORDER = 25
+ATTUNE_ORDER = 10
 """After the last introspection (memory, 10) and desires (20), before the companion relationship (30)."""
 INTROSPECT_ORDER = 40
 NO_STORE = (
@@ -71,6 +72,13 @@ class EmotionTrendPlugin(PluginBase):
         trend = _read(ctx, named=False, fading=False)  # counts only: the line names no memory
         line = wake_up_line(trend, ctx.config) if trend is not None else None
         return Section(key=TOOL, text=line, order=WAKE_UP_ORDER) if line else None
+
+    @hookimpl
+    def on_attune(self, ctx: PluginContext) -> Section | None:
+        """The emotional texture of the last days, first in attune: the wake_up line (counts only)."""
+        trend = _read(ctx, named=False, fading=False)
+        line = wake_up_line(trend, ctx.config) if trend is not None else None
+        return Section(key=TOOL, text=line, order=ATTUNE_ORDER) if line else None
 
     @hookimpl
     def on_introspect(self, ctx: PluginContext) -> Section | None:

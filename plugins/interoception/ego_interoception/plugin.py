@@ -40,3 +40,8 @@ class InteroceptionPlugin:
         if body is None:
             return None
         return Section(key="interoception", text=body.summary(), order=WAKE_UP_ORDER)
+
+    @hookimpl
+    def on_attune(self, ctx: PluginContext) -> Section | None:
+        """The body sense, last in attune (the same line as in wake_up)."""
+        return self.on_wake_up(ctx)

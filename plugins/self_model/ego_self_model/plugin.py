@@ -113,6 +113,10 @@ class SelfModelPlugin(PluginBase):
         return self._running().wake_up()
 
     @hookimpl
+    def on_attune(self, person: str | None) -> Section:
+        return self._running().attune(person)
+
+    @hookimpl
     def on_introspect(self) -> list[Section]:
         return self._running().introspect()
 

@@ -364,6 +364,26 @@ class SelfModel:
             order=WAKE_UP_ORDER,
         )
 
+    def attune(self, name: str | None) -> Section:
+        """The person attuned toward (the companion when none is named) in one line, as in wake_up."""
+        now = self.ctx.now()
+        companion = self.ctx.settings.companion_name
+        try:
+            wanted = companion if name is None else person_name(name, self.config)
+        except InvalidArgumentError:  # too long for a name: attune toward the companion
+            wanted = companion
+        with self.store.reading() as db:
+            people = self.store.people(db)
+            person = find(people, wanted)
+            if person is None and key_of(wanted) == key_of(companion):
+                person = blank(companion, now, self.config)
+            ties = self.store.ties(db, person.key) if person is not None else None
+        if person is None or ties is None:
+            text = f"{wanted}: not someone you know yet."
+        else:
+            text = companion_line(person.name, person, ties, now)
+        return Section(key="self_model", text=text, order=WAKE_UP_ORDER)
+
     def _coherence(self) -> float | None:
         desires = self.ctx.services.get(DESIRE_LEVELS, DesireLevels)
         if desires is None:

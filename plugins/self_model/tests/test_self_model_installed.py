@@ -61,6 +61,7 @@ async def test_ego_serve_over_stdio(tmp_path: Path) -> None:
         assert tools == {
             "wake_up",
             "introspect",
+            "attune",
             "consider_them",
             "am_i_being_genuine",
             "update_self",
