@@ -13,10 +13,12 @@ import attrs
 from ego_core import (
     DESIRE_LEVELS,
     MEMORY_STORE,
+    NOTIONS_STORE,
     DesireLevels,
     InvalidArgumentError,
     Memory,
     MemoryService,
+    NotionStore,
     PluginContext,
     Response,
     ScaffoldItem,
@@ -63,6 +65,10 @@ from ego_self_model.schemas import UPDATE_RELATIONSHIP, UPDATE_SELF
 from ego_self_model.store import Growth, Person, Question, Shared, StateStore, Ties
 
 _log = logging.getLogger("ego.plugin.self_model")
+CONVICTIONS: Final = 5
+"""Convictions am_i_being_genuine names (the notions plugin's, when it is enabled)."""
+IMPRESSIONS: Final = 3
+"""Notions about a person consider_them names."""
 
 COHERENCE: Final = "cognitive_coherence"
 WAKE_UP_ORDER: Final = 30
@@ -99,6 +105,10 @@ class SelfModel:
 
     def _memory(self) -> MemoryService | None:
         return self.ctx.services.get(MEMORY_STORE, MemoryService)
+
+    def _notions(self) -> NotionStore | None:
+        """The notions plugin's concepts, when it is enabled."""
+        return self.ctx.services.get(NOTIONS_STORE, NotionStore)
 
     # ------------------------------------------------------------------------------------------
     # update_self
@@ -289,6 +299,12 @@ class SelfModel:
             last = found[0] if found else None
         lives_with = key_of(companion) in {key_of(n) for n in (person.name, *person.aliases)}
         text = person_text(person, ties, last, now, known=True, companion=lives_with)
+        notions = self._notions()
+        if notions is not None:
+            held = {n.id: n for name in (person.name, *person.aliases) for n in notions.for_person(name)}
+            ranked = sorted(held.values(), key=lambda n: (-n.confidence, n.label))[:IMPRESSIONS]
+            if ranked:
+                text += f"\nImpressions of {person.name}: " + ", ".join(f'"{n.label}"' for n in ranked) + "."
         return Response(text, scaffold=THEM_SCAFFOLD)
 
     # ------------------------------------------------------------------------------------------
@@ -304,6 +320,10 @@ class SelfModel:
             lines.append(f'In your own words, you are: "{truncate(identity[-1], 160)}"')
         if values:
             lines.append(f"You said you value: {', '.join(values[-5:])}.")
+        notions = self._notions()
+        convictions = notions.convictions()[:CONVICTIONS] if notions is not None else []
+        if convictions:
+            lines.append("Your convictions: " + ", ".join(f'"{c.label}"' for c in convictions) + ".")
         data = "\n".join(lines) or "A pause, before the words go out."
         return Response(data, scaffold=(GENUINE_SCAFFOLD,))
 
