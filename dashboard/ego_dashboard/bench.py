@@ -216,7 +216,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
         raise UsageError("--requests must be at least 1 and --browser-runs at least 0")
     report: dict[str, Any] = {
         "benchmark": "dashboard",
-        "command": " ".join(["ego", *(Path(a).name if "/" in a else a for a in sys.argv[1:])]),
+        "command": " ".join(["ego", *(Path(a).name if Path(a).is_absolute() else a for a in sys.argv[1:])]),
         "machine": {"python": platform.python_version(), "cpus": _cpus()},
         "sizes": [],
     }

@@ -146,10 +146,23 @@
       links.appendChild(el("li", l.type + ": " + label));
     });
     const g = await api("/api/memories/" + encodeURIComponent(id) + "/graph?depth=2");
-    drawGraph(g);
+    await drawGraph(g);
   }
 
-  function drawGraph(g) {
+  let graphLibrary = null;
+  function loadGraphLibrary() { // loaded on first use: the Now view renders without it
+    if (!graphLibrary) graphLibrary = new Promise(function (resolve, reject) {
+      const script = document.createElement("script");
+      script.src = "/static/vendor/cytoscape.min.js";
+      script.onload = resolve;
+      script.onerror = function () { reject(new Error("the graph library did not load")); };
+      document.head.appendChild(script);
+    });
+    return graphLibrary;
+  }
+
+  async function drawGraph(g) {
+    await loadGraphLibrary();
     const elements = g.nodes.map(function (n) {
       const label = n.private ? "private" : (n.content || "").slice(0, 24);
       return { data: { id: n.id, label: label, center: n.id === g.center ? 1 : 0 } };
