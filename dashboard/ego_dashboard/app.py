@@ -12,6 +12,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import logging
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -28,11 +29,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ego_core import PluginHost
+from ego_core import PluginHost, log_event
 from ego_core.http_transport import hash_token
 from ego_core.server import ToolRunner
 from ego_dashboard import state
 
+_log = logging.getLogger("ego.dashboard")
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 TOOL_AGENT = "dashboard"
 """The ``agent`` field of the ``tool_call`` records of corrections made from the dashboard."""
@@ -59,7 +61,7 @@ def _host_name(header: str) -> str:
 
 
 def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers={"Cache-Control": "no-store"})
+    return JSONResponse({"error": message}, status_code=status)
 
 
 class Guard:
@@ -129,8 +131,18 @@ class Headers:
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-def build_app(host: PluginHost, *, bind_host: str = "127.0.0.1", tokens: Mapping[str, str] | None = None) -> Starlette:
-    """The dashboard for ``host`` (started with the app, stopped with it; ``host.start`` is counted)."""
+def build_app(
+    host: PluginHost,
+    *,
+    bind_host: str = "127.0.0.1",
+    tokens: Mapping[str, str] | None = None,
+    reveal_private: bool = False,
+) -> Starlette:
+    """The dashboard for ``host`` (started with the app, stopped with it; ``host.start`` is counted).
+
+    ``reveal_private`` allows the one request that answers a private memory's text (``POST .../reveal``, made
+    only by the owner's click); without it that request is refused and no answer holds private text.
+    """
     loopback = is_loopback(bind_host)
     tokens = dict(tokens if tokens is not None else host.settings.server.tokens)
     if not loopback and not tokens:
@@ -203,6 +215,18 @@ def build_app(host: PluginHost, *, bind_host: str = "127.0.0.1", tokens: Mapping
         await body(request)
         return await call_tool("forget", {"memory_id": memory_id(request)})
 
+    async def reveal(request: Request) -> Response:
+        if not reveal_private:
+            return error(403, "revealing private memories is off; start the dashboard with --reveal-private")
+        await body(request)
+        wanted = memory_id(request)
+        found = await anyio.to_thread.run_sync(lambda: state.private_text(host, wanted))
+        if found is None:
+            return error(404, "no private memory with this id")
+        log_event(_log, "dashboard_reveal", memory_id=wanted)
+        # deliberately not redacted: the owner asked for this text (never cached: every API answer is no-store)
+        return JSONResponse({"id": wanted, "content": found})
+
     async def resolve_question(request: Request) -> Response:
         payload = await body(request)
         question = str(request.path_params["question_id"])
@@ -235,7 +259,12 @@ def build_app(host: PluginHost, *, bind_host: str = "127.0.0.1", tokens: Mapping
     static = resources.files("ego_dashboard").joinpath("static")
     routes = [
         Route("/", index, methods=["GET"]),
-        Route("/api/status", reader(lambda r: {"plugins": state.plugins(host), "loopback": loopback}), methods=["GET"]),
+        Route(
+            "/api/status",
+            reader(lambda r: {"plugins": state.plugins(host), "loopback": loopback, "reveal_private": reveal_private}),
+            methods=["GET"],
+        ),
+        Route("/api/memories/{memory_id}/reveal", reveal, methods=["POST"]),
         Route("/api/now", reader(lambda r: state.now_view(host)), methods=["GET"]),
         Route("/api/memories", reader(lambda r: state.search(host, params(r))), methods=["GET"]),
         Route("/api/memories/{memory_id}", reader(lambda r: state.detail(host, memory_id(r))), methods=["GET"]),

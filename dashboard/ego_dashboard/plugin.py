@@ -19,6 +19,11 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         help="bind address (default 127.0.0.1; any other address needs an agent's token, `ego token new`)",
     )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument(
+        "--reveal-private",
+        action="store_true",
+        help="offer a Reveal button that shows a private memory's text on request (off by default)",
+    )
 
 
 def _run(args: argparse.Namespace, host: PluginHost) -> int:
@@ -31,7 +36,9 @@ def _run(args: argparse.Namespace, host: PluginHost) -> int:
         raise UsageError("--port must be from 1 to 65535")
     try:
         check_listen_address(args.host, args.port, "/")
-        app = build_app(host, bind_host=args.host, tokens=host.settings.server.tokens)
+        app = build_app(
+            host, bind_host=args.host, tokens=host.settings.server.tokens, reveal_private=args.reveal_private
+        )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     shown = f"[{args.host}]" if ":" in args.host else args.host

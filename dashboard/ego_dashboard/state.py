@@ -222,6 +222,13 @@ def detail(host: PluginHost, memory_id: str) -> dict[str, Any] | None:
     return card
 
 
+def private_text(host: PluginHost, memory_id: str) -> str | None:
+    """A private memory's text, for the owner's explicit reveal (never served otherwise); None if there is none."""
+    service = memories(host)
+    found = service.get([memory_id]) if service is not None else []
+    return found[0].content if found and found[0].is_private else None
+
+
 def graph(host: PluginHost, memory_id: str, depth: int) -> dict[str, Any] | None:
     """The links around one memory, breadth first, at most ``GRAPH_MAX_NODES`` nodes: it reads only the
     memories it shows, so it costs the same in a store of a hundred or of a hundred thousand."""

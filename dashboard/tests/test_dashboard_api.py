@@ -279,3 +279,27 @@ def test_vendored_files_match_their_notice() -> None:
         assert digest in notice, f"{script.name}: its SHA-256 {digest} is not the one dashboard/README.md records"
     for licence in ("LICENSE-chart.js.md", "LICENSE-cytoscape.txt"):
         assert "Permission is hereby granted" in (vendor / licence).read_text(encoding="utf-8")
+
+
+def test_reveal_is_off_by_default(client: TestClient, seeded: Seeded) -> None:
+    assert client.get("/api/status").json()["reveal_private"] is False
+    refused = client.post(f"/api/memories/{seeded.private_ids[0]}/reveal", headers={"X-Ego-Csrf": csrf_of(client)})
+    assert refused.status_code == 403
+    assert "--reveal-private" in refused.json()["error"]
+    assert not leaks(refused.text)
+
+
+def test_reveal_when_allowed_answers_only_the_explicit_request(seeded: Seeded) -> None:
+    app = build_app(seeded.host, reveal_private=True)
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        target = seeded.private_ids[0]
+        assert client.post(f"/api/memories/{target}/reveal").status_code == 403  # no CSRF token
+        csrf = csrf_of(client)
+        shown = client.post(f"/api/memories/{target}/reveal", headers={"X-Ego-Csrf": csrf})
+        assert shown.status_code == 200
+        assert shown.json()["content"] in {text for text, _emotion in PRIVATE}
+        assert shown.headers["cache-control"] == "no-store"
+        public = client.post(f"/api/memories/{seeded.public_ids[0]}/reveal", headers={"X-Ego-Csrf": csrf})
+        assert public.status_code == 404  # only private memories are revealed; public ones are shown anyway
+        found = {path: leaks(body) for path, body in every_answer(client, seeded).items()}
+        assert not {path: runs for path, runs in found.items() if runs}  # every other answer stays redacted

@@ -105,6 +105,7 @@ def test_search_detail_and_forget_from_the_page(page: Page, seeded: Seeded) -> N
     first.click()
     expect(page.locator("#detail-text")).to_contain_text("octopus")
     expect(page.locator("#graph canvas").first).to_be_attached()
+    expect(page.locator("#reveal")).to_be_hidden()  # off by default, and this memory is not private
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#forget")
     expect(page.locator("#detail")).to_be_hidden()

@@ -8,6 +8,7 @@
   const charts = {};
   let cy = null;
   let selected = null;
+  let revealAllowed = false; // ego dashboard --reveal-private
 
   function $(id) { return document.getElementById(id); }
   function el(tag, text, cls) {
@@ -129,6 +130,7 @@
     const text = $("detail-text");
     text.className = m.private ? "private" : "";
     text.textContent = m.private ? "private memory: its text is not shown" : m.content;
+    $("reveal").hidden = !(m.private && revealAllowed);
     const meta = $("detail-meta"); clear(meta);
     const fields = m.private ? ["id", "timestamp", "emotion", "valence", "arousal", "intensity"] :
       ["id", "timestamp", "emotion", "secondary", "valence", "arousal", "intensity", "importance", "category", "tags", "access_count"];
@@ -177,6 +179,13 @@
       ],
     });
     cy.on("tap", "node", function (evt) { openMemory(evt.target.id()).catch(function (e) { showError(e.message); }); });
+  }
+
+  async function revealSelected() {
+    if (!selected || !window.confirm("Show this private memory's text on this screen?")) return;
+    const answer = await api("/api/memories/" + encodeURIComponent(selected) + "/reveal", { method: "POST", body: "{}" });
+    $("detail-text").textContent = answer.content; // shown, never stored
+    $("reveal").hidden = true;
   }
 
   async function forgetSelected() {
@@ -268,13 +277,19 @@
   $("search").addEventListener("submit", function (e) { e.preventDefault(); loadMemory().catch(function (x) { showError(x.message); }); });
   $("log-filter").addEventListener("submit", function (e) { e.preventDefault(); loadLogs().catch(function (x) { showError(x.message); }); });
   $("range").addEventListener("change", function () { loadHistory().catch(function (x) { showError(x.message); }); });
+  $("reveal").addEventListener("click", function () { revealSelected().catch(function (x) { showError(x.message); }); });
   $("forget").addEventListener("click", function () { forgetSelected().catch(function (x) { showError(x.message); }); });
-  $("token-form").addEventListener("submit", function (e) {
-    e.preventDefault(); token = $("token").value.trim(); $("token-form").hidden = true; show(current);
-  });
   setInterval(function () {
     if ($("live").checked && current !== "memory" && !document.hidden) loaders[current]().catch(function (e) { showError(e.message); });
   }, 5000);
+  function begin() {
+    api("/api/status").then(function (status) { revealAllowed = status.reveal_private === true; })
+      .catch(function (e) { showError(e.message); });
+    show(current);
+  }
+  $("token-form").addEventListener("submit", function (e) {
+    e.preventDefault(); token = $("token").value.trim(); $("token-form").hidden = true; begin();
+  });
   if (tokenNeeded) $("token-form").hidden = false;
-  else show("now");
+  else begin();
 })();
