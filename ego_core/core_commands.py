@@ -272,7 +272,10 @@ def _plugin_new(args: argparse.Namespace, host: PluginHost | None = None) -> int
     core = ego_core_source()
     written = write_plugin(plugin_id, directory, core)
     print(f"wrote the plugin {plugin_id!r} ({len(written)} files) to {directory}")
-    print(f"  cd {directory} && tox        # its tests and mypy --strict; ego-core from {core} (or $EGO_CORE)")
+    if core == "ego-core":  # this ego was installed from a wheel, not run from a clone
+        print(f"  cd {directory} && EGO_CORE=/path/to/ego_core-{__version__}-py3-none-any.whl tox   # (or a clone)")
+    else:
+        print(f"  cd {directory} && tox        # its tests and mypy --strict; ego-core from {core} (or $EGO_CORE)")
     print(f"  pip install {directory}      # into the environment that runs ego; then `ego plugins` lists it")
     return 0
 

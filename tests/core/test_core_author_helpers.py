@@ -396,3 +396,15 @@ def test_a_session_start_that_cannot_be_recorded_does_not_stop_wake_up(tmp_path:
     marker = SessionMarker(blocked / "core" / "session.json")
     assert marker.begin(datetime(2026, 3, 1, tzinfo=UTC)) is None
     assert marker.previous() is None
+
+
+def test_ego_plugin_new_from_a_wheel_says_where_ego_core_comes_from(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ego_core.plugin_template
+    from ego_core.cli import main
+
+    monkeypatch.setattr(ego_core.plugin_template, "ego_core_source", lambda: "ego-core")
+    assert main(["plugin", "new", "dream", "--dir", str(tmp_path / "ego-dream")]) == 0
+    assert "EGO_CORE=/path/to/ego_core-" in capsys.readouterr().out
+    assert "{env:EGO_CORE:ego-core}" in (tmp_path / "ego-dream" / "tox.ini").read_text(encoding="utf-8")
