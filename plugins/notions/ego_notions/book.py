@@ -41,15 +41,14 @@ from ego_notions.store import NotionDB, new_id
 MAX_NODES = 2000
 """Memories a consolidation looks at: the replayed ones first, then their linked neighbours."""
 MAX_CANDIDATES = 64
-"""Best-connected memories the clique search runs on."""
-MAX_CALLS = 10_000
-"""Steps of the clique search before it stops with what it found."""
+"""Best-connected neighbours of one replayed memory its clique search runs on."""
+MAX_CALLS = 50_000
+"""Steps of all the clique searches of one consolidation before they stop with what they found."""
 
 
 @attrs.frozen
 class PassReport:
     created: int = 0
-    decayed: int = 0
     pruned: int = 0
     merged: int = 0
     linked: int = 0
@@ -61,7 +60,6 @@ class PassReport:
             f"{verb} {n} {noun}."
             for verb, n, noun in (
                 ("Formed", self.created, "notion(s)"),
-                ("Faded", self.decayed, "notion(s)"),
                 ("Let go of", self.pruned, "notion(s)"),
                 ("Merged", self.merged, "duplicate notion(s)"),
                 ("Linked", self.linked, "notion pair(s)"),
@@ -135,15 +133,14 @@ class NotionBook:
                     fresh.append(notion)
             self.db.apply(save=fresh)
             created = len(fresh)
-        decayed, pruned = self._decay(now)
+        pruned = self._decay(now)
         merged_count = self._merge_duplicates(now)
         linked = self._link(now)
-        report = PassReport(created, decayed, pruned, merged_count, linked, looked_at, capped)
+        report = PassReport(created, pruned, merged_count, linked, looked_at, capped)
         log_event(
             self.log,
             "notions_consolidated",
             created=created,
-            decayed=decayed,
             pruned=pruned,
             merged=merged_count,
             linked=linked,
@@ -170,14 +167,13 @@ class NotionBook:
             tags=tags,
         )
 
-    def _decay(self, now: datetime) -> tuple[int, int]:
-        """Prune notions faded below the floor; count those that faded since they were last set."""
+    def _decay(self, now: datetime) -> int:
+        """Let go of the notions faded below the floor."""
         notions = self.db.all()
         gone = [n.id for n in notions if n.confidence_at(now) < PRUNE_BELOW]
-        faded = sum(1 for n in notions if n.id not in gone and n.confidence_at(now) < n.confidence - 0.005)
         if gone:
             self._delete(gone)
-        return faded, len(gone)
+        return len(gone)
 
     def _merge_duplicates(self, now: datetime) -> int:
         """Fold notions whose sources overlap by Jaccard ≥ 0.6 into the strongest of their group."""

@@ -46,42 +46,57 @@ def neighbourhood(
 
 
 def maximal_cliques(
-    adjacency: Mapping[str, set[str]], max_candidates: int, max_calls: int
+    adjacency: Mapping[str, set[str]], max_candidates: int, max_calls: int, seeds: Sequence[str] | None = None
 ) -> tuple[list[tuple[str, ...]], bool]:
-    """Maximal cliques of at least three members (Bron–Kerbosch with a pivot), among the ``max_candidates``
-    best-connected nodes; the search stops after ``max_calls`` steps, keeping what it found."""
-    candidates = [n for n, near in adjacency.items() if len(near) >= MIN_MEMBERS - 1]
-    capped = len(candidates) > max_candidates
-    candidates = sorted(candidates, key=lambda n: (-len(adjacency[n]), n))[:max_candidates]
-    keep = set(candidates)
-    graph = {n: adjacency[n] & keep for n in candidates}
-    found: list[tuple[str, ...]] = []
-    calls = 0
+    """Maximal cliques of at least three members that hold one of ``seeds`` (default: every node).
 
-    def expand(r: list[str], p: set[str], x: set[str]) -> bool:
+    Each seed is searched in its own neighbourhood (Bron–Kerbosch with a pivot, started from the seed, with
+    the ``max_candidates`` best-connected neighbours), in a fixed order so each clique is found once; all
+    searches together stop after ``max_calls`` steps, keeping what they found.
+    """
+    chosen = set(adjacency) if seeds is None else set(seeds)
+    # seeds first: a clique holding a seed is found from its first member, which is then a seed
+    order = sorted(adjacency, key=lambda n: (n not in chosen, len(adjacency[n]), n))
+    rank = {node: number for number, node in enumerate(order)}
+    wanted = [n for n in order if n in chosen]
+    found: set[tuple[str, ...]] = set()
+    calls = 0
+    capped = False
+
+    def expand(r: list[str], p: set[str], x: set[str], graph: Mapping[str, set[str]]) -> bool:
         nonlocal calls
         calls += 1
         if calls > max_calls:
             return False
         if not p and not x:
             if len(r) >= MIN_MEMBERS:
-                found.append(tuple(sorted(r)))
+                found.add(tuple(sorted(r)))
             return True
         pivot = max(p | x, key=lambda n: (len(graph[n] & p), n))
         for node in sorted(p - graph[pivot]):
-            if not expand([*r, node], p & graph[node], x & graph[node]):
+            if not expand([*r, node], p & graph[node], x & graph[node], graph):
                 return False
             p = p - {node}
             x = x | {node}
         return True
 
-    complete = expand([], set(graph), set())
-    return sorted(found), capped or not complete
+    for seed in wanted:
+        near = adjacency[seed]
+        if len(near) < MIN_MEMBERS - 1:
+            continue
+        if len(near) > max_candidates:
+            capped = True
+            near = set(sorted(near, key=lambda n: (-len(adjacency[n]), n))[:max_candidates])
+        graph = {n: adjacency[n] & near for n in near}
+        later = {n for n in near if rank[n] > rank[seed]}
+        if not expand([seed], later, near - later, graph):
+            return sorted(found), True
+    return sorted(found), capped
 
 
 def find_cliques(
     service: MemoryService, seeds: Sequence[str], *, max_nodes: int, max_candidates: int, max_calls: int
 ) -> tuple[Cliques, dict[str, Memory]]:
     loaded, adjacency = neighbourhood(service, seeds, max_nodes)
-    groups, capped = maximal_cliques(adjacency, max_candidates, max_calls)
+    groups, capped = maximal_cliques(adjacency, max_candidates, max_calls, [s for s in seeds if s in adjacency])
     return Cliques(groups=tuple(groups), nodes=len(loaded), capped=capped), loaded

@@ -42,6 +42,11 @@ class NotionsPlugin(PluginBase):
         self._book: NotionBook | None = None
         self._ctx: PluginContext | None = None
 
+    @property
+    def book(self) -> NotionBook | None:
+        """The notions store while the plugin runs (for benchmarks and tools that host it in-process)."""
+        return self._book
+
     def _running(self) -> NotionBook:
         if self._book is None:
             raise ToolError(NOT_RUNNING)
