@@ -1,4 +1,5 @@
-"""The benchmarks as ``ego bench locomo|scale|consolidate|stages|tokens|emotion-trend`` commands (JSON reports)."""
+"""The benchmarks as ``ego bench locomo|scale|consolidate|stages|tokens|emotion-trend|notions|…`` commands (JSON
+reports)."""
 
 from __future__ import annotations
 
@@ -260,6 +261,25 @@ def _detector(args: argparse.Namespace, host: PluginHost, table: dict[str, Any],
     return run_detector_bench(command=command, sizes=_int_list(args.sizes, "--sizes"), runs=args.runs)
 
 
+def _notions_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--size", default="10000,100000", help="comma-separated store sizes (memories)")
+    parser.add_argument("--runs", type=int, default=7, help="daily notion passes timed per size")
+
+
+def _notions(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_bench.notions import run_notions
+
+    return run_notions(
+        _int_list(args.size, "--size"),
+        host.settings,
+        table,
+        command=command,
+        runs=args.runs,
+        work_dir=args.work_dir,
+        show=not args.quiet,
+    )
+
+
 def bench_commands() -> list[Command]:
     return [
         bench_command(
@@ -310,6 +330,12 @@ def bench_commands() -> list[Command]:
             "the shared memory's secret/PII detector on adversarial and ordinary texts of 1 to 64 KB (linear time)",
             _detector_options,
             _detector,
+        ),
+        bench_command(
+            "notions",
+            "consolidate's notion pass, the explore walk and the network view at growing store sizes (JSON report)",
+            _notions_options,
+            _notions,
         ),
     ]
 
