@@ -43,6 +43,7 @@ from ego_core.services import (
     MEMORY_STORE,
     NOTIONS_STORE,
     OPEN_QUESTIONS,
+    PEOPLE,
     BodySense,
     DesireLevels,
     EmotionTally,
@@ -51,6 +52,7 @@ from ego_core.services import (
     NotionView,
     OpenQuestion,
     OpenQuestions,
+    People,
     QuestionState,
 )
 from ego_core.storage import Database, DatabaseVersionError, write_transaction
@@ -88,6 +90,7 @@ __all__ = [
     "MEMORY_STORE",
     "NOTIONS_STORE",
     "OPEN_QUESTIONS",
+    "PEOPLE",
     "PRIVATE_MARK",
     "BodySense",
     "Check",
@@ -114,6 +117,7 @@ __all__ = [
     "NotionView",
     "OpenQuestion",
     "OpenQuestions",
+    "People",
     "Plugin",
     "PluginBase",
     "PluginContext",

@@ -224,3 +224,17 @@ class NotionStore(Protocol):
     def for_person(self, person: str) -> Sequence[NotionView]:
         """The notions bound to ``person`` (compared case-insensitively), most confident first."""
         ...
+
+
+PEOPLE = "self_model.people"
+
+
+@runtime_checkable
+class People(Protocol):
+    """The people of the self-model as memories name them (a memory naming a person is a moment shared with
+    them), for plugins that bind what they keep to a person (the notions plugin)."""
+
+    def sharing(self, memory_ids: Sequence[str]) -> Mapping[str, Sequence[str]]:
+        """For each person (by name) the memories among ``memory_ids`` shared with them; people sharing none are
+        left out."""
+        ...

@@ -65,3 +65,24 @@ async def test_convictions_and_impressions_reach_the_self_model(combo_host: Call
         genuine = await call_ok(client, "am_i_being_genuine")
         assert "Your convictions" not in genuine  # 1.0 − 3 · 0.15 = 0.55: held, no longer a conviction
         assert "tea (contentment)" in await call_ok(client, "curate_notions", {"action": "list"})
+
+
+async def test_a_notion_formed_from_moments_shared_with_someone_is_bound_to_them(
+    combo_host: Callable[..., PluginHost],
+) -> None:
+    host = combo_host("memory", "notions", "self_model")
+    async with mcp_client(host) as client:
+        await call_ok(client, "update_relationship", {"person": "Aiko", "field": "trust_level", "value": 0.8})
+        contents = [
+            "Aiko taught me to fold paper cranes.",
+            "Aiko laughed at my lopsided crane.",
+            "Folded cranes alone.",
+        ]
+        ids = [await remember(client, c, emotion="happy", tags=["origami"], valence=0.7) for c in contents]
+        for source, target in itertools.combinations(ids, 2):
+            await call_ok(client, "link_memories", {"source_id": source, "target_id": target})
+        await call_ok(client, "consolidate")
+        listing = await call_ok(client, "curate_notions", {"action": "list"})
+        assert "person=Aiko" in listing  # two of its three memories were shared with Aiko
+        them = await call_ok(client, "consider_them", {"person": "Aiko"})
+        assert 'Impressions of Aiko: "origami (happy)".' in them

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, tzinfo
 
 import attrs
 
-from ego_core import ConsolidationRun, Memory, MemoryService, NotionView, log_event
+from ego_core import PEOPLE, ConsolidationRun, Memory, MemoryService, NotionView, People, Services, log_event
 from ego_notions.cliques import find_cliques
 from ego_notions.model import (
     CONTRADICT_STEP,
@@ -78,13 +78,16 @@ class NotionBook:
         now: Callable[[], datetime],
         memories: Callable[[], MemoryService | None],
         log: logging.Logger,
+        *,
         tz: Callable[[], tzinfo] = lambda: UTC,
+        services: Services | None = None,
     ) -> None:
         self.db = db
         self.now = now
         self.memories = memories
         self.log = log
         self.tz = tz
+        self.services = services
 
     # ----------------------------------------------------------------------------------------------
     # notions.store
@@ -102,6 +105,9 @@ class NotionBook:
         now = self.now()
         wanted = person.strip().casefold()
         return [n.view(now) for n in self.ranked(now) if n.person and n.person.casefold() == wanted]
+
+    def people(self) -> People | None:
+        return self.services.get(PEOPLE, People) if self.services is not None else None
 
     def ranked(self, now: datetime) -> list[Notion]:
         return sorted(self.db.all(), key=lambda n: rank_key(n, now))
@@ -125,12 +131,13 @@ class NotionBook:
                 log_event(self.log, "notions_search_capped", nodes=cliques.nodes, cliques=len(cliques.groups))
             near = self.db.holding({i for group in cliques.groups for i in group})
             fresh: list[Notion] = []
+            people = self.people()
             for group in cliques.groups:
                 if duplicate_of(group, [*near, *fresh]):
                     continue
                 notion = self._form([loaded[i] for i in group if i in loaded], now)
                 if notion is not None:
-                    fresh.append(notion)
+                    fresh.append(attrs.evolve(notion, person=_person_of(notion.sources, people)))
             self.db.apply(save=fresh)
             created = len(fresh)
         pruned = self._decay(now)
@@ -304,6 +311,20 @@ class NotionBook:
             return False
         self._delete([notion_id])
         return True
+
+
+def _person_of(sources: Sequence[str], people: People | None) -> str | None:
+    """The person most of a notion's memories were shared with: the single largest share, more than half."""
+    if people is None:
+        return None
+    try:
+        shares = people.sharing(sources)
+    except Exception:  # the self-model's problem: the notion forms unbound
+        return None
+    counts = sorted(((len(set(ids) & set(sources)), name) for name, ids in shares.items()), reverse=True)
+    if not counts or counts[0][0] * 2 <= len(sources) or (len(counts) > 1 and counts[1][0] == counts[0][0]):
+        return None
+    return counts[0][1]
 
 
 def _id_fields(notion: Notion) -> list[dict[str, list[str]]]:

@@ -60,7 +60,7 @@ class NotionsPlugin(PluginBase):
         def memories() -> MemoryService | None:
             return ctx.services.get(MEMORY_STORE, MemoryService)
 
-        self._book = NotionBook(db, ctx.now, memories, ctx.log, lambda: ctx.settings.tz)
+        self._book = NotionBook(db, ctx.now, memories, ctx.log, tz=lambda: ctx.settings.tz, services=ctx.services)
         self._ctx = ctx
         ctx.provide(NOTIONS_STORE, self._book)
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from ego_core import (
     OPEN_QUESTIONS,
+    PEOPLE,
     Check,
     Memory,
     PluginBase,
@@ -21,6 +22,7 @@ from ego_core import (
 )
 from ego_self_model import portable
 from ego_self_model.config import SelfModelConfig
+from ego_self_model.people_service import PeopleService
 from ego_self_model.questions import OpenQuestionsService
 from ego_self_model.schemas import (
     AM_I_BEING_GENUINE,
@@ -77,6 +79,7 @@ class SelfModelPlugin(PluginBase):
         store.open()
         self.model = SelfModel(ctx, store, config)
         ctx.provide(OPEN_QUESTIONS, OpenQuestionsService(store, ctx.now, config))
+        ctx.provide(PEOPLE, PeopleService(store))
 
     @hookimpl
     def on_shutdown(self) -> None:
