@@ -257,11 +257,12 @@ def check_prompt_arguments(prompt: Prompt, arguments: Mapping[str, Any]) -> dict
 
 
 def matching_values(results: Sequence[tuple[str, Sequence[str]]], prefix: str) -> list[str]:
-    """The values the plugins gave that start with ``prefix`` (case-insensitively), each once, sorted."""
+    """The values the plugins gave that start with ``prefix`` (case-insensitively), each once, in the order the
+    plugins gave them (each plugin puts its likeliest first)."""
     wanted = prefix.casefold()
     found: dict[str, str] = {}
     for _plugin, given in results:
         for value in [given] if isinstance(given, str) else given:
             if isinstance(value, str) and value.strip() and value.casefold().startswith(wanted):
                 found.setdefault(value.casefold(), value)
-    return sorted(found.values(), key=lambda v: (v.casefold(), v))
+    return list(found.values())

@@ -176,8 +176,8 @@ async def test_hook_complete_values(make_host: HostFactory, mode: str) -> None:
         notes = await client.complete(
             {"type": "ref/resource", "uri": "notes://note/{note_id}"}, {"name": "note_id", "value": "n-"}
         )
-    assert people.completion.values == ["Aiko", "Akira"]  # prefix ignoring case, each value once, sorted
-    assert core_people.completion.values == ["Aiko", "Akira", "Ken"]
+    assert people.completion.values == ["Aiko", "Akira"]  # prefix ignoring case, each value once, in order
+    assert core_people.completion.values == ["Aiko", "Ken", "Akira"]
     assert (core_people.completion.total, core_people.completion.has_more) == (3, False)
     assert notes.completion.values == ["n-1", "n-2"]
 

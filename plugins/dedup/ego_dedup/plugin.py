@@ -51,7 +51,9 @@ class DedupPlugin:
         if service is None:
             return None
         config: DedupConfig = ctx.config
-        memories = window_memories(service, run, config.max_recent)
-        _dedup, threshold = config.thresholds(service.similarity_profile)
-        pairs = find_pairs(memories, service, threshold, config.max_merge_candidates)
+        with ctx.progress(2, "consolidate: looking for near-duplicates") as progress:  # fills consolidate's part
+            memories = window_memories(service, run, config.max_recent)
+            progress.advance()
+            _dedup, threshold = config.thresholds(service.similarity_profile)
+            pairs = find_pairs(memories, service, threshold, config.max_merge_candidates)
         return merge_section(pairs, recall=ctx.tool_served("recall"), forget=ctx.tool_served("forget"))

@@ -60,6 +60,7 @@ from ego_desires.curve import (
 from ego_desires.emergent import EmergentRow, alive, called_up, from_flow, life_stage
 from ego_desires.inputs import gather
 from ego_desires.levels import Snapshot, current_position, initial_anchor, snapshot
+from ego_desires.mcp_surface import DesiresSurface
 from ego_desires.modulation import Inputs
 from ego_desires.render import (
     COMPANION_SCAFFOLD,
@@ -139,7 +140,7 @@ class LevelsService:
         return self._read()
 
 
-class DesiresPlugin(PluginBase):
+class DesiresPlugin(DesiresSurface, PluginBase):
     """Entry point ``desires``. Works alone; memory, interoception and a self-model only add modulation."""
 
     config_class = DesiresConfig

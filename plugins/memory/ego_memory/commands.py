@@ -15,7 +15,7 @@ from ego_core import MEMORY_STORE, Command, EmbeddingError, MemoryService, Plugi
 from ego_memory.embedding.onnx import MODEL_DIR_ENV, default_onnx_model_dir, download_model, missing_files
 from ego_memory.errors import StoreError
 from ego_memory.privacy import PrivateContentRedactor
-from ego_memory.progress import progress_bar
+from ego_memory.progress import reporting
 from ego_memory.runtime import open_runtime
 from ego_memory.vector_index import describe
 from ego_memory.wording import count_of
@@ -54,7 +54,8 @@ def _reindex(args: argparse.Namespace, host: PluginHost, redactor: PrivateConten
             print(f"the store already uses {store.model_id}; nothing to do (use --force to re-embed anyway)")
             return 0
         before = store.model_id
-        with progress_bar(total=store.count(), desc="reindex", enabled=not args.quiet) as advance:
+        ctx = host.context("memory")
+        with reporting(ctx, total=store.count(), desc="reindex", bar=not args.quiet) as advance:
             embedded = store.reindex(runtime.embedder.embed, progress=advance)
         print(f"re-embedded {count_of(embedded, 'memory', 'memories')}: {before} -> {store.model_id}")
         return 0

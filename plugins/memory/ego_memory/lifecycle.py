@@ -51,6 +51,10 @@ REPLAY_CONFIDENCE = 0.6
 COACTIVATION_STEP = 0.05
 PRUNE_BELOW = 0.1
 EXPLICIT_CONFIDENCE = 0.9
+READ_STEPS, REPLAY_STEPS, HOOK_STEPS = 1, 3, 6
+"""consolidate's progress (for a client that asked for it): reading the window, the replay, then the plugins'
+``on_consolidate`` work, which fills its part with its own ``ctx.progress``."""
+CONSOLIDATE_STEPS = READ_STEPS + REPLAY_STEPS + HOOK_STEPS
 
 
 def _shown_id(value: str, pattern: re.Pattern[str], kind: str) -> str:
@@ -182,12 +186,16 @@ class Lifecycle:
     def consolidate(self, _args: Mapping[str, Any]) -> Response:
         until = self.ctx.now()
         since = until - CONSOLIDATION_WINDOW
-        recent = self.store.recent(since.timestamp(), MAX_REPLAY + 1)
-        truncated = len(recent) > MAX_REPLAY
-        recent = recent[-MAX_REPLAY:]
-        created, strengthened, pruned = self._replay(recent, since.timestamp())
-        run = ConsolidationRun(since=since, until=until, recent_ids=tuple(m.id for m in recent))
-        texts, scaffold = compose_sections(self.ctx.hooks.on_consolidate(run=run))
+        with self.ctx.progress(CONSOLIDATE_STEPS, "consolidate: reading the last day") as progress:
+            recent = self.store.recent(since.timestamp(), MAX_REPLAY + 1)
+            truncated = len(recent) > MAX_REPLAY
+            recent = recent[-MAX_REPLAY:]
+            progress.advance(READ_STEPS, f"consolidate: replaying {count_of(len(recent), 'event')}")
+            created, strengthened, pruned = self._replay(recent, since.timestamp())
+            progress.advance(REPLAY_STEPS)
+            run = ConsolidationRun(since=since, until=until, recent_ids=tuple(m.id for m in recent))
+            with progress.part(HOOK_STEPS, "consolidate: what the other plugins make of it"):
+                texts, scaffold = compose_sections(self.ctx.hooks.on_consolidate(run=run))
         summary = (
             f"Consolidation complete. Replayed {count_of(len(recent), 'event')}, strengthened {strengthened} "
             f"co-activated link(s), created {created} link(s), pruned {pruned} weak link(s)."

@@ -34,9 +34,10 @@ from ego_memory.embedding import BUILTIN_EMBEDDERS
 from ego_memory.embedding.errors import ProviderError
 from ego_memory.errors import StoreError
 from ego_memory.lifecycle import Lifecycle
+from ego_memory.mcp_surface import MemorySurface
 from ego_memory.memories import Memories, remember_log_view
 from ego_memory.privacy import PrivateContentRedactor
-from ego_memory.progress import progress_bar
+from ego_memory.progress import reporting
 from ego_memory.runtime import MemoryRuntime, open_runtime
 from ego_memory.tools import lifecycle_tools, memory_tools
 from ego_memory.wording import count_of
@@ -102,7 +103,7 @@ def _store_errors_as_tool_errors(handler: ToolHandler) -> ToolHandler:
     return guarded
 
 
-class MemoryPlugin:
+class MemoryPlugin(MemorySurface):
     config_class = MemoryConfig
     config_env = CONFIG_ENV
 
@@ -235,10 +236,10 @@ class MemoryPlugin:
         return portable.check_records(records, limit)
 
     @hookimpl
-    def import_records(self, records: Sequence[Mapping[str, Any]]) -> int:
+    def import_records(self, records: Sequence[Mapping[str, Any]], ctx: PluginContext) -> int:
         memories = self._require()
         total = sum(1 for r in records if r.get("type") == "memory")
-        with progress_bar(total=total, desc="import memories", enabled=sys.stderr.isatty()) as advance:
+        with reporting(ctx, total=total, desc="import memories", bar=sys.stderr.isatty()) as advance:
             return portable.import_records(memories, records, advance)
 
     @hookimpl

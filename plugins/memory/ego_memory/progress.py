@@ -1,4 +1,5 @@
-"""Progress bars (tqdm, on stderr so stdout stays clean for JSON and the MCP protocol)."""
+"""Progress: bars on a terminal (tqdm, on stderr so stdout stays clean for JSON and the MCP protocol), and the
+MCP client's progress notifications through ``ctx.progress`` (:func:`reporting` does both)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
+
+from ego_core import PluginContext
 
 T = TypeVar("T")
 
@@ -34,3 +37,16 @@ def progress_bar(*, total: int, desc: str, enabled: bool = True) -> Iterator[Cal
 
     with tqdm(total=total, desc=desc, file=sys.stderr, dynamic_ncols=True, leave=False) as bar:
         yield bar.update
+
+
+@contextmanager
+def reporting(ctx: PluginContext, *, total: int, desc: str, bar: bool) -> Iterator[Callable[[int], None]]:
+    """A step callback that moves both a terminal bar (when ``bar``; see :func:`progress_bar`) and
+    ``ctx.progress`` (notifications to an MCP client that asked for them, during a tool call)."""
+    with ctx.progress(total, desc) as reported, progress_bar(total=total, desc=desc, enabled=bar) as drawn:
+
+        def advance(amount: int) -> None:
+            drawn(amount)
+            reported.advance(amount)
+
+        yield advance

@@ -22,6 +22,7 @@ from ego_core import (
 )
 from ego_self_model import portable
 from ego_self_model.config import SelfModelConfig
+from ego_self_model.mcp_surface import SelfModelSurface
 from ego_self_model.people_service import PeopleService
 from ego_self_model.questions import OpenQuestionsService
 from ego_self_model.schemas import (
@@ -41,7 +42,7 @@ def _log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
     return {name: (value if name == "field" else f"<{type(value).__name__}>") for name, value in args.items()}
 
 
-class SelfModelPlugin(PluginBase):
+class SelfModelPlugin(SelfModelSurface, PluginBase):
     config_class = SelfModelConfig
 
     def __init__(self) -> None:

@@ -13,13 +13,26 @@ import secrets
 from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar
 
-from ego_core import Check, Command, ConfigError, PluginContext, ScaffoldLine, Section, Tool, hookimpl
+from ego_core import (
+    Check,
+    Command,
+    ConfigError,
+    PluginContext,
+    Resource,
+    ResourceTemplate,
+    ScaffoldLine,
+    Section,
+    Tool,
+    ToolError,
+    hookimpl,
+)
 from ego_shared_memory.cli import commands
 from ego_shared_memory.client import GatewayClient, LocalClient, PendingAppends, SharedClient, UnreachableError
 from ego_shared_memory.config import CONFIG_ENV, GatewaySettings, SharedMemoryConfig
 from ego_shared_memory.tools import SharedTools
 
 WAKE_UP_ORDER = 60
+SNAPSHOT_URI = "ego://shared/snapshot"
 PENDING_FILE = "pending_appends.json"
 """In the plugin's data directory: appends whose outcome stayed unknown (fingerprints and run ids only)."""
 
@@ -81,6 +94,30 @@ class SharedMemoryPlugin:
         )
         for tool in self._tools.tools():
             register(tool)
+
+    @hookimpl
+    def register_resources(self, register: Callable[[Resource | ResourceTemplate], None], ctx: PluginContext) -> None:
+        """``ego://shared/snapshot``, when configured: what shared_snapshot shows (pinned, then recent)."""
+        if not _configured(ctx.config):
+            return
+        register(
+            Resource(
+                SNAPSHOT_URI,
+                "shared-snapshot",
+                "The memory shared with the other agents: pinned entries, then the most recent.",
+                read=self._snapshot_text,
+                title="Shared memory",
+            )
+        )
+
+    def _snapshot_text(self) -> str:
+        if self._tools is None:
+            raise ToolError("The shared memory is not configured.")
+        try:
+            return self._tools.snapshot({}).data
+        except ToolError as exc:  # the tool's words are for the agent; a reader of the resource gets the reason
+            reason, cut, _rest = exc.message.partition(". Stop here")
+            raise ToolError(reason + "." if cut else reason) from None
 
     @hookimpl
     def register_commands(self, register: Callable[[Command], None], ctx: PluginContext) -> None:
