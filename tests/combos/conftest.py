@@ -31,6 +31,8 @@ def combo_host(make_host: HostFactory, workspace: Path, tmp_path: Path) -> Calla
             "memory": dict(memory),
             "workspace_sync": {"workspace_dir": str(workspace)},
             "shared_memory": {"db": f"sqlite:///{tmp_path / 'shared.db'}", "agent_id": "claude"},
+            "desires": {"feel_desires_tool": True},  # the opt-in tools, so that every tool is exercised
+            "emotion_trend": {"tool": True},
         }
         return make_host({plugin_id: PLUGINS[plugin_id]() for plugin_id in chosen}, config=config)
 

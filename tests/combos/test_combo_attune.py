@@ -39,6 +39,9 @@ async def test_attune_on_a_rich_store_stays_within_200_tokens(tmp_path: Path) ->
     settings = Settings(data_dir=tmp_path / "data", timezone="Europe/Berlin", plugin_tables=tables)
     host = build_host(settings, clock=clock, disabled=["bench"])
     async with mcp_client(host) as client:
+        served = {tool.name for tool in (await client.list_tools()).tools}
+        assert {"attune", "configure_desires"} <= served
+        assert not {"feel_desires", "emotion_trend"} & served  # opt-in: attune carries them in words
         await call_ok(client, "update_relationship", {"person": "Aiko", "field": "trust_level", "value": 0.8})
         for number in range(60):
             clock.set(NOW - timedelta(days=20) + timedelta(hours=8 * number))

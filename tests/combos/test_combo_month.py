@@ -86,6 +86,8 @@ async def test_a_month_in_the_life(world: EgoWorld, tmp_path: Path) -> None:
     world.dist("egotest-clockhand", "egotest_clockhand", CLOCK_HAND, ep_name="clockhand")
     workspace = tmp_path / "workspace"
     workspace.mkdir()
+    opt_in = "[plugins.desires]\nfeel_desires_tool = true\n\n[plugins.emotion_trend]\ntool = true\n"
+    (world.data_dir / "ego.toml").write_text(opt_in, encoding="utf-8")
     params = world.stdio(
         "--disable",
         "bench",

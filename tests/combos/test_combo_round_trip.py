@@ -92,7 +92,8 @@ async def test_an_imported_self_answers_exactly_as_the_exported_one(
     make_host: HostFactory, make_world: Callable[[str], EgoWorld]
 ) -> None:
     source, target = make_world("source"), make_world("target")
-    config: dict[str, Any] = {"memory": {}}  # the default embedder: no model directory
+    # the default embedder (no model directory); the opt-in tools that read desires and feelings as numbers
+    config: dict[str, Any] = {"memory": {}, "desires": {"feel_desires_tool": True}, "emotion_trend": {"tool": True}}
 
     def host_on(world: EgoWorld, clock: Clock) -> PluginHost:
         settings = Settings(data_dir=world.data_dir, timezone="UTC")

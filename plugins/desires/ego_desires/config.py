@@ -260,6 +260,8 @@ class DesiresConfig:
     """The quality of a satisfaction through tool use (the ``implicit`` table)."""
     mid_from: float = attrs.field(default=0.4, validator=_UNIT)
     high_from: float = attrs.field(default=0.7, validator=_UNIT)
+    feel_desires_tool: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
+    """Serve ``feel_desires`` (every level as a number); attune says the strongest in words."""
     periods: Periods = attrs.field(factory=Periods)
     memories: MemoryModulation = attrs.field(factory=MemoryModulation)
     body: BodyModulation = attrs.field(factory=BodyModulation)

@@ -317,7 +317,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
     # -- tools -------------------------------------------------------------------------------------
 
     @hookimpl
-    def register_tools(self, register: Callable[[Tool], None]) -> None:
+    def register_tools(self, register: Callable[[Tool], None], ctx: PluginContext) -> None:
         register(
             Tool(
                 name="configure_desires",
@@ -328,15 +328,9 @@ class DesiresPlugin(DesiresSurface, PluginBase):
                 log_view=_configure_log_view,
             )
         )
-        register(
-            Tool(
-                name="feel_desires",
-                description="Feel your desires right now.",
-                input_schema=FEEL_SCHEMA,
-                handler=self.feel_desires,
-                tier="surface",
-            )
-        )
+        config: DesiresConfig = ctx.config
+        if config.feel_desires_tool:
+            self._register_feel(register)
         register(
             Tool(
                 name="satisfy_desire",
@@ -345,6 +339,17 @@ class DesiresPlugin(DesiresSurface, PluginBase):
                 handler=self.satisfy_desire,
                 tier="backend",
                 log_view=_satisfy_log_view,
+            )
+        )
+
+    def _register_feel(self, register: Callable[[Tool], None]) -> None:
+        register(
+            Tool(
+                name="feel_desires",
+                description="Every desire's level now, as numbers.",
+                input_schema=FEEL_SCHEMA,
+                handler=self.feel_desires,
+                tier="backend",
             )
         )
 

@@ -40,7 +40,7 @@ def desire_host(make_host: HostFactory, ego_settings: Settings, tmp_path: Path) 
         clock = clock or Clock(at)
         host = make_host(
             {"desires": plugin, **(others or {})},
-            config={"desires": dict(desires or {})},
+            config={"desires": {"feel_desires_tool": True, **(desires or {})}},
             settings=chosen,
             clock=clock,
         )

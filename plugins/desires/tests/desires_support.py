@@ -343,6 +343,10 @@ def child_env(data_dir: Path, **extra: str) -> dict[str, str]:
         }
     )
     env.update(extra)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    config = data_dir / "ego.toml"
+    if not config.exists():  # the numeric feel_desires is opt-in
+        config.write_text("[plugins.desires]\nfeel_desires_tool = true\n", encoding="utf-8")
     return env
 
 

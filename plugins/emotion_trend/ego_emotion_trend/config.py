@@ -59,6 +59,8 @@ class TonePhrases:
 class EmotionTrendConfig:
     """``[plugins.emotion_trend]``. Every field is documented in docs/plugins/emotion_trend.md."""
 
+    tool: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
+    """Serve the ``emotion_trend`` tool; attune and introspect show the trend without it."""
     # The three windows, in local calendar days (today counts as the first).
     recent_days: int = attrs.field(default=3, validator=_whole(1, 366))
     week_days: int = attrs.field(default=7, validator=_whole(2, 366))

@@ -55,8 +55,10 @@ class EmotionTrendPlugin(PluginBase):
         self._ctx = None
 
     @hookimpl
-    def register_tools(self, register: Callable[[Tool], None]) -> None:
-        register(Tool(name=TOOL, description=DESCRIPTION, input_schema=SCHEMA, handler=self.emotion_trend))
+    def register_tools(self, register: Callable[[Tool], None], ctx: PluginContext) -> None:
+        config: EmotionTrendConfig = ctx.config
+        if config.tool:
+            register(Tool(name=TOOL, description=DESCRIPTION, input_schema=SCHEMA, handler=self.emotion_trend))
 
     def emotion_trend(self, _args: Mapping[str, Any]) -> Response:
         ctx = self._ctx

@@ -33,7 +33,10 @@ def trend_host(make_host: HostFactory, ego_settings: Settings, clock: Clock) -> 
         plugins: dict[str, object] = {"emotion_trend": EmotionTrendPlugin()}
         if memory:
             plugins["memory"] = MemoryPlugin()
-        config: dict[str, Mapping[str, Any]] = {"memory": {"model_dir": str(MODEL_DIR)}, "emotion_trend": trend}
+        config: dict[str, Mapping[str, Any]] = {
+            "memory": {"model_dir": str(MODEL_DIR)},
+            "emotion_trend": {"tool": True, **trend},
+        }
         settings = attrs.evolve(ego_settings, timezone=timezone, data_dir=ego_settings.data_dir.parent / data)
         return make_host(plugins, config=config, settings=settings, clock=clock)
 
@@ -50,6 +53,10 @@ def child_env(tmp_path: Path) -> Callable[..., dict[str, str]]:
         env["EGO_EMBEDDING_MODEL_DIR"] = str(MODEL_DIR)
         env["EGO_TIMEZONE"] = "UTC"
         env.update(extra)
+        data = Path(env["EGO_DATA_DIR"])
+        data.mkdir(parents=True, exist_ok=True)
+        if not (data / "ego.toml").exists():  # the emotion_trend tool is opt-in
+            (data / "ego.toml").write_text("[plugins.emotion_trend]\ntool = true\n", encoding="utf-8")
         return env
 
     return build

@@ -50,7 +50,7 @@ async def test_without_memory_emotion_trend_is_not_served_and_nobody_names_it(ma
 async def test_with_memory_the_introspect_pointer_names_it(make_host: HostFactory) -> None:
     host = make_host(
         {"memory": MemoryPlugin(), "emotion_trend": EmotionTrendPlugin()},
-        config={"memory": {"model_dir": str(MODEL_DIR)}},
+        config={"memory": {"model_dir": str(MODEL_DIR)}, "emotion_trend": {"tool": True}},
     )
     async with mcp_client(host) as client:
         assert "emotion_trend" in {tool.name for tool in (await client.list_tools()).tools}
