@@ -11,13 +11,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from dashboard_support import PRIVATE, Seeded, build_seeded, csrf_of
+from dashboard_support import PRIVATE, Seeded, build_seeded, call, csrf_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from ego_core import Memory, MemoryLink
 from ego_core.testing import HostFactory, configure_logging, hash_token
 from ego_dashboard.app import build_app, is_loopback
+from ego_dashboard.state import memory_card
 from ego_memory.plugin import MemoryPlugin
 
 VIEWS = ["/", "/api/status", "/api/now", "/api/memories", "/api/self", "/api/history", "/api/logs", "/api/shared"]
@@ -303,3 +305,50 @@ def test_reveal_when_allowed_answers_only_the_explicit_request(seeded: Seeded) -
         assert public.status_code == 404  # only private memories are revealed; public ones are shown anyway
         found = {path: leaks(body) for path, body in every_answer(client, seeded).items()}
         assert not {path: runs for path, runs in found.items() if runs}  # every other answer stays redacted
+
+
+PRIVATE_TEXT = st.text(
+    alphabet=st.sampled_from(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789 .,!?朝川散歩桜手紙雨電車友達音楽夢光夏冬静かな本海山空"
+    ),
+    min_size=24,
+    max_size=90,
+).filter(lambda text: len(text.strip()) >= 24 and len(set(text)) >= 8)
+
+
+@settings(max_examples=8, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(texts=st.lists(PRIVATE_TEXT, min_size=1, max_size=2))
+def test_property_no_view_serves_a_run_of_any_private_text(
+    client: TestClient, seeded: Seeded, texts: list[str]
+) -> None:
+    """Arbitrary private texts (Latin, digits, Japanese): no 12-character run of any of them appears in the HTML or
+    JSON of any view, search, detail or neighbourhood."""
+    for text in texts:
+        call(seeded.host, "remember", {"content": text, "emotion": "anxious", "private": True, "force": True})
+    listed = client.get("/api/memories", params={"private": "only", "limit": 50}).json()["results"]
+    ids = [m["id"] for m in listed]
+    bodies = [client.get(path).text for path in VIEWS]
+    for memory_id in ids:
+        bodies.append(client.get(f"/api/memories/{memory_id}").text)
+        bodies.append(client.get(f"/api/memories/{memory_id}/graph", params={"depth": 2}).text)
+    for text in texts:
+        bodies.append(client.get("/api/memories", params={"q": text, "limit": 50}).text)
+    served = "\n".join(bodies)
+    decoded = json.dumps([json.loads(b) for b in bodies[1:]], ensure_ascii=False)
+    runs = {text[i : i + 12] for text in texts for i in range(len(text) - 11)}
+    found = sorted(run for run in runs if run.strip() and (run in served or run in decoded))
+    assert not found
+
+
+def test_a_private_card_holds_only_id_emotion_and_date() -> None:
+    memory = Memory(
+        id="mem_0123456789ab",
+        content=PRIVATE[0][0],
+        timestamp=datetime(2026, 1, 2, tzinfo=UTC),
+        tags=("keiko",),
+        is_private=True,
+        links=(MemoryLink(target_id="mem_ba9876543210", note="about the sonnet"),),
+    )
+    card = memory_card(memory, detail=True)
+    assert set(card) == {"id", "private", "timestamp", "emotion", "valence", "arousal", "intensity", "content"}
+    assert card["content"] is None
