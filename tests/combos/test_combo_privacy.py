@@ -166,6 +166,13 @@ def step(session: Session, draw: Any, tool: str) -> None:
         args = {"field": field, "value": value}
     elif tool == "shared_snapshot":
         args = {"limit": 10}
+    elif tool == "attune":
+        args = {"person": draw(st.sampled_from(["Master", "Aiko"]))}
+    elif tool == "configure_desires":
+        path = draw(st.sampled_from(["desires.curiosity.sentence.rising", "emergent_desires.feel_safe.sentence"]))
+        words = "A quiet wondering about the sea." if path.endswith("rising") else {"rising": "x"}  # refused
+        show, change = {"action": "show", "path": path}, {"action": "set", "path": path, "value": words}
+        args = draw(st.sampled_from([show, change]))
     elif tool == "curate_notions":
         action = draw(st.sampled_from(["list", "relabel", "explore", "network"]))
         args = {"action": action}
@@ -193,6 +200,8 @@ def test_private_text_reaches_no_output_of_any_plugin(
         "memory": {},
         "workspace_sync": {"workspace_dir": str(workspace)},
         "shared_memory": {"db": f"sqlite:///{shared_db}", "agent_id": "claude"},
+        "desires": {"feel_desires_tool": True},  # the opt-in tools too: every tool is exercised
+        "emotion_trend": {"tool": True},
     }
     settings_ = Settings(data_dir=root / "data", timezone="UTC", log_arguments=log_arguments)
     host = make_host({pid: make() for pid, make in PLUGINS.items()}, config=config, settings=settings_, clock=clock)
