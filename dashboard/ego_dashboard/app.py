@@ -241,7 +241,7 @@ def build_app(
         return state.graph(host, memory_id(request), depth)
 
     def self_view(_request: Request) -> Any:
-        return {"questions": state.questions(host)}
+        return {"questions": state.questions(host), "notions": state.notions(host)}
 
     async def json_errors(request: Request, exc: Exception) -> Response:
         if isinstance(exc, HTTPException):

@@ -18,11 +18,13 @@ from ego_core import (
     BODY_SENSE,
     DESIRE_LEVELS,
     MEMORY_STORE,
+    NOTIONS_STORE,
     OPEN_QUESTIONS,
     BodySense,
     DesireLevels,
     Memory,
     MemoryService,
+    NotionStore,
     OpenQuestions,
     PluginHost,
     RecallHit,
@@ -78,6 +80,7 @@ def plugins(host: PluginHost) -> dict[str, Any]:
         "desires": host.services.get(DESIRE_LEVELS, DesireLevels) is not None,
         "body": host.services.get(BODY_SENSE, BodySense) is not None,
         "questions": host.services.get(OPEN_QUESTIONS, OpenQuestions) is not None,
+        "notions": host.services.get(NOTIONS_STORE, NotionStore) is not None,
         "shared_memory": "shared_memory" in active,
         "tools": sorted(tool.name for _p, tool in host.tools()),
     }
@@ -325,6 +328,31 @@ def questions(host: PluginHost, *, curves: bool = True) -> list[dict[str, Any]] 
             ]
         rows.append(row)
     return rows
+
+
+NOTIONS_MAX = 200
+
+
+def notions(host: PluginHost) -> list[dict[str, Any]] | None:
+    """The notions (concepts formed from linked memories), most confident first; None without the plugin."""
+    service = host.services.get(NOTIONS_STORE, NotionStore)
+    if service is None:
+        return None
+    return [
+        {
+            "id": n.id,
+            "label": n.label,
+            "tags": list(n.tags),
+            "tone": n.tone,
+            "valence": n.valence,
+            "confidence": n.confidence,
+            "conviction": n.is_conviction,
+            "person": n.person,
+            "reinforced": n.reinforcement_count,
+            "reinforced_at": n.reinforced_at.isoformat(),
+        }
+        for n in service.notions(limit=NOTIONS_MAX)
+    ]
 
 
 def _log_lines(log_dir: Path, days: int) -> Iterator[dict[str, Any]]:

@@ -255,7 +255,7 @@ def test_views_say_when_a_plugin_is_missing(make_host: HostFactory) -> None:
         assert now["body"] is None
         assert now["questions"] is None
         assert now["memory"]["count"] == len(seeded.public_ids) + len(seeded.private_ids)
-        assert client.get("/api/self").json()["questions"] is None
+        assert client.get("/api/self").json() == {"questions": None, "notions": None}
         csrf = csrf_of(client)
         answer = client.post("/api/questions/q_000000000000/resolve", headers={"X-Ego-Csrf": csrf}, json={})
         assert answer.status_code == 409
@@ -352,3 +352,22 @@ def test_a_private_card_holds_only_id_emotion_and_date() -> None:
     card = memory_card(memory, detail=True)
     assert set(card) == {"id", "private", "timestamp", "emotion", "valence", "arousal", "intensity", "content"}
     assert card["content"] is None
+
+
+def test_the_self_view_lists_notions_when_the_plugin_is_enabled(make_host: HostFactory) -> None:
+    from ego_notions.plugin import NotionsPlugin
+
+    seeded = build_seeded(make_host, {"memory": MemoryPlugin(), "notions": NotionsPlugin()})
+    # public 0, 1 and 2 all linked to each other: a clique, which consolidate makes a notion
+    call(seeded.host, "link_memories", {"source_id": seeded.public_ids[0], "target_id": seeded.public_ids[2]})
+    call(seeded.host, "consolidate", {})
+    service = seeded.host.services.get("notions.store")
+    assert service is not None
+    expected = [n.id for n in service.notions(limit=200)]
+    with TestClient(build_app(seeded.host), base_url="http://127.0.0.1") as client:
+        assert client.get("/api/status").json()["plugins"]["notions"] is True
+        listed = client.get("/api/self").json()["notions"]
+        assert [n["id"] for n in listed] == expected
+        assert len(listed) >= 1
+        assert all(0 <= n["confidence"] <= 1 for n in listed)
+        assert not leaks(json.dumps(listed, ensure_ascii=False))

@@ -214,6 +214,16 @@
       });
       td.appendChild(button); tr.appendChild(td); tbody.appendChild(tr);
     });
+    $("notions-missing").hidden = data.notions !== null;
+    const nbody = $("notions").tBodies[0]; clear(nbody);
+    (data.notions || []).forEach(function (n) {
+      const tr = el("tr");
+      tr.appendChild(el("td", n.label + (n.conviction ? " (conviction)" : "")));
+      const td = el("td"); const bar = el("progress"); bar.max = 1; bar.value = n.confidence;
+      td.appendChild(bar); td.appendChild(el("span", " " + fixed(n.confidence))); tr.appendChild(td);
+      [n.tone, n.person || "", n.reinforced].forEach(function (v) { tr.appendChild(el("td", v)); });
+      nbody.appendChild(tr);
+    });
     const days = qs.length ? qs[0].curve.map(function (p) { return "+" + p.day + "d"; }) : [];
     chart("salience", { type: "line", data: { labels: days, datasets: qs.slice(0, 10).map(function (q) {
       return { label: q.text.slice(0, 30), data: q.curve.map(function (p) { return p.salience; }), pointRadius: 0 };
