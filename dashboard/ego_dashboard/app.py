@@ -236,6 +236,22 @@ def build_app(
         value: Any = {"id": question, "answer": answer} if answer else question
         return await call_tool("update_self", {"field": "resolve_question", "value": value})
 
+    def text_field(payload: Mapping[str, Any], name: str) -> str:
+        value = payload.get(name)
+        if not isinstance(value, str) or not value.strip():
+            raise HTTPException(400, f"{name}: expected a non-empty string")
+        return value
+
+    async def relabel_notion(request: Request) -> Response:
+        label = text_field(await body(request), "label")
+        args = {"action": "relabel", "id": str(request.path_params["notion_id"]), "label": label}
+        return await call_tool("curate_notions", args)
+
+    async def merge_notion(request: Request) -> Response:
+        into = text_field(await body(request), "into")
+        args = {"action": "merge", "id": str(request.path_params["notion_id"]), "into": into}
+        return await call_tool("curate_notions", args)
+
     def graph(request: Request) -> Any:
         depth = state._int(params(request), "depth", 1, 1, 3)
         return state.graph(host, memory_id(request), depth)
@@ -271,6 +287,8 @@ def build_app(
         Route("/api/memories/{memory_id}/graph", reader(graph), methods=["GET"]),
         Route("/api/memories/{memory_id}/forget", forget, methods=["POST"]),
         Route("/api/questions/{question_id}/resolve", resolve_question, methods=["POST"]),
+        Route("/api/notions/{notion_id}/relabel", relabel_notion, methods=["POST"]),
+        Route("/api/notions/{notion_id}/merge", merge_notion, methods=["POST"]),
         Route("/api/self", reader(self_view), methods=["GET"]),
         Route("/api/history", reader(lambda r: state.history(host, params(r))), methods=["GET"]),
         Route("/api/logs", reader(lambda r: state.logs(host, params(r))), methods=["GET"]),

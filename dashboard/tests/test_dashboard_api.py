@@ -371,3 +371,17 @@ def test_the_self_view_lists_notions_when_the_plugin_is_enabled(make_host: HostF
         assert len(listed) >= 1
         assert all(0 <= n["confidence"] <= 1 for n in listed)
         assert not leaks(json.dumps(listed, ensure_ascii=False))
+        csrf = {"X-Ego-Csrf": csrf_of(client)}
+        first = listed[0]["id"]
+        renamed = client.post(f"/api/notions/{first}/relabel", headers=csrf, json={"label": "歩くこと & calm"})
+        assert renamed.status_code == 200, renamed.text
+        assert client.get("/api/self").json()["notions"][0]["label"] == "歩くこと & calm"
+        assert service.notions(limit=200)[0].label == "歩くこと & calm"
+        for payload in ({}, {"label": ""}, {"label": 7}):
+            bad = client.post(f"/api/notions/{first}/relabel", headers=csrf, json=payload)
+            assert bad.status_code == 400
+            assert "label" in bad.json()["error"]
+        missing = client.post("/api/notions/notion_000000000000/merge", headers=csrf, json={"into": first})
+        assert missing.status_code == 422
+        assert "not found" in missing.json()["error"]
+        assert client.post(f"/api/notions/{first}/relabel", json={"label": "x"}).status_code == 403

@@ -222,12 +222,34 @@
       const td = el("td"); const bar = el("progress"); bar.max = 1; bar.value = n.confidence;
       td.appendChild(bar); td.appendChild(el("span", " " + fixed(n.confidence))); tr.appendChild(td);
       [n.tone, n.person || "", n.reinforced].forEach(function (v) { tr.appendChild(el("td", v)); });
+      const actions = el("td");
+      const relabel = el("button", "relabel");
+      relabel.addEventListener("click", function () {
+        const label = window.prompt("A new label for this notion:", n.label);
+        if (!label) return;
+        notionAction(n.id, "relabel", { label: label });
+      });
+      const others = (data.notions || []).filter(function (o) { return o.id !== n.id; });
+      const merge = el("button", "merge into…");
+      merge.disabled = others.length === 0;
+      merge.addEventListener("click", function () {
+        const menu = others.map(function (o, i) { return (i + 1) + ". " + o.label; }).join("\n");
+        const choice = window.prompt("Merge this notion into which one? (its number)\n" + menu, "");
+        const target = others[parseInt(choice, 10) - 1];
+        if (target && window.confirm("Merge \"" + n.label + "\" into \"" + target.label + "\"?")) notionAction(n.id, "merge", { into: target.id });
+      });
+      actions.appendChild(relabel); actions.appendChild(merge); tr.appendChild(actions);
       nbody.appendChild(tr);
     });
     const days = qs.length ? qs[0].curve.map(function (p) { return "+" + p.day + "d"; }) : [];
     chart("salience", { type: "line", data: { labels: days, datasets: qs.slice(0, 10).map(function (q) {
       return { label: q.text.slice(0, 30), data: q.curve.map(function (p) { return p.salience; }), pointRadius: 0 };
     }) }, options: { scales: { y: { min: 0, max: 1 } } } });
+  }
+
+  function notionAction(id, action, payload) {
+    api("/api/notions/" + encodeURIComponent(id) + "/" + action, { method: "POST", body: JSON.stringify(payload) })
+      .then(loadSelf).catch(function (e) { showError(e.message); });
   }
 
   // ---- History
