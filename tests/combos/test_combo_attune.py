@@ -74,6 +74,7 @@ async def test_attune_on_a_rich_store_stays_within_200_tokens(tmp_path: Path) ->
         clock.set(NOW)
         attuned = await call_ok(client, "attune")
         toward = await call_ok(client, "attune", {"person": "Aiko"})
+        stranger = await call_ok(client, "attune", {"person": "Zed"})
     for text in (attuned, toward):
         assert count_tokens(text) <= 200, (count_tokens(text), text)
         assert SECRET not in text
@@ -84,3 +85,4 @@ async def test_attune_on_a_rich_store_stays_within_200_tokens(tmp_path: Path) ->
         assert "Body:" in text
     assert "Master:" in attuned
     assert "Aiko: you" in toward
+    assert "Zed: not someone you know yet." in stranger
