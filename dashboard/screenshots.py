@@ -11,6 +11,7 @@ import sys
 import tempfile
 import threading
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import anyio
@@ -60,6 +61,13 @@ def seed(host: PluginHost) -> None:
         {"content": "Introspection: I am calmer when the work has a shape", "category": "introspection"},
     )
     call(host, "update_self", {"field": "new_question", "value": {"question": "Why do octopuses fascinate me?"}})
+    service = host.services.get("memory.store")
+    if service is not None:  # three memories linked to each other: consolidate makes a notion of them
+        ids = [m.id for m in service.recent(datetime(1970, 1, 1, tzinfo=UTC), 100) if "deploy" in m.content]
+        ids += [m.id for m in service.recent(datetime(1970, 1, 1, tzinfo=UTC), 100) if "Debugging" in m.content]
+        for first, second in ((0, 1), (1, 2), (0, 2)):
+            call(host, "link_memories", {"source_id": ids[first], "target_id": ids[second], "link_type": "related"})
+        call(host, "consolidate", {})
     walk = {"question": "What makes a walk calm?", "importance": 2}
     call(host, "update_self", {"field": "new_question", "value": walk})
 
@@ -68,7 +76,7 @@ def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as data:
         settings = Settings(data_dir=Path(data), timezone="UTC", plugin_tables={"memory": {"model_dir": str(MODEL)}})
-        chosen = ["memory", "self_model", "desires", "interoception", "emotion_trend"]
+        chosen = ["memory", "self_model", "desires", "interoception", "emotion_trend", "notions"]
         host = build_host(settings, enabled=chosen)
         host.start()
         seed(host)
