@@ -44,7 +44,7 @@ def _quoted(person: str) -> str:
 
 def attune_step(person: str | None) -> str:
     call = f'attune(person="{_quoted(person)}")' if person else "attune"
-    return f"Call {call}: how you feel, what pulls at you, what holds your interest right now."
+    return f"Call {call}. Notice how you feel and the strongest pull; restraint is also a choice."
 
 
 def core_prompts(ctx: PluginContext) -> list[Prompt]:
