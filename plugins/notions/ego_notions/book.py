@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, tzinfo
 
 import attrs
@@ -140,9 +140,15 @@ class NotionBook:
                     fresh.append(attrs.evolve(notion, person=_person_of(notion.sources, people)))
             self.db.apply(save=fresh)
             created = len(fresh)
-        pruned = self._decay(now)
-        merged_count = self._merge_duplicates(now)
-        linked = self._link(now)
+        notions = {n.id: n for n in self.db.all()}  # read once for the whole maintenance
+        gone = [i for i, n in notions.items() if n.confidence_at(now) < PRUNE_BELOW]
+        if gone:
+            notions = self._delete(gone, notions)
+        pruned = len(gone)
+        merged_count = self._merge_duplicates(now, notions)
+        if merged_count:
+            notions = {n.id: n for n in self.db.all()}
+        linked = self._link(notions)
         report = PassReport(created, pruned, merged_count, linked, looked_at, capped)
         log_event(
             self.log,
@@ -174,17 +180,8 @@ class NotionBook:
             tags=tags,
         )
 
-    def _decay(self, now: datetime) -> int:
-        """Let go of the notions faded below the floor."""
-        notions = self.db.all()
-        gone = [n.id for n in notions if n.confidence_at(now) < PRUNE_BELOW]
-        if gone:
-            self._delete(gone)
-        return len(gone)
-
-    def _merge_duplicates(self, now: datetime) -> int:
+    def _merge_duplicates(self, now: datetime, notions: Mapping[str, Notion]) -> int:
         """Fold notions whose sources overlap by Jaccard ≥ 0.6 into the strongest of their group."""
-        notions = {n.id: n for n in self.db.all()}
         parent = {i: i for i in notions}
 
         def root(i: str) -> str:
@@ -209,9 +206,8 @@ class NotionBook:
                 count += 1
         return count
 
-    def _link(self, now: datetime) -> int:
+    def _link(self, notions: Mapping[str, Notion]) -> int:
         """Link notions that share at least two memories (both ways)."""
-        notions = {n.id: n for n in self.db.all()}
         pairs = [
             (a, b)
             for a, b in _sharing(notions.values(), LINK_SHARED)
@@ -283,11 +279,12 @@ class NotionBook:
         self.db.apply(save=[result, *referring], delete=[absorbed_id])
         return result
 
-    def _delete(self, ids: Iterable[str]) -> None:
-        """Delete notions and every reference other notions hold to them."""
+    def _delete(self, ids: Iterable[str], notions: Mapping[str, Notion] | None = None) -> dict[str, Notion]:
+        """Delete notions and every reference other notions hold to them; the notions left, by id."""
         gone = set(ids)
+        held = {n.id: n for n in self.db.all()} if notions is None else dict(notions)
         save: dict[str, Notion] = {}
-        for notion in self.db.all():
+        for notion in held.values():
             if notion.id in gone:
                 continue
             refs = gone.intersection(notion.related) or any(
@@ -305,6 +302,7 @@ class NotionBook:
                 }
                 save[notion.id] = attrs.evolve(notion, related=related, meta=meta)
         self.db.apply(save=list(save.values()), delete=sorted(gone))
+        return {i: save.get(i, n) for i, n in held.items() if i not in gone}
 
     def delete(self, notion_id: str) -> bool:
         if self.db.get(notion_id) is None:

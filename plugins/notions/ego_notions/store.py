@@ -35,6 +35,8 @@ CREATE TABLE IF NOT EXISTS notion_sources (
 CREATE TABLE IF NOT EXISTS notion_tags (
     tag TEXT NOT NULL, notion_id TEXT NOT NULL, PRIMARY KEY (tag, notion_id)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS notion_sources_by_notion ON notion_sources (notion_id);
+CREATE INDEX IF NOT EXISTS notion_tags_by_notion ON notion_tags (notion_id);
 """
 COLUMNS: Final = (
     "id, label, tone, valence, confidence, anchored, created, reinforced, sources, tags, related, "
