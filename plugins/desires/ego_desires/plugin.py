@@ -76,7 +76,7 @@ from ego_desires.render import (
 from ego_desires.signals import LINE as SIGNAL_LINE
 from ego_desires.signals import SignalMatcher
 from ego_desires.store import DesireStore, DesireStoreError
-from ego_desires.wording import DEFAULT, Catalog, CatalogError, CatalogFile, assign, default_json, lookup
+from ego_desires.wording import DEFAULT, Catalog, CatalogError, CatalogFile, assign, default_json, lookup, to_json
 
 WAKE_UP_ORDER: Final = 20
 """After the last introspection (memory, 10), before the companion (30) and the body sense (40)."""
@@ -557,7 +557,9 @@ class DesiresPlugin(DesiresSurface, PluginBase):
     @hookimpl
     def export_records(self, include_private: bool) -> Iterator[Mapping[str, Any]]:
         _ctx, store = self._running()
-        return portable.export_records(store)
+        catalog = self.catalog_or_default()
+        edited = to_json(catalog) if to_json(catalog) != to_json(DEFAULT) else None
+        return portable.export_records(store, edited)
 
     @hookimpl
     def check_records(self, records: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -566,4 +568,15 @@ class DesiresPlugin(DesiresSurface, PluginBase):
     @hookimpl
     def import_records(self, records: Sequence[Mapping[str, Any]]) -> int:
         _ctx, store = self._running()
-        return portable.import_records(store, records)
+        return portable.import_records(store, records, self._replace_catalog)
+
+    def _replace_catalog(self, catalog: Catalog) -> bool:
+        if self._catalog is None:
+            raise RuntimeError("the desires plugin is not started")
+        try:
+            if to_json(self._catalog.load()) == to_json(catalog):
+                return False
+        except CatalogError:
+            pass  # an invalid local catalog is replaced
+        self._catalog.write(to_json(catalog))
+        return True

@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 import re
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
 from desires_support import DesireHost, DesireHostFactory
 
-from ego_core.testing import call_error, call_ok, mcp_client
+from ego_core.testing import PortableError, call_error, call_ok, export_file, import_file, mcp_client
 
 pytestmark = pytest.mark.anyio
 
@@ -190,3 +191,27 @@ async def test_a_satisfaction_signal_in_a_memory_eases_its_desire(with_memory: D
         )
         assert "Something quieted — a little lighter now." in eased
         assert dh.levels()["resonance"] < start - 0.1
+
+
+async def test_an_edited_catalog_moves_with_export_and_import(with_memory: DesireHostFactory, tmp_path: Path) -> None:
+    source = with_memory(name="source")
+    path = "desires.curiosity.sentence.steady"
+    async with mcp_client(source.host) as client:
+        await call_ok(client, "configure_desires", {"action": "set", "path": path, "value": "ふしぎが静かに続く。"})
+    exported = tmp_path / "out.jsonl"
+    export_file(source.host, exported, include_private=False)
+    records = [json.loads(line) for line in exported.read_text(encoding="utf-8").splitlines()]
+    (catalog,) = [r for r in records if r.get("plugin") == "desires" and r["type"] == "catalog"]
+    assert catalog["catalog"]["desires"]["curiosity"]["sentence"]["steady"] == "ふしぎが静かに続く。"
+
+    target = with_memory(name="target", clock=source.clock)
+    assert import_file(target.host, exported).added["desires"] >= 1
+    async with mcp_client(target.host) as client:
+        assert "ふしぎが静かに続く。" in await call_ok(client, "attune")
+    assert import_file(target.host, exported).added["desires"] == 0  # idempotent
+
+    catalog["catalog"]["desires"]["curiosity"]["sentence"]["steady"] = ""
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n", encoding="utf-8")
+    with pytest.raises(PortableError, match=r"`catalog\.desires\.curiosity\.sentence\.steady`"):
+        import_file(target.host, broken)
