@@ -118,6 +118,9 @@ class MemoryConfig:
     sequence_window_minutes: float = 60.0
     """... if they were stored at most this long before it (the same moment of life)."""
     max_content_chars: int = 8000
+    exact_search_limit: int = attrs.field(default=50_000, validator=attrs.validators.ge(0))
+    """Recall's dense search runs exactly, on a copy of every vector in the process (2 KB a memory), while the
+    store holds at most this many memories; beyond, and for searches with filters, Chroma's index answers."""
     recall: RecallConfig = attrs.field(factory=RecallConfig)
 
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 import sqlite3
 import threading
 
-import numpy as np
-
 from ego_core import Vectors
 from ego_memory.embedding.english import ENGLISH_DIMENSION, from_blob
+from ego_memory.vector_rows import VectorRows
 
 STALE_SHARE = 0.1
 
@@ -25,13 +24,9 @@ class EnglishIndex:
         self._reset()
 
     def _reset(self) -> None:
-        self._ids: list[str] = []
-        """Per matrix row, its memory ("" for a row that was rewritten)."""
-        self._row_of: dict[str, int] = {}
+        self._rows = VectorRows(ENGLISH_DIMENSION)
         self._known: set[str] = set()
         """Every memory read, with or without an English vector."""
-        self._matrix = np.zeros((0, ENGLISH_DIMENSION), dtype=np.float32)
-        self._size = 0
         self._seen = 0
         """The highest ``seq`` read."""
 
@@ -40,13 +35,7 @@ class EnglishIndex:
         store's read lock)."""
         with self._lock:
             self._refresh(db)
-            if self._size == 0 or n <= 0:
-                return []
-            scores = self._matrix[: self._size] @ np.asarray(vector, dtype=np.float32)
-            k = min(n, self._size)
-            top = np.argpartition(-scores, k - 1)[:k]
-            top = top[np.argsort(-scores[top], kind="stable")]
-            return [(self._ids[i], float(scores[i])) for i in top if self._ids[i]]
+            return [(memory_id, score) for memory_id, score, _ in self._rows.nearest(vector, n)]
 
     def _refresh(self, db: sqlite3.Connection) -> None:
         live = int(db.execute("SELECT count(*) FROM english_vectors").fetchone()[0])
@@ -58,21 +47,9 @@ class EnglishIndex:
         if not rows:
             return
         self._seen = int(rows[-1][0])
-        needed = self._size + len(rows)
-        if needed > len(self._matrix):
-            grown = np.zeros((max(needed, 2 * len(self._matrix), 1024), ENGLISH_DIMENSION), dtype=np.float32)
-            grown[: self._size] = self._matrix[: self._size]
-            self._matrix = grown
         for _seq, memory_id, blob in rows:
             self._known.add(memory_id)
-            previous = self._row_of.pop(memory_id, None)
-            if previous is not None:  # rewritten: the old row no longer counts
-                self._ids[previous] = ""
-                self._matrix[previous] = 0.0
+            self._rows.remove(memory_id)  # rewritten: the old row no longer counts
             vector = from_blob(blob)
-            if vector is None:
-                continue
-            self._row_of[memory_id] = self._size
-            self._ids.append(memory_id)
-            self._matrix[self._size] = vector
-            self._size += 1
+            if vector is not None:
+                self._rows.put_many([(memory_id, vector)])

@@ -38,6 +38,7 @@ from ego_core import (
     truncate,
 )
 from ego_memory import emotion_queries
+from ego_memory.blas import one_blas_thread
 from ego_memory.config import MemoryConfig
 from ego_memory.contrast import contrast
 from ego_memory.embedding.english import EnglishEncoder, reads_as_english
@@ -300,6 +301,7 @@ class Memories:
         )
         return draft, notes
 
+    @one_blas_thread
     def remember(self, args: Mapping[str, Any]) -> Response:
         draft, notes = self.draft(args)
         # The check and the save are one step: a concurrent remember (another thread or process) cannot
@@ -434,6 +436,7 @@ class Memories:
         )
         return query, filters
 
+    @one_blas_thread
     def search(
         self, query: RecallQuery, filters: Filters, *, touch: bool = True
     ) -> tuple[list[RecallHit], int, list[str]]:

@@ -142,7 +142,12 @@ def open_runtime(
     def bar(total: int, description: str) -> AbstractContextManager[Advance]:
         return progress_bar(total=total, desc=description, enabled=progress and sys.stderr.isatty())
 
-    store = MemoryStore(ctx.data_dir, embedder.model_id, chroma_url=config.chroma_url)
+    store = MemoryStore(
+        ctx.data_dir,
+        embedder.model_id,
+        chroma_url=config.chroma_url,
+        exact_search_limit=config.exact_search_limit,
+    )
     store.on_private_contents = redactor.load
     reembed = not allow_model_change and config.embedder in LOCAL_EMBEDDERS
     store.open(

@@ -36,6 +36,7 @@ import attrs
 
 from ego_core import LinkType, Memory, MemoryLink, Vectors
 from ego_memory import maintenance
+from ego_memory.dense_index import DenseIndex
 from ego_memory.english_index import EnglishIndex
 from ego_memory.errors import REINDEX_COMMAND, ModelMismatchError, StoreError, VectorIndexError
 from ego_memory.filters import Filters
@@ -61,6 +62,9 @@ _log = logging.getLogger("ego.plugin.memory.store")
 INTERRUPTED_CHECK = "a previous start stopped while checking the vector index (Chroma may have crashed it)"
 
 
+EXACT_SEARCH_LIMIT = 50_000
+"""The default largest store whose unfiltered dense search runs on a matrix in this process (2 KB a memory)."""
+
 NARROW_WINDOW = 2000
 """``strongest`` sorts a window of fewer memories than this itself; a wider one is read in intensity order."""
 
@@ -68,7 +72,14 @@ NARROW_WINDOW = 2000
 class MemoryStore:
     """Transactional memory storage shared safely by several processes on one data directory."""
 
-    def __init__(self, directory: Path, model_id: str, *, chroma_url: str | None = None) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        model_id: str,
+        *,
+        chroma_url: str | None = None,
+        exact_search_limit: int = EXACT_SEARCH_LIMIT,
+    ) -> None:
         self.directory = directory
         self.model_id = model_id
         """The model the store's vectors come from (after ``open``: the one recorded in the store)."""
@@ -82,6 +93,9 @@ class MemoryStore:
         self._count_cache: tuple[int, int] | None = None
         self._english_index = EnglishIndex()
         self._vector_cache = VectorCache()
+        self._dense_index = DenseIndex()
+        self.exact_search_limit = exact_search_limit
+        """Stores of at most this many memories are searched exactly in this process (dense_index.py)."""
         self.rebuilt: int | None = None
         """How many memories ``open`` re-embedded into a rebuilt vector index (None: no rebuild was needed)."""
         self.on_private_contents: Callable[[list[tuple[str, str, float]]], None] | None = None
@@ -468,10 +482,20 @@ class MemoryStore:
             return [row[0] for row in rows]
 
     def dense(self, embedding: Vectors, n: int, filters: Filters | None = None) -> list[tuple[str, float, Vectors]]:
+        """The ``n`` memories nearest to ``embedding`` (with ``filters``): (id, cosine similarity, vector), best
+        first. Unfiltered, in a store of at most ``exact_search_limit`` memories: exact, in this process."""
         with self.reading():
             count = self.count_unlocked()
             if count == 0:
                 return []
+            if (filters is None or not filters.active) and count <= self.exact_search_limit:
+                with self._index_failures():
+                    self._dense_index.sync(
+                        self.chroma.name, self._seen_generation, self.tables.ids, self.chroma.embeddings
+                    )
+                return self._dense_index.nearest(embedding, n)
+            if count > self.exact_search_limit and len(self._dense_index):
+                self._dense_index.clear()  # grown past the limit: its memory goes back
             where = filters.chroma_where() if filters else None
             with self._index_failures():
                 found = self.chroma.query(embedding, min(n, count), where)
@@ -541,13 +565,16 @@ class MemoryStore:
 
     def embeddings(self, ids: Sequence[str]) -> dict[str, Vectors]:
         """The vectors of the memories that exist (recently read ones from this process's cache)."""
-        found = self._vector_cache.get_many(self.chroma.name, ids)
-        missing = [memory_id for memory_id in ids if memory_id not in found]
-        if missing:
-            with self.reading(), self._index_failures():
-                fetched = self.chroma.embeddings(missing)
-            self._vector_cache.put_many(self.chroma.name, fetched.items())
-            found.update(fetched)
+        with self.reading():
+            found = self._dense_index.vectors(self.chroma.name, self._seen_generation, ids)
+            if len(found) < len(ids):
+                found.update(self._vector_cache.get_many(self.chroma.name, [m for m in ids if m not in found]))
+            missing = [memory_id for memory_id in ids if memory_id not in found]
+            if missing:
+                with self._index_failures():
+                    fetched = self.chroma.embeddings(missing)
+                self._vector_cache.put_many(self.chroma.name, fetched.items())
+                found.update(fetched)
         return found
 
     def document_frequencies(self, table: str, terms: Sequence[str]) -> dict[str, int]:
@@ -611,6 +638,7 @@ class MemoryStore:
             raise ValueError("one vector per memory")
         ids = [m.id for m in memories]
         with self.writing():
+            before = self._seen_generation
             now = time.time()
             with self._transaction() as db:
                 db.executemany(
@@ -637,6 +665,9 @@ class MemoryStore:
             except BaseException:
                 self._rollback_add(ids)
                 raise
+            self._dense_index.wrote(
+                self.chroma.name, before, self._seen_generation, added=zip(ids, vectors, strict=True)
+            )
 
     def _rollback_add(self, ids: Sequence[str]) -> None:
         """Undo an add that did not commit: its vectors if the index allows it, its journal rows always (a
@@ -679,6 +710,7 @@ class MemoryStore:
             found = self._load([memory_id])
             if not found:
                 return None
+            before = self._seen_generation
             with self._transaction() as db:
                 db.execute(
                     "INSERT OR REPLACE INTO journal(id, op, created) VALUES (?, 'delete', ?)", (memory_id, time.time())
@@ -687,6 +719,7 @@ class MemoryStore:
                 # the statement also removes any row naming it, so nothing dangling can survive.
                 self._delete_rows(memory_id)
                 self._seen_generation = self.tables.bump_generation()
+            self._dense_index.wrote(self.chroma.name, before, self._seen_generation, removed=[memory_id])
             try:
                 with self._index_failures():
                     self.chroma.delete([memory_id])
