@@ -101,9 +101,11 @@ def report(results: dict[str, list[dict[str, Any]]], skipped: dict[str, str], ur
 
 
 def essence(document: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """What must not change unnoticed: each scenario, whether it applies, its outcome and its checks' status."""
+    """What must not change unnoticed: the scenarios, whether each applies, and for those that do their outcome
+    and their checks' status (what a scenario that does not apply happens to find is recorded, not compared)."""
     return [
-        (s["scenario"], s["applies"], s["outcome"], tuple((c["id"], c["status"]) for c in s["checks"]))
+        (s["scenario"], s["applies"])
+        + ((s["outcome"], tuple((c["id"], c["status"]) for c in s["checks"])) if s["applies"] else ())
         for s in document["scenarios"]
     ]
 
