@@ -3,6 +3,7 @@ MCP client: what a person at Claude Desktop or the MCP Inspector would pick and 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -66,7 +67,10 @@ async def test_every_plugin_offers_its_prompts_resources_and_values(
         )
         with pytest.raises(MCPError):
             await client.read_resource("ego://people/Nobody%20Known")
+        tools_list = json.dumps([t.model_dump(mode="json") for t in (await client.list_tools()).tools])
     assert list(listed)[:2] == ["wake-up", "heartbeat"]
+    assert "wake-up" not in tools_list  # prompts and resources cost the agent no tool tokens
+    assert "ego://" not in tools_list
     assert 'You are with Ai: consider_them(person="Ai")' in wake
     assert "remember it with how it felt" in wake
     assert "remember(private=true)" in wake
