@@ -7,7 +7,7 @@ import math
 import secrets
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -442,7 +442,7 @@ class Memories:
     ) -> tuple[list[RecallHit], int, list[str]]:
         """Ranked hits, the candidate pool size, and extra lines from ``on_recall_result``."""
         self.settle_english()  # read your writes: the English vectors of every memory remembered before
-        vector, english = self.query_vectors(query.context)
+        vector, english = self._query_vectors(query.context)
         now = self.ctx.now().astimezone(self.ctx.settings.tz)  # a period the context names is in local days
         result = self.engine.search(
             query.context, vector, query.n_results, now, filters if filters.active else None, english=english
@@ -495,11 +495,17 @@ class Memories:
 
     def query_vectors(self, context: str) -> tuple[Vectors, Vectors | None]:
         """The context's multilingual query vector, and its English-channel vector when it reads as English."""
-        if self.english is None or not reads_as_english(context):
+        vector, english = self._query_vectors(context)
+        return vector, english.result() if english is not None else None
+
+    def _query_vectors(self, context: str) -> tuple[Vectors, Future[Vectors] | None]:
+        """The multilingual query vector, and the English-channel one still being embedded on the English
+        worker (recall awaits it only after its multilingual and lexical searches)."""
+        encoder = self.english
+        if encoder is None or not reads_as_english(context):
             return self.embedder.embed([context], "query")[0], None
-        english = self._english_worker.submit(self.english.embed, [context])  # both models at once
-        vector = self.embedder.embed([context], "query")[0]
-        return vector, english.result()[0]
+        english: Future[Vectors] = self._english_worker.submit(lambda: encoder.embed([context])[0])
+        return self.embedder.embed([context], "query")[0], english
 
     def fill_english(self, progress: Callable[[int], None] | None = None, batch: int = 128) -> int:
         """Give every memory the English channel has not read yet its English blob (a store from before the

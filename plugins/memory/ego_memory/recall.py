@@ -14,6 +14,7 @@ Every stage can be switched off through :class:`~ego_memory.config.RecallConfig`
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future
 from datetime import UTC, datetime
 
 import attrs
@@ -131,6 +132,8 @@ class Candidates:
     patterns: Vectors
     rows: dict[str, tuple[float, str, float, int, int, float | None]]
     link_map: dict[str, list[tuple[str, str, float]]]
+    """Outgoing links (target, type, confidence) of the memories ranking has read them for: spreading reads
+    its sources' and the first hop's when it needs them."""
     present: float
     contents: dict[str, str | None] = attrs.field(factory=dict)
     """Texts read while ranking (interference cues, spreading targets), kept for the next ranking."""
@@ -138,6 +141,8 @@ class Candidates:
     """The calendar period the context names (timestamps, end exclusive), when the ``dated`` stage found one."""
     similarity: dict[str, float] = attrs.field(factory=dict)
     """Cosine to the context of memories spreading brought (read while ranking, kept for the next ranking)."""
+    link_strength: dict[str, float] | None = None
+    """Per candidate, the summed confidence of its links (decay reads it; None: not read yet)."""
     english: Vectors | None = None
     """Per candidate, the English channel's cosine to the context (NaN for a memory without an English
     embedding); None when the context is not English or no English model is configured."""
@@ -195,7 +200,7 @@ class RecallEngine:
         now: datetime,
         filters: Filters | None = None,
         *,
-        english: Vectors | None = None,
+        english: Vectors | Future[Vectors] | None = None,
     ) -> SearchResult:
         return self.rank(self.gather(context, query_vector, now, filters, english=english), n, filters)
 
@@ -207,10 +212,11 @@ class RecallEngine:
         filters: Filters | None = None,
         config: RecallConfig | None = None,
         *,
-        english: Vectors | None = None,
+        english: Vectors | Future[Vectors] | None = None,
     ) -> Candidates:
         """The first stages: dense and lexical candidates, with what ranking them reads from the store; with
-        ``config`` (default: the engine's own). ``english``: the context's English-channel vector, if any."""
+        ``config`` (default: the engine's own). ``english``: the context's English-channel vector, if any, or
+        its embedding still under way (awaited once the multilingual and lexical searches are done)."""
         cfg = config or self.config
         dense = self.store.dense(query_vector, cfg.dense_candidates, filters)
         lexical = self.lexical_ranking(context, cfg.lexical_candidates, filters, cfg) if cfg.fusion else []
@@ -220,6 +226,8 @@ class RecallEngine:
             dense += self.store.dense(query_vector, cfg.dated_candidates, within)
             if cfg.fusion:
                 lexical = _merged(lexical, self.lexical_ranking(context, cfg.dated_candidates, within, cfg))
+        if isinstance(english, Future):
+            english = english.result()
         english_on = english is not None and cfg.english_weight > 0.0
         nearest_english = (
             self.store.english_nearest(english, cfg.english_candidates)
@@ -237,7 +245,7 @@ class RecallEngine:
         if not candidates:
             return Candidates(context, query_vector, [], [], lexical, np.zeros((0, 0), np.float32), {}, {}, 0.0)
         rows = self.store.scoring_rows(candidates)
-        link_map = self.store.link_rows(candidates) if (cfg.decay or cfg.spreading) else {}
+        link_strength = self.store.link_strengths(candidates) if cfg.decay else None
         contents: dict[str, str | None] = {}
         if cfg.speaker or cfg.temporal:
             contents.update(self.store.contents(candidates))
@@ -249,7 +257,8 @@ class RecallEngine:
             lexical=lexical,
             patterns=np.stack([vectors[m] for m in candidates]),
             rows=rows,
-            link_map=link_map,
+            link_map={},
+            link_strength=link_strength,
             present=self.present(now),
             contents=contents,
             period=period,
@@ -344,10 +353,13 @@ class RecallEngine:
             stages.append("boosts")
         if cfg.decay or cfg.boosts:
             present = found.present
+            if cfg.decay and found.link_strength is None:
+                found.link_strength = self.store.link_strengths(candidates)
+            strength = found.link_strength or {}
             for m in score_of:
                 ts, emotion, intensity, importance, access_count, _last = rows[m]
                 if cfg.decay:
-                    links = link_strength(sum(conf for _, _, conf in link_map.get(m, [])))
+                    links = link_strength(strength.get(m, 0.0))
                     age_days = max(0.0, present - ts) / DAY
                     recency = recall_strength(age_days, half_life(cfg.half_life_days, access_count, links))
                     score_of[m] += cfg.decay_weight * (recency - 1.0)
@@ -373,6 +385,7 @@ class RecallEngine:
             stages.append("spreading")
             floor = min(score_of.values())
             sources = sorted(score_of, key=lambda m: -score_of[m])[: cfg.spreading_sources]
+            self._read_links(link_map, sources)
             activation: dict[str, float] = {}
             for source in sources:
                 lift = score_of[source] - floor
@@ -381,10 +394,7 @@ class RecallEngine:
                     activation[target] = activation.get(target, 0.0) + gain * confidence * lift
             if cfg.two_hop:
                 stages.append("two_hop")
-                unread = [node for node in activation if node not in link_map]
-                if unread:  # the links of the memories the first hop reached, read once per candidate set
-                    link_map.update({node: [] for node in unread})
-                    link_map.update(self.store.link_rows(unread))
+                self._read_links(link_map, list(activation))  # the first hop's, read once per candidate set
                 second: dict[str, float] = {}
                 for node, passed in activation.items():
                     for target, link_type, confidence in link_map.get(node, []):
@@ -418,6 +428,13 @@ class RecallEngine:
             stages=tuple(stages),
             completed_patterns=completed_patterns,
         )
+
+    def _read_links(self, link_map: dict[str, list[tuple[str, str, float]]], ids: Sequence[str]) -> None:
+        """Read into ``link_map`` the outgoing links of the ``ids`` it does not hold yet."""
+        unread = [m for m in ids if m not in link_map]
+        if unread:
+            link_map.update({m: [] for m in unread})
+            link_map.update(self.store.link_rows(unread))
 
     @staticmethod
     def _english_z(found: Candidates) -> Vectors | None:

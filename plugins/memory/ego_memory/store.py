@@ -467,6 +467,11 @@ class MemoryStore:
                 found.update(self.db.execute(f"SELECT id, content FROM memories WHERE id IN ({marks})", chunk))
         return found
 
+    def link_strengths(self, ids: Sequence[str]) -> dict[str, float]:
+        """The summed confidence of each memory's outgoing links, by id (none: absent)."""
+        with self.reading():
+            return self.tables.link_strengths(list(ids))
+
     def link_rows(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str, float]]]:
         """Outgoing links (target, link type, confidence) by source id."""
         with self.reading():

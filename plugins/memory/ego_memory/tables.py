@@ -107,6 +107,18 @@ class Tables:
                 edges.append((target, link_type, confidence))
         return found
 
+    def link_strengths(self, ids: Sequence[str]) -> dict[str, float]:
+        """The summed confidence of each memory's outgoing links (memories without links are absent)."""
+        found: dict[str, float] = {}
+        for chunk in chunks(ids):
+            marks = ",".join("?" * len(chunk))
+            found.update(
+                self.db.execute(
+                    f"SELECT source, total(confidence) FROM links WHERE source IN ({marks}) GROUP BY source", chunk
+                )
+            )
+        return found
+
     def load(self, ids: Sequence[str], with_links: bool = True) -> list[Memory]:
         """The memories with these ids that exist, in the order asked."""
         if not ids:
