@@ -224,8 +224,8 @@ def open_progress(total: float | None, message: str | None = None) -> Iterator[P
     elif outer is None:  # the call's own progress: its units are the ones the client sees
         progress = Progress(channel, total, message)
         channel.total = progress.total
-    elif isinstance(outer, _Slot) and outer.width > 0:
-        progress = Progress(channel, total, message, span=(outer.start, outer.width))
+    elif isinstance(outer, _Slot) and outer.channel is not None and outer.width > 0:
+        progress = Progress(outer.channel, total, message, span=(outer.start, outer.width))
     else:  # nested outside a part: the outer progress speaks for the call
         progress = Progress(None, total, message)
     token = _active.set(progress)

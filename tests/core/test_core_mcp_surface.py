@@ -357,6 +357,7 @@ class Slow:
         register(Tool(name="crunch", description="Crunch.", input_schema=EMPTY, handler=self.crunch))
         register(Tool(name="crunch_async", description="Crunch.", input_schema=EMPTY, handler=self.crunch_async))
         register(Tool(name="crunch_and_fail", description="Fail.", input_schema=EMPTY, handler=self.fail))
+        register(Tool(name="crunch_nested", description="Nest.", input_schema=EMPTY, handler=self.nested))
 
     def crunch(self, _args: Mapping[str, Any]) -> Response:
         assert self.ctx is not None
@@ -374,6 +375,17 @@ class Slow:
             progress(1)
             progress(1)
         return "done"
+
+    def nested(self, _args: Mapping[str, Any]) -> str:
+        """A nested progress outside a part reports nothing, nor does anything within a part of it."""
+        assert self.ctx is not None
+        with self.ctx.progress(2, "outer") as outer:
+            outer.advance()
+            with self.ctx.progress(100, "inner") as inner:
+                inner.advance(50)
+                with inner.part(50), self.ctx.progress(10, "innermost") as innermost:
+                    innermost.advance(10)
+        return "nested"
 
     def fail(self, _args: Mapping[str, Any]) -> str:
         assert self.ctx is not None
@@ -428,6 +440,15 @@ async def test_progress_from_an_async_handler_and_from_a_failing_call(make_host:
     assert failed.is_error
     assert "`nothing`: no arguments" in tool_text(failed)
     assert [position for position, _total, _message in seen_failed] == [1]  # never claims to have finished
+
+
+async def test_a_nested_progress_outside_a_part_reports_nothing(make_host: HostFactory) -> None:
+    async with mcp_client(make_host({"slow": Slow()})) as client:
+        result, seen = await call_with_progress(client, "crunch_nested")
+    assert tool_text(result) == "nested"
+    assert seen[-1][:2] == (2, 2)
+    assert {position for position, _total, _message in seen} <= {1, 2}  # (1 may be coalesced into 2)
+    assert {message for _position, _total, message in seen} == {"outer"}
 
 
 async def test_without_a_progress_token_the_call_is_the_same(make_host: HostFactory) -> None:
