@@ -206,8 +206,9 @@ class Tool:
     ``input_schema`` is a JSON Schema object; the core validates arguments against it, fills top-level
     ``default`` values, and calls ``handler`` with the result. Sync handlers run in a worker thread.
     The ``tool_call`` log record holds each argument's name, type and size; with ``EGO_LOG_ARGUMENTS=1`` a
-    valid call logs the values instead (through the redaction pipeline), or what ``log_view`` makes of them. ``needs`` names plugins the tool cannot work without: it is served only while every one of them
-    is enabled and running (a plugin that merely uses another when present does not name it).
+    valid call logs the values instead (through the redaction pipeline), or what ``log_view`` makes of them.
+    ``needs`` names plugins the tool cannot work without: it is served only while every one of them is enabled
+    and running (a plugin that merely uses another when present does not name it).
     """
 
     name: str
