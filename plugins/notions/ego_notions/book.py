@@ -249,7 +249,8 @@ class NotionBook:
             elif current - CONTRADICT_STEP < DORMANT_BELOW:
                 delete.append(notion.id)
             else:
-                save.append(attrs.evolve(notion, confidence=clamp(current - CONTRADICT_STEP), anchored=now))
+                weaker = clamp(current - CONTRADICT_STEP)
+                save.append(attrs.evolve(notion, confidence=weaker, anchored=now, contradicted=now))
         if delete:
             self._delete(delete)
         self.db.apply(save=save)

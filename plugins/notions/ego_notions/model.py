@@ -52,6 +52,8 @@ class Notion:
     reinforcement_count: int = 0
     person: str | None = None
     meta: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    contradicted: datetime | None = None
+    """When a contradicting memory last weakened it (None: never)."""
 
     def confidence_at(self, now: datetime) -> float:
         """The confidence now: halved every half-life since it was set (not during the first day)."""
@@ -178,6 +180,7 @@ def merged(
         reinforcement_count=kept.reinforcement_count + absorbed.reinforcement_count,
         person=chosen,
         meta=meta,
+        contradicted=max((t for t in (kept.contradicted, absorbed.contradicted) if t is not None), default=None),
     )
 
 

@@ -24,12 +24,14 @@ from ego_core import (
 )
 from ego_notions import curate, portable
 from ego_notions.book import NotionBook
-from ego_notions.render import introspect_text, recall_lines
+from ego_notions.render import attune_text, introspect_text, recall_lines
 from ego_notions.store import NotionDB, StateError
 
 CONSOLIDATE_ORDER = 40
 INTROSPECT_ORDER = 27
 """After desires (20) and emotion_trend's wake-up line (25), before the open questions (30)."""
+ATTUNE_ORDER = 25
+"""After the desire currents and interests (20), before the person attuned toward (30)."""
 NOT_RUNNING = "The notions store is not open; `ego doctor` shows why."
 
 
@@ -113,6 +115,12 @@ class NotionsPlugin(PluginBase):
     def on_introspect(self) -> Section | None:
         text = introspect_text(self._running())
         return Section(key="notions", text=text, order=INTROSPECT_ORDER) if text else None
+
+    @hookimpl
+    def on_attune(self) -> Section | None:
+        """The strongest convictions, and a notion a contradiction weakened lately."""
+        text = attune_text(self._running())
+        return Section(key="notions", text=text, order=ATTUNE_ORDER) if text else None
 
     @hookimpl
     def export_records(self, include_private: bool) -> Iterator[Mapping[str, Any]]:

@@ -48,6 +48,7 @@ def export_records(db: NotionDB, service: MemoryService | None, include_private:
             "related": list(notion.related),
             "person": notion.person,
             "meta": {k: dict(v) for k, v in sorted(notion.meta.items())},
+            "contradicted": None if notion.contradicted is None else notion.contradicted.isoformat(),
         }
 
 
@@ -86,6 +87,11 @@ def parse(record: Mapping[str, Any]) -> Notion:
             values[name] = _time(record[name])
         except (TypeError, ValueError):
             raise ValueError(f"{name}: expected an ISO 8601 time with a time zone") from None
+    if record.get("contradicted") is not None:
+        try:
+            values["contradicted"] = _time(record["contradicted"])
+        except (TypeError, ValueError):
+            raise ValueError("contradicted: expected an ISO 8601 time with a time zone, or null") from None
     for name in ("sources", "tags", "related"):
         try:
             values[name] = tuple(_strings(record.get(name, [])))

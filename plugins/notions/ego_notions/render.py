@@ -1,8 +1,10 @@
-"""How notions show in other tools' answers: recall's notion lines and introspect's notion landscape."""
+"""How notions show in other tools' answers: recall's notion lines, introspect's notion landscape and attune's
+convictions line."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 from ego_core import Memory
 from ego_notions.book import NotionBook
@@ -10,6 +12,9 @@ from ego_notions.model import CONVICTION_CONFIDENCE, Notion, meta_summary
 
 RECALL_NOTIONS = 3
 LANDSCAPE = 5
+ATTUNE_CONVICTIONS = 2
+LATELY = timedelta(days=3)
+"""A contradiction this recent still shows in attune."""
 
 
 def _related(book: NotionBook, notion: Notion, limit: int = 2) -> list[Notion]:
@@ -64,3 +69,24 @@ def introspect_text(book: NotionBook) -> str:
             f'- "{notion.label}" confidence: {notion.confidence_at(now):.1f}{mark}{arrow}{meta_summary(notion)}'
         )
     return "\n".join(lines)
+
+
+def attune_text(book: NotionBook) -> str:
+    """The strongest convictions (at most two), and the notion a contradiction weakened lately, in one line."""
+    now = book.now()
+    ranked = book.ranked(now)
+    named = [n for n in ranked if n.is_conviction(now)][:ATTUNE_CONVICTIONS]
+    shaken = sorted(
+        (n for n in ranked if n.contradicted is not None and now - LATELY <= n.contradicted <= now),
+        key=lambda n: (n.contradicted, n.id),
+        reverse=True,
+    )
+    doubt = shaken[0] if shaken else None
+    parts: list[str] = []
+    if named:
+        doubted = doubt.id if doubt is not None else None
+        marked = [f'"{n.label}"' + (" (feels less certain lately)" if n.id == doubted else "") for n in named]
+        parts.append(f"Convictions: {', '.join(marked)}.")
+    if doubt is not None and all(n.id != doubt.id for n in named):
+        parts.append(f'"{doubt.label}" feels less certain lately.')
+    return " ".join(parts)

@@ -19,7 +19,8 @@ from ego_core import write_transaction
 from ego_notions.model import Notion
 
 DB_NAME: Final = "notions.sqlite3"
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
+"""2 added ``contradicted`` (when a contradiction last weakened the notion)."""
 BUSY_TIMEOUT_MS: Final = 30_000
 SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -27,7 +28,7 @@ CREATE TABLE IF NOT EXISTS notions (
     id TEXT PRIMARY KEY, label TEXT NOT NULL, tone TEXT NOT NULL, valence REAL NOT NULL,
     confidence REAL NOT NULL, anchored REAL NOT NULL, created REAL NOT NULL, reinforced REAL NOT NULL,
     sources TEXT NOT NULL, tags TEXT NOT NULL, related TEXT NOT NULL, reinforcement_count INTEGER NOT NULL,
-    person TEXT, meta TEXT NOT NULL
+    person TEXT, meta TEXT NOT NULL, contradicted REAL
 );
 CREATE TABLE IF NOT EXISTS notion_sources (
     memory_id TEXT NOT NULL, notion_id TEXT NOT NULL, PRIMARY KEY (memory_id, notion_id)
@@ -40,7 +41,7 @@ CREATE INDEX IF NOT EXISTS notion_tags_by_notion ON notion_tags (notion_id);
 """
 COLUMNS: Final = (
     "id, label, tone, valence, confidence, anchored, created, reinforced, sources, tags, related, "
-    "reinforcement_count, person, meta"
+    "reinforcement_count, person, meta, contradicted"
 )
 
 
@@ -76,6 +77,7 @@ def _row(notion: Notion) -> tuple[Any, ...]:
         notion.reinforcement_count,
         notion.person,
         json.dumps(dict(notion.meta), ensure_ascii=False, sort_keys=True),
+        None if notion.contradicted is None else _epoch(notion.contradicted),
     )
 
 
@@ -95,7 +97,15 @@ def _notion(row: Sequence[Any]) -> Notion:
         reinforcement_count=row[11],
         person=row[12],
         meta=json.loads(row[13]),
+        contradicted=None if row[14] is None else _moment(row[14]),
     )
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring a database of an earlier schema up to this one (within the opening transaction)."""
+    columns = {r[1] for r in db.execute("PRAGMA table_info(notions)")}
+    if "contradicted" not in columns:
+        db.execute("ALTER TABLE notions ADD COLUMN contradicted REAL")
 
 
 class NotionDB:
@@ -119,10 +129,10 @@ class NotionDB:
                         if statement.strip():
                             db.execute(statement)
                     row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                    if row is None:
-                        db.execute("INSERT INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-                    elif int(row[0]) > SCHEMA_VERSION:
+                    if row is not None and int(row[0]) > SCHEMA_VERSION:
                         raise StateError(f"{self.path} was written by a newer version of ego-notions")
+                    _migrate(db)
+                    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             except sqlite3.DatabaseError as exc:
                 raise StateError(f"{self.path} cannot be used: {exc}") from exc
             self._db = db
@@ -200,7 +210,7 @@ class NotionDB:
                 db.execute("DELETE FROM notion_sources WHERE notion_id = ?", (notion_id,))
                 db.execute("DELETE FROM notion_tags WHERE notion_id = ?", (notion_id,))
             for notion in save:
-                db.execute(f"INSERT INTO notions ({COLUMNS}) VALUES ({','.join('?' * 14)})", _row(notion))
+                db.execute(f"INSERT INTO notions ({COLUMNS}) VALUES ({','.join('?' * 15)})", _row(notion))
                 db.executemany(
                     "INSERT OR IGNORE INTO notion_sources (memory_id, notion_id) VALUES (?, ?)",
                     [(m, notion.id) for m in notion.sources],
