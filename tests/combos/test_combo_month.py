@@ -2,19 +2,24 @@
 of sessions (wake_up → introspect → remember, some private → recall → feel_desires / satisfy → consider_them →
 update_self → consolidate, and one forget). Asserts what an agent living with ego for a month should see:
 a question that fades and resurfaces, desires that rise between sessions and fall when satisfied, a month tone
-that follows the memories, and wake_up's last introspection always the latest one."""
+that follows the memories, and wake_up's last introspection always the latest one. A second month, in process
+with a driven clock: a notion that forms, becomes a conviction, calls up an emergent desire that the cascade
+satisfies, and is weakened by contradictions, all of it visible in attune."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from combo_support import PLUGINS
 from mcp import Client
 
-from ego_core.testing import tool_text
+from ego_core import Clock
+from ego_core.testing import HostFactory, mcp_client, tool_text
 
 if TYPE_CHECKING:
     from conftest import EgoWorld
@@ -66,6 +71,11 @@ LEVEL = re.compile(r"(\w+)\[(\d\.\d\d)/")
 
 def levels(text: str) -> dict[str, float]:
     return {name: float(value) for name, value in LEVEL.findall(text.split("\n\n---\n", maxsplit=1)[0])}
+
+
+def currents(attuned: str) -> str:
+    """attune's desire currents line."""
+    return attuned.split("Desire currents: ", 1)[1].split("\n", 1)[0]
 
 
 class Agent:
@@ -196,3 +206,106 @@ async def test_a_month_in_the_life(world: EgoWorld, tmp_path: Path) -> None:
     files = "".join(p.read_text(encoding="utf-8") for p in workspace.rglob("*.md"))
     assert "Day 1: Master and I" in files
     assert private_text not in files
+
+
+STARS = [
+    "Watched the stars from the balcony and found Orion's belt.",
+    "Read about how stars are born inside dust clouds.",
+    "Counted meteors with Master until midnight.",
+    "Found the Pleiades with the old binoculars.",
+]
+MORE_STARS = [
+    "Saw Jupiter and four of its moons tonight.",
+    "Learned why stars twinkle and planets do not.",
+    "Sketched the summer triangle from memory.",
+    "Master pointed out Vega before the clouds came.",
+    "Stayed up for the Perseids, one every minute.",
+]
+PULL = "There's a pull toward something that doesn't have a name yet."
+GRASP = re.compile(r"grasp_something\[(\d\.\d\d)/")
+
+
+async def test_a_month_of_a_notion_becoming_a_conviction_and_a_desire_it_calls_up(
+    make_host: HostFactory, tmp_path: Path
+) -> None:
+    """A notion forms from repeated, linked, tagged experiences; reinforcing memories over the following days
+    make it a conviction (am_i_being_genuine and attune show it); the emergent desire it calls up rises in attune
+    and is satisfied through the cascade from its fixed desire; contradictions weaken the conviction, and attune
+    says so."""
+    clock = Clock(START)
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    config: dict[str, dict[str, Any]] = {
+        "memory": {},
+        "workspace_sync": {"workspace_dir": str(workspace)},
+        "shared_memory": {"db": f"sqlite:///{tmp_path / 'shared.db'}", "agent_id": "claude"},
+        "desires": {"feel_desires_tool": True},
+    }
+    host = make_host({plugin_id: PLUGINS[plugin_id]() for plugin_id in PLUGINS}, config=config, clock=clock)
+    async with mcp_client(host) as client:
+        agent = Agent(client)
+        ids = []
+        for day, content in enumerate(STARS):  # four evenings under the stars, linked as one experience
+            clock.set(START + timedelta(days=day, hours=21))
+            saved = await agent.call(
+                "remember", {"content": content, "emotion": "excited", "valence": 0.7, "tags": ["stars"], "force": True}
+            )
+            ids.append(re.search(r"mem_[0-9a-f]{12}", saved).group(0))  # type: ignore[union-attr]
+        for source, target in itertools.combinations(ids, 2):
+            await agent.call("link_memories", {"source_id": source, "target_id": target, "link_type": "related"})
+        clock.set(START + timedelta(days=3, hours=23))
+        assert "Formed 1 notion(s)." in await agent.call("consolidate")
+        assert '"stars (excited)" conf=0.70 reinf=0' in await agent.call("curate_notions", {"action": "list"})
+        assert "Your convictions" not in await agent.call("am_i_being_genuine")
+
+        for day, content in enumerate(MORE_STARS, start=4):  # the idea keeps being confirmed, one night a day
+            clock.set(START + timedelta(days=day, hours=21))
+            await agent.call(
+                "remember", {"content": content, "emotion": "excited", "valence": 0.7, "tags": ["stars"], "force": True}
+            )
+        assert '"stars (excited)" conf=1.00 reinf=5' in await agent.call("curate_notions", {"action": "list"})
+        assert 'Your convictions: "stars (excited)".' in await agent.call("am_i_being_genuine")
+
+        clock.set(START + timedelta(days=10, hours=9))  # a quiet morning: the conviction calls up a desire
+        attuned = await agent.call("attune")
+        assert PULL in currents(attuned)  # the new emergent desire has its place among the currents
+        assert 'Convictions: "stars (excited)".' in attuned
+        assert "stars" in attuned.split("Current interests: ", 1)[1].split("\n", 1)[0]
+        high = float(GRASP.findall(await agent.call("feel_desires"))[0])
+        assert high >= 0.95
+
+        await agent.call("satisfy_desire", {"name": "information_hunger", "quality": 1.0})  # the cascade
+        eased = float(GRASP.findall(await agent.call("feel_desires"))[0])
+        assert eased == pytest.approx(high * 0.5, abs=0.02)
+        satisfied = currents(await agent.call("attune"))
+        assert PULL not in satisfied
+        assert "Whatever was pulling — it's letting go." in satisfied  # its words follow the satisfaction
+
+        clock.set(START + timedelta(days=12, hours=22))  # a cloudy night, and the idea is shaken
+        await agent.call(
+            "remember",
+            {
+                "content": "Clouds all night; the stars felt far away.",
+                "emotion": "frustrated",
+                "valence": -0.6,
+                "tags": ["stars"],
+                "force": True,
+            },
+        )
+        assert 'Convictions: "stars (excited)" (feels less certain lately).' in await agent.call("attune")
+        for hours, content in ((1, "The telescope fogged up again."), (2, "Light pollution hid every star.")):
+            clock.set(START + timedelta(days=12, hours=22 + hours))
+            await agent.call(
+                "remember",
+                {"content": content, "emotion": "frustrated", "valence": -0.6, "tags": ["stars"], "force": True},
+            )
+        assert "Your convictions" not in await agent.call("am_i_being_genuine")  # below 0.7: no longer one
+        weakened = await agent.call("attune")
+        assert '"stars (excited)" feels less certain lately.' in weakened
+        assert "Convictions:" not in weakened
+        assert '"stars (excited)" conf=0.5' in await agent.call("curate_notions", {"action": "list"})
+
+        clock.set(START + timedelta(days=29, hours=9))  # weeks later the doubt has passed; the notion is held
+        settled = await agent.call("attune")
+        assert "less certain" not in settled
+        assert "stars (excited)" in await agent.call("curate_notions", {"action": "list"})
