@@ -5,8 +5,8 @@
 For each plugin set, the plugins are served in-process (temporary data dir, real embedding model from
 EGO_EMBEDDING_MODEL_DIR or the chromadb cache; shared_memory on a local store so its tools are listed) and
 tools/list is measured as sent on the wire. On the largest set a short session is played (wake_up, remember ×4
-with a near-duplicate and a private one, recall, search_memories, feel_desires, emotion_trend, consider_them,
-introspect, consolidate, forget) and each response is measured. Sizes are characters and tokens: the WordPiece
+with a near-duplicate and a private one, recall, search_memories, attune, consider_them, introspect, consolidate,
+curate_notions, forget) and each response is measured. Sizes are characters and tokens: the WordPiece
 tokens of the offline model's tokenizer (``tokenizer.json`` of all-MiniLM-L6-v2, no padding or truncation), a
 fixed, reproducible count, beside the usual characters / 4 estimate.
 """
@@ -112,11 +112,11 @@ SESSION: list[tuple[str, dict[str, Any]]] = [
     ("remember", {"content": "Master showed me the sunset from the balcony; the sky turned violet."}),
     ("recall", {"context": "the evening sky with Master"}),
     ("search_memories", {"context": "heartbeat"}),
-    ("feel_desires", {}),
-    ("emotion_trend", {}),
+    ("attune", {"person": "Master"}),
     ("consider_them", {"person": "Master"}),
     ("introspect", {}),
     ("consolidate", {}),
+    ("curate_notions", {"action": "list"}),
 ]
 
 
