@@ -49,6 +49,8 @@ def install(dest: Path) -> None:
     node = node_bin() / "node"
     command = [str(node), str(npm_cli()), "ci", "--no-audit", "--no-fund", "--loglevel=error"]
     env = dict(os.environ, PATH=f"{node_bin()}{os.pathsep}{os.environ.get('PATH', '')}")
+    if "NODE_EXTRA_CA_CERTS" not in env and env.get("SSL_CERT_FILE"):  # Node reads only its own variable
+        env["NODE_EXTRA_CA_CERTS"] = env["SSL_CERT_FILE"]
     subprocess.run(command, cwd=dest, env=env, check=True)
     marker.write_text(digest, encoding="utf-8")
     version = subprocess.run([str(node), "--version"], capture_output=True, text=True, check=True).stdout.strip()
