@@ -76,7 +76,7 @@ async def test_ego_serve_over_stdio(tmp_path: Path) -> None:
         assert client.server_info is not None
         assert client.server_info.name == "ego"
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-        assert set(tools) == {"wake_up", "introspect", "leave_note"}
+        assert set(tools) == {"wake_up", "introspect", "attune", "leave_note"}
         assert tools["leave_note"].input_schema["required"] == ["text"]
         saved = await client.call_tool("leave_note", {"text": secret})
         assert not saved.is_error, tool_text(saved)
