@@ -36,7 +36,7 @@ from ego_core.offerings import Prompt, PromptArgument, Resource, ResourceTemplat
 from ego_core.plugin import Plugin, PluginBase
 from ego_core.progress import Progress
 from ego_core.redaction import PRIVATE_MARK
-from ego_core.responses import compose_sections, relative_age, truncate
+from ego_core.responses import compose_sections, duration_words, relative_age, truncate
 from ego_core.services import (
     BODY_SENSE,
     DESIRE_LEVELS,
@@ -44,6 +44,11 @@ from ego_core.services import (
     NOTIONS_STORE,
     OPEN_QUESTIONS,
     PEOPLE,
+    PRECIOUS_INTENSITY,
+    PRECIOUS_MAX_IMPORTANCE,
+    PRECIOUS_RETURNS,
+    Absence,
+    AbsenceBand,
     BodySense,
     DesireLevels,
     EmotionTally,
@@ -53,7 +58,9 @@ from ego_core.services import (
     OpenQuestion,
     OpenQuestions,
     People,
+    Preciousness,
     QuestionState,
+    preciousness,
 )
 from ego_core.storage import Database, DatabaseVersionError, write_transaction
 from ego_core.types import (
@@ -61,6 +68,7 @@ from ego_core.types import (
     Check,
     Command,
     ConsolidationRun,
+    Ember,
     EmotionalTrace,
     LinkType,
     Memory,
@@ -75,6 +83,7 @@ from ego_core.types import (
     ScaffoldItem,
     ScaffoldLine,
     Section,
+    SurfacedHow,
     Tool,
     ToolHandler,
     ToolOutcome,
@@ -91,7 +100,12 @@ __all__ = [
     "NOTIONS_STORE",
     "OPEN_QUESTIONS",
     "PEOPLE",
+    "PRECIOUS_INTENSITY",
+    "PRECIOUS_MAX_IMPORTANCE",
+    "PRECIOUS_RETURNS",
     "PRIVATE_MARK",
+    "Absence",
+    "AbsenceBand",
     "BodySense",
     "Check",
     "Clock",
@@ -106,6 +120,7 @@ __all__ = [
     "EmbedderFactory",
     "EmbedderSettings",
     "EmbeddingError",
+    "Ember",
     "EmotionTally",
     "EmotionalTrace",
     "InvalidArgumentError",
@@ -122,6 +137,7 @@ __all__ = [
     "PluginBase",
     "PluginContext",
     "PluginHost",
+    "Preciousness",
     "Progress",
     "Prompt",
     "PromptArgument",
@@ -141,6 +157,7 @@ __all__ = [
     "Services",
     "Settings",
     "SimilarityProfile",
+    "SurfacedHow",
     "Tool",
     "ToolError",
     "ToolHandler",
@@ -151,10 +168,12 @@ __all__ = [
     "__version__",
     "build_host",
     "compose_sections",
+    "duration_words",
     "hookimpl",
     "hookspec",
     "is_blank",
     "log_event",
+    "preciousness",
     "relative_age",
     "truncate",
     "write_transaction",

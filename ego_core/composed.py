@@ -13,7 +13,7 @@ from ego_core.hookspecs import hookimpl
 from ego_core.offerings import Prompt
 from ego_core.responses import compose_sections
 from ego_core.status import UNAVAILABLE_WORDING
-from ego_core.types import Command, Response, ScaffoldItem, ScaffoldLine, Tool
+from ego_core.types import Command, Response, ScaffoldItem, ScaffoldLine, Section, Tool
 
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -27,6 +27,20 @@ ATTUNE_SCHEMA: Mapping[str, Any] = {
     "additionalProperties": False,
 }
 ATTUNE_SCAFFOLD: tuple[ScaffoldItem, ...] = ("What am I actually feeling right now — not what I think I should feel?",)
+
+
+EMBERS_ORDER = 15
+EMBERS_SHOWN = 2
+
+
+def embers_section(ctx: PluginContext) -> Section | None:
+    """``Embers:`` and the two warmest fragments the plugins offer (``ember_candidates``), or None."""
+    offered = [ember for _plugin, embers in ctx.hooks.ember_candidates() for ember in embers if ember.text.strip()]
+    if not offered:
+        return None
+    warmest = sorted(offered, key=lambda ember: -ember.warmth)[:EMBERS_SHOWN]
+    text = "Embers: " + " / ".join(ember.text.strip() for ember in warmest)
+    return Section(key="embers", text=text, order=EMBERS_ORDER)
 
 
 class CorePlugin:
@@ -84,7 +98,7 @@ class CorePlugin:
     def wake_up(self, _args: Mapping[str, Any]) -> Response:
         ctx = self._context()
         ctx.host.begin_session(ctx.now())  # before the sections: ctx.previous_session() is the one before this
-        texts, scaffold = compose_sections(ctx.hooks.on_wake_up())
+        texts, scaffold = compose_sections([*ctx.hooks.on_wake_up(), ("core", embers_section(ctx))])
         now = ctx.now().astimezone(ctx.settings.tz)
         header = f"Awake: {now:%a %d %b %Y, %H:%M} ({ctx.settings.timezone})."
         if not texts:

@@ -86,6 +86,9 @@ class Settings:
     """Debugging aid: write tool arguments' values to the log (redacted); by default only names, types, sizes."""
     trace_hooks: bool = False
     """Log one record per hook implementation called (hook, plugin, duration, outcome)."""
+    random_seed: int | None = None
+    """Seed of the plugins' random source (``ctx.random``): the same seed gives the same involuntary recollections
+    and other chance events, for tests and reproducible runs. None (the default): seeded by the system."""
     server: ServerConfig = attrs.field(factory=ServerConfig)
     plugins: PluginSelection = attrs.field(factory=PluginSelection)
     plugin_tables: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
@@ -363,6 +366,7 @@ def load_settings(
         ("EGO_LOG_LEVEL", "log_level"),
         ("EGO_LOG_ARGUMENTS", "log_arguments"),
         ("EGO_TRACE_HOOKS", "trace_hooks"),
+        ("EGO_RANDOM_SEED", "random_seed"),
     ):
         if env.get(var):
             env_overrides[key] = env[var]

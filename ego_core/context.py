@@ -6,6 +6,7 @@ import contextlib
 import json
 import logging
 import os
+import random
 import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -152,6 +153,16 @@ class PluginContext:
     services: Services
     hooks: HookCaller
     host: HostFacilities
+    _random: random.Random | None = attrs.field(default=None, init=False, repr=False)
+
+    @property
+    def random(self) -> random.Random:
+        """This plugin's source of chance (an involuntary recollection, a hint shown one time in four). With
+        ``random_seed`` set (``EGO_RANDOM_SEED``), each plugin's sequence is fixed by the seed and its id."""
+        if self._random is None:
+            seed = self.settings.random_seed
+            self._random = random.Random(f"{seed}:{self.plugin_id}") if seed is not None else random.Random()
+        return self._random
 
     @property
     def data_dir(self) -> Path:

@@ -27,6 +27,7 @@ from ego_core.types import (
     Check,
     Command,
     ConsolidationRun,
+    Ember,
     Memory,
     RecallHit,
     RecallNote,
@@ -37,6 +38,7 @@ from ego_core.types import (
     ScaffoldContext,
     ScaffoldItem,
     Section,
+    SurfacedHow,
     Tool,
     ToolOutcome,
 )
@@ -221,8 +223,14 @@ class HookCaller:
     def on_consolidate(self, *, run: ConsolidationRun) -> list[tuple[str, SectionResult]]:
         return self._dispatch.fan_out("on_consolidate", run=run)
 
+    def on_memory_surfaced(self, *, memory: Memory, how: SurfacedHow) -> None:
+        self._dispatch.fan_out("on_memory_surfaced", memory=memory, how=how)
+
     def on_wake_up(self) -> list[tuple[str, SectionResult]]:
         return self._dispatch.fan_out("on_wake_up")
+
+    def ember_candidates(self) -> list[tuple[str, Sequence[Ember]]]:
+        return self._dispatch.fan_out("ember_candidates")
 
     def on_introspect(self) -> list[tuple[str, SectionResult]]:
         return self._dispatch.fan_out("on_introspect")

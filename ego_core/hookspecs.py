@@ -25,6 +25,7 @@ from ego_core.types import (
     Check,
     Command,
     ConsolidationRun,
+    Ember,
     Memory,
     RecallHit,
     RecallNote,
@@ -35,6 +36,7 @@ from ego_core.types import (
     ScaffoldContext,
     ScaffoldItem,
     Section,
+    SurfacedHow,
     Tool,
     ToolOutcome,
 )
@@ -168,6 +170,11 @@ class MemorySpecs:
     def on_consolidate(self, run: ConsolidationRun, ctx: PluginContext) -> Section | None:
         """Collector: work and report lines during ``consolidate`` (merge candidates, ...)."""
 
+    @spec(HookKind.NOTIFICATION)
+    def on_memory_surfaced(self, memory: Memory, how: SurfacedHow, ctx: PluginContext) -> None:
+        """Notification that a memory came back unbidden (``how``: ``"involuntary"`` or ``"echo"``), fired by the
+        plugin that surfaced it; the desires plugin turns it into a passing impulse."""
+
 
 class PortableSpecs:
     """``ego export`` / ``ego import``: each plugin's state as JSON-able records in one JSON Lines file."""
@@ -199,6 +206,11 @@ class ComposeSpecs:
     @spec(HookKind.COLLECTOR)
     def on_wake_up(self, ctx: PluginContext) -> Section | None:
         """Collector: a section for the session-start response (``wake_up``)."""
+
+    @spec(HookKind.COLLECTOR)
+    def ember_candidates(self, ctx: PluginContext) -> Sequence[Ember] | None:
+        """Collector: fragments that still smoulder; ``wake_up`` shows the two warmest of all plugins' under
+        ``Embers:``."""
 
     @spec(HookKind.COLLECTOR)
     def on_introspect(self, ctx: PluginContext) -> Section | None:

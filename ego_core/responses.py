@@ -212,6 +212,33 @@ def relative_age(moment: datetime, now: datetime) -> str:
     return f"{days // 365}y ago"
 
 
+_DURATION_WORDS: tuple[tuple[float, str], ...] = (
+    (1, "earlier today"),
+    (2, "about a day"),
+    (3, "a couple of days"),
+    (5, "a few days"),
+    (8, "about a week"),
+    (12, "over a week"),
+    (18, "about two weeks"),
+    (25, "about three weeks"),
+    (45, "about a month"),
+    (75, "about two months"),
+    (135, "a few months"),
+    (240, "several months"),
+    (550, "about a year"),
+)
+
+
+def duration_words(elapsed: timedelta) -> str:
+    """A stretch of time as a person would say it, never with digits: ``earlier today``, ``a few days``,
+    ``about two weeks``, ``several months``, ``well over a year`` (14 bands; a negative stretch counts as none)."""
+    days = max(elapsed.total_seconds(), 0.0) / 86400
+    for limit, words in _DURATION_WORDS:
+        if days < limit:
+            return words
+    return "well over a year"
+
+
 def compose_sections(results: Sequence[tuple[str, Any]]) -> tuple[list[str], list[ScaffoldItem]]:
     """Order sections by (order, key); a plugin may return a Section, a str, or a list of them."""
     sections: list[Section] = []

@@ -138,6 +138,17 @@ class MemoryService(Protocol):
         """
         ...
 
+    def protected(self, memory_ids: Sequence[str], at: datetime) -> set[str]:
+        """The ids among ``memory_ids`` that must never be merged away: precious memories (:func:`preciousness`)
+        and memories anticipating a moment still after ``at``."""
+        ...
+
+    def dormant_near(self, text: str, k: int = 5, *, at: datetime) -> list[tuple[Memory, float]]:
+        """Dormant memories near ``text``: among its 30 most similar memories, those whose recall strength at
+        ``at`` is below 0.3, most similar first, at most ``k``, with their similarity. Nothing is marked as
+        accessed."""
+        ...
+
 
 DESIRE_LEVELS = "desires.levels"
 
@@ -228,6 +239,20 @@ class NotionStore(Protocol):
 
 PEOPLE = "self_model.people"
 
+AbsenceBand = Literal["usual", "quiet", "long"]
+
+
+@attrs.frozen
+class Absence:
+    """How long it has been since a moment was last shared with a person, measured against their usual rhythm."""
+
+    person: str
+    band: AbsenceBand
+    """usual (under twice the typical gap between shared moments), quiet (under four times) or long."""
+    words: str
+    """The time since the last shared moment in words, never digits (``about two weeks``)."""
+    last_shared: datetime
+
 
 @runtime_checkable
 class People(Protocol):
@@ -238,3 +263,34 @@ class People(Protocol):
         """For each person (by name) the memories among ``memory_ids`` shared with them; people sharing none are
         left out."""
         ...
+
+    def absence(self, person: str | None, at: datetime) -> Absence | None:
+        """How long ``person`` (the companion when None; names and aliases both work) has been away at ``at``;
+        None for someone unknown or never shared with."""
+        ...
+
+
+PRECIOUS_INTENSITY = 0.6
+PRECIOUS_RETURNS = 3
+PRECIOUS_MAX_IMPORTANCE = 2
+
+
+@attrs.frozen
+class Preciousness:
+    """Why a memory is irreplaceable (never said to the agent as such): it is a peak shared with someone, or it
+    kept coming back although it never seemed important."""
+
+    shared_with: tuple[str, ...] = ()
+    """The people it was shared with, when it is a shared peak (intensity at least 0.6); else empty."""
+    returns: int = 0
+    """How often it was recalled, when it kept coming back (at least 3 recalls, importance at most 2); else 0."""
+
+    def __bool__(self) -> bool:
+        return bool(self.shared_with) or self.returns > 0
+
+
+def preciousness(memory: Memory, shared_with: Collection[str]) -> Preciousness:
+    """Whether ``memory`` is precious, given the people it was shared with (the ``People`` service knows them)."""
+    peak = tuple(shared_with) if shared_with and memory.emotional_trace.intensity >= PRECIOUS_INTENSITY else ()
+    kept = memory.access_count >= PRECIOUS_RETURNS and memory.importance <= PRECIOUS_MAX_IMPORTANCE
+    return Preciousness(shared_with=peak, returns=memory.access_count if kept else 0)

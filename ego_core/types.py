@@ -67,6 +67,8 @@ class Memory:
     is_private: bool = False
     access_count: int = 0
     last_accessed: datetime | None = None
+    anticipated: datetime | None = None
+    """The future moment this memory looks forward to (UTC), or None. Until then it does not fade."""
 
 
 @attrs.frozen
@@ -85,6 +87,8 @@ class RememberDraft:
     is_private: bool = False
     force: bool = False
     body_state: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
+    anticipated: datetime | None = None
+    """The future moment the memory looks forward to (UTC), or None."""
 
 
 @attrs.frozen
@@ -118,6 +122,21 @@ class RecallNote:
 
     lines: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
     boosts: Mapping[str, float] = attrs.field(factory=dict, converter=_frozen_mapping)
+
+
+SurfacedHow = Literal["involuntary", "echo"]
+"""How a memory came back unbidden: ``involuntary`` (recall or wake_up brought up a dormant memory nobody asked
+for) or ``echo`` (a new memory echoed a dormant one)."""
+
+
+@attrs.frozen
+class Ember:
+    """A short fragment that still smoulders, offered for wake_up's ``Embers:`` (the core shows the two warmest)."""
+
+    text: str
+    """One short line (about 60 characters), never a private memory's words."""
+    warmth: float
+    """0-1: how strongly it smoulders (an intense memory's intensity, 0.5 for a desire of the moment, ...)."""
 
 
 @attrs.frozen

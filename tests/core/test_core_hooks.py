@@ -19,6 +19,7 @@ from ego_core import (
     Clock,
     Command,
     ConsolidationRun,
+    Ember,
     Memory,
     PluginContext,
     RecallHit,
@@ -415,6 +416,63 @@ async def test_hook_on_tool_called(make_host: HostFactory) -> None:
         await client.call_tool("wake_up", {})
     [(tool, outcome)] = seen
     assert (tool, outcome.plugin, outcome.is_error, outcome.declined) == ("wake_up", "core", False, False)
+
+
+@pytest.mark.anyio
+async def test_hook_ember_candidates(make_host: HostFactory) -> None:
+    class Hearth:
+        @hookimpl
+        def ember_candidates(self) -> list[Ember]:
+            return [Ember("...the kettle left on", 0.3), Ember("...proud about: the bridge held", 0.9)]
+
+    class Draught:
+        @hookimpl
+        def ember_candidates(self) -> list[Ember]:
+            return [Ember("...a letter still unanswered", 0.5), Ember("   ", 1.0)]
+
+    async with mcp_client(make_host({"hearth": Hearth(), "draught": Draught()})) as client:
+        text = tool_text(await client.call_tool("wake_up", {}))
+    assert "Embers: ...proud about: the bridge held / ...a letter still unanswered" in text
+    assert "kettle" not in text
+
+
+@pytest.mark.anyio
+async def test_hook_on_memory_surfaced(make_host: HostFactory) -> None:
+    surfaced: list[tuple[str, str]] = []
+
+    class Listener:
+        @hookimpl
+        def on_memory_surfaced(self, memory: Memory, how: str) -> None:
+            surfaced.append((memory.id, how))
+
+    class Dreamer:
+        @hookimpl
+        def on_startup(self, ctx: PluginContext) -> None:
+            self.ctx = ctx
+
+        @hookimpl
+        def on_wake_up(self, ctx: PluginContext) -> None:
+            old = Memory(id="mem_old", content="the lake in winter", timestamp=datetime(2020, 1, 1, tzinfo=UTC))
+            ctx.hooks.on_memory_surfaced(memory=old, how="involuntary")
+
+    async with mcp_client(make_host({"listener": Listener(), "dreamer": Dreamer()})) as client:
+        await client.call_tool("wake_up", {})
+    assert surfaced == [("mem_old", "involuntary")]
+
+
+def test_random_source_is_fixed_by_the_seed_per_plugin(make_host: HostFactory, tmp_path: Path) -> None:
+    class Quiet:
+        pass
+
+    def draws(seed: int | None, plugin: str) -> list[float]:
+        host = make_host({plugin: Quiet()}, settings=Settings(data_dir=tmp_path / str(seed), random_seed=seed))
+        ctx = host.context(plugin)
+        return [ctx.random.random() for _ in range(3)]
+
+    assert draws(7, "alpha") == draws(7, "alpha")
+    assert draws(7, "alpha") != draws(7, "beta")
+    assert draws(8, "alpha") != draws(7, "alpha")
+    assert draws(None, "alpha") != draws(None, "alpha")
 
 
 def test_settings_carry_the_log_switches(tmp_path: Path) -> None:
