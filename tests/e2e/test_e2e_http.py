@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
-import socket
 import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +12,7 @@ import attrs
 import httpx
 import httpx2
 import pytest
+from e2e_support import free_port, serving_http
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -34,13 +33,6 @@ INITIALIZE = {
 HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @attrs.frozen
 class HttpServer:
     url: str
@@ -49,43 +41,11 @@ class HttpServer:
     stderr: Path
 
 
-def wait_until_listening(proc: subprocess.Popen[bytes], port: int, stderr: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"ego serve --http exited with {proc.returncode}: {stderr.read_text()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.05)
-    pytest.fail("ego serve --http did not start listening")
-
-
 @pytest.fixture(scope="module")
 def http_server(make_world: Callable[[str], EgoWorld]) -> Iterator[HttpServer]:
     world = make_world("http")
-    port = free_port()
-    tokens = f"claude={hash_token(CLAUDE_TOKEN)},openclaw={hash_token(OPENCLAW_TOKEN)}"
-    stderr = world.root / "stderr.txt"
-    with stderr.open("wb") as err:
-        proc = subprocess.Popen(
-            world.command("serve", "--http", "--host", "127.0.0.1", "--port", str(port), *world.without_real_plugins()),
-            env=world.env(EGO_HTTP_TOKENS=tokens),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-        )
-    try:
-        wait_until_listening(proc, port, stderr)
-        yield HttpServer(url=f"http://127.0.0.1:{port}/mcp", proc=proc, world=world, stderr=stderr)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with serving_http(world, {"claude": CLAUDE_TOKEN, "openclaw": OPENCLAW_TOKEN}) as (url, proc, stderr):
+        yield HttpServer(url=url, proc=proc, world=world, stderr=stderr)
 
 
 @pytest.mark.anyio

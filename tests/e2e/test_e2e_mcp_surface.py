@@ -7,19 +7,15 @@ a step for the core's wake-up prompt, completion values, and a slow tool that re
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx2
 import pytest
+from e2e_support import serving_http
 from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
-from ego_core.http_transport import hash_token
 from ego_core.testing import tool_text
 
 if TYPE_CHECKING:
@@ -103,26 +99,6 @@ def install_almanac(world: EgoWorld) -> None:
     info.write_text("[ego]\nalmanac = ego_almanac:Almanac\n", encoding="utf-8")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_until_listening(proc: subprocess.Popen[bytes], port: int, stderr: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"ego serve --http exited with {proc.returncode}: {stderr.read_text()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return
-        except OSError:
-            time.sleep(0.05)
-    pytest.fail("ego serve --http did not start listening")
-
-
 async def exercise(client: Any) -> None:
     """What a person at a client does: pick prompts, attach resources, complete arguments, watch a long call."""
     assert client.server_capabilities.prompts is not None
@@ -186,27 +162,8 @@ async def test_stdio_serves_prompts_resources_completion_and_progress(world: Ego
 def almanac_http(make_world: Callable[[str], EgoWorld]) -> Iterator[tuple[str, EgoWorld]]:
     world = make_world("surface-http")
     install_almanac(world)
-    port = free_port()
-    tokens = f"claude={hash_token(CLAUDE_TOKEN)},openclaw={hash_token(OPENCLAW_TOKEN)}"
-    stderr = world.root / "stderr.txt"
-    with stderr.open("wb") as err:
-        proc = subprocess.Popen(
-            world.command("serve", "--http", "--host", "127.0.0.1", "--port", str(port), *world.without_real_plugins()),
-            env=world.env(EGO_HTTP_TOKENS=tokens),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-        )
-    try:
-        wait_until_listening(proc, port, stderr)
-        yield f"http://127.0.0.1:{port}/mcp", world
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    with serving_http(world, {"claude": CLAUDE_TOKEN, "openclaw": OPENCLAW_TOKEN}) as (url, _proc, _stderr):
+        yield url, world
 
 
 async def test_http_serves_prompts_resources_completion_and_progress(almanac_http: tuple[str, EgoWorld]) -> None:
