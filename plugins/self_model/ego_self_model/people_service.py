@@ -1,20 +1,27 @@
-"""The ``self_model.people`` service: which of some memories were shared with which person."""
+"""The ``self_model.people`` service: which of some memories were shared with which person, and how long each
+has been away."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 
+from ego_core import Absence
+from ego_self_model.absence import absence
+from ego_self_model.fields import key_of
+from ego_self_model.people import find
 from ego_self_model.store import StateStore
 
 CHUNK = 500
 
 
 class PeopleService:
-    """Implements ``ego_core.People`` over the shared moments (person, memory id) of the state store."""
+    """Implements ``ego_core.People`` over the shared moments (person, memory id, time) of the state store."""
 
-    def __init__(self, store: StateStore) -> None:
+    def __init__(self, store: StateStore, companion: str) -> None:
         self.store = store
+        self.companion = companion
 
     def sharing(self, memory_ids: Sequence[str]) -> Mapping[str, Sequence[str]]:
         ids = list(dict.fromkeys(memory_ids))
@@ -31,3 +38,13 @@ class PeopleService:
                 for name, memory_id in rows:
                     found[str(name)].append(str(memory_id))
         return dict(found)
+
+    def absence(self, person: str | None, at: datetime) -> Absence | None:
+        wanted = self.companion if person is None else person
+        if not isinstance(wanted, str) or not key_of(wanted):
+            return None
+        with self.store.reading() as db:
+            known = find(self.store.people(db), wanted)
+            key, name = (known.key, known.name) if known is not None else (key_of(wanted), wanted.strip())
+            moments = self.store.moments(db, key)
+        return absence(name, moments, at)

@@ -80,7 +80,7 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
         store.open()
         self.model = SelfModel(ctx, store, config)
         ctx.provide(OPEN_QUESTIONS, OpenQuestionsService(store, ctx.now, config))
-        ctx.provide(PEOPLE, PeopleService(store))
+        ctx.provide(PEOPLE, PeopleService(store, ctx.settings.companion_name))
 
     @hookimpl
     def on_shutdown(self) -> None:

@@ -407,6 +407,39 @@ class StateStore:
     def forget_memory(db: sqlite3.Connection, memory_id: str) -> int:
         return db.execute("DELETE FROM shared WHERE memory_id = ?", (memory_id,)).rowcount
 
+    @staticmethod
+    def moments(db: sqlite3.Connection, person: str) -> list[datetime]:
+        """The times of the moments shared with ``person`` (a key), oldest first."""
+        rows = db.execute("SELECT at FROM shared WHERE person = ? ORDER BY at", (person,))
+        return [from_epoch(row["at"]) for row in rows]
+
+    @staticmethod
+    def first_shared(db: sqlite3.Connection, person: str) -> datetime | None:
+        row = db.execute("SELECT min(at) FROM shared WHERE person = ?", (person,)).fetchone()
+        return from_epoch(row[0]) if row[0] is not None else None
+
+    @staticmethod
+    def shared_since(db: sqlite3.Connection, person: str, since: datetime) -> int:
+        """How many moments were shared with ``person`` at or after ``since``."""
+        row = db.execute("SELECT count(*) FROM shared WHERE person = ? AND at >= ?", (person, to_epoch(since)))
+        return int(row.fetchone()[0])
+
+    @staticmethod
+    def sharers(db: sqlite3.Connection, memory_ids: Sequence[str]) -> list[Shared]:
+        """The shared moments of ``memory_ids`` (each person a memory was shared with)."""
+        found: list[Shared] = []
+        for start in range(0, len(memory_ids), 500):
+            chunk = list(memory_ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            found.extend(_shared(r) for r in db.execute(f"SELECT * FROM shared WHERE memory_id IN ({marks})", chunk))
+        return found
+
+    @staticmethod
+    def last_shared(db: sqlite3.Connection) -> dict[str, datetime]:
+        """Each person's (key's) newest shared moment."""
+        rows = db.execute("SELECT person, max(at) FROM shared GROUP BY person")
+        return {str(row[0]): from_epoch(row[1]) for row in rows}
+
 
 def _shared(row: sqlite3.Row) -> Shared:
     return Shared(
