@@ -24,3 +24,18 @@ def half_life(half_life_days: float, access_count: int, links: float) -> float:
 def recall_strength(age_days: float, half_life_days: float) -> float:
     """The recency factor ``exp(-ln 2 · age_days / half_life)``: 1 for a fresh memory, 0.5 after one half-life."""
     return math.exp(-math.log(2.0) * max(0.0, age_days) / half_life_days)
+
+
+PRECIOUS_FLOOR = 0.25
+"""Recall ranking counts a precious memory's strength as at least this (what recall shows stays the raw value)."""
+DORMANT = 0.3
+"""Below this recall strength a memory is dormant (``MemoryService.dormant_near``)."""
+
+
+def strength_at(
+    ts: float, at: float, half_life_days: float, *, access_count: int, links: float, anticipated: float | None = None
+) -> float:
+    """A memory's recall strength at ``at`` (epoch seconds). A memory anticipating a moment keeps 1 until that
+    moment and fades from it afterwards (not from when it was written), so its strength never jumps."""
+    start = ts if anticipated is None else max(ts, anticipated)
+    return recall_strength((at - start) / DAY, half_life(half_life_days, access_count, links))

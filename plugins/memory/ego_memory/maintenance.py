@@ -13,7 +13,15 @@ from typing import Protocol
 
 from ego_core import Vectors
 from ego_memory.language import LEXICON, segmented
-from ego_memory.schema import FTS_TABLES, LEXICAL_DROP, LEXICAL_SCHEMA, SCHEMA_VERSION, TERMS_COLUMN
+from ego_memory.schema import (
+    ANTICIPATION_COLUMNS,
+    ANTICIPATION_INDEX,
+    FTS_TABLES,
+    LEXICAL_DROP,
+    LEXICAL_SCHEMA,
+    SCHEMA_VERSION,
+    TERMS_COLUMN,
+)
 from ego_memory.tables import Tables
 from ego_memory.vector_index import ChromaIndex, chroma_metadata
 
@@ -87,6 +95,17 @@ def rebuild_fts(tables: Tables) -> None:
             _log.warning("rebuilding %s: it indexes %d memories, the store holds %d", table, indexed, count)
             with tables.transaction():
                 tables.db.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
+
+
+def migrate_anticipation(tables: Tables) -> None:
+    """Give a store from before anticipation its two columns and their index (caller holds the exclusive lock);
+    nothing to do on a store that has them."""
+    with tables.transaction():
+        present = tables.columns("memories")
+        for column, statement in ANTICIPATION_COLUMNS.items():
+            if column not in present:
+                tables.db.execute(statement)
+        tables.db.execute(ANTICIPATION_INDEX)
 
 
 def migrate_lexicon(tables: Tables, *, progress: Progress = no_progress, batch: int = SEGMENT_BATCH) -> int:

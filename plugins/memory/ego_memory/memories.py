@@ -67,6 +67,7 @@ from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.recall import RecallEngine, SearchResult
 from ego_memory.rows import content_hash, to_millis
 from ego_memory.store import MemoryStore
+from ego_memory.strength import Strengths, people_of
 from ego_memory.wording import count_of
 
 _log = logging.getLogger("ego.plugin.memory")
@@ -150,6 +151,7 @@ class Memories:
         self._english_lock = threading.Lock()
         self._english_pending = 0
         self.engine = RecallEngine(store, config.recall, profile_for(embedder.model_id))
+        self.strengths = Strengths(store, config.recall, lambda: people_of(ctx))
         self._neighbors_lock = threading.Lock()
         self._neighbors: tuple[str, int, int, list[tuple[str, float]]] | None = None
         self.last_search: SearchResult | None = None
@@ -225,6 +227,13 @@ class Memories:
             strength=strength,
             half_life_days=recall.half_life_days if recall.decay else None,
         )
+
+    def protected(self, memory_ids: Sequence[str], at: datetime) -> set[str]:
+        return self.strengths.protected(memory_ids, at)
+
+    @one_blas_thread
+    def dormant_near(self, text: str, k: int = 5, *, at: datetime) -> list[tuple[Memory, float]]:
+        return self.strengths.dormant_near(self.embedder.embed([text], "query")[0], k, at)
 
     def _nearest_ids(self, text: str, k: int) -> list[tuple[str, float]]:
         """Nearest memories by cosine similarity; the last answer is reused while the store is unchanged.

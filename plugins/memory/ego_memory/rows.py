@@ -15,13 +15,13 @@ from ego_memory.language import segmented
 
 MEMORY_COLUMNS = (
     "id, ts, content, emotion, secondary, intensity, valence, arousal, body_state, importance, category, tags, "
-    "is_private, access_count, last_accessed"
+    "is_private, access_count, last_accessed, anticipated"
 )
 """The columns :func:`row_to_memory` reads, in its order."""
 INSERT_MEMORY = (
     "INSERT INTO memories(id, ts, content, content_hash, emotion, secondary, intensity, valence, arousal, "
-    "body_state, importance, category, tags, is_private, access_count, last_accessed, terms) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "body_state, importance, category, tags, is_private, access_count, last_accessed, terms, anticipated) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 """The statement :func:`memory_row` fills (``terms``: what the word index reads, see :func:`segmented`)."""
 EPISODE_COLUMNS = "id, summary, memory_ids, start_ts, end_ts, importance, created"
@@ -68,6 +68,7 @@ def memory_row(memory: Memory) -> tuple[Any, ...]:
         int(memory.access_count),
         to_epoch(memory.last_accessed) if memory.last_accessed else None,
         segmented(memory.content),
+        to_epoch(memory.anticipated) if memory.anticipated else None,
     )
 
 
@@ -89,6 +90,7 @@ def row_to_memory(row: Sequence[Any], links: Sequence[MemoryLink]) -> Memory:
         is_private,
         access_count,
         last_accessed,
+        anticipated,
     ) = row
     return Memory(
         id=mid,
@@ -109,6 +111,7 @@ def row_to_memory(row: Sequence[Any], links: Sequence[MemoryLink]) -> Memory:
         is_private=bool(is_private),
         access_count=access_count,
         last_accessed=from_epoch(last_accessed) if last_accessed is not None else None,
+        anticipated=from_epoch(anticipated) if anticipated is not None else None,
     )
 
 

@@ -28,7 +28,9 @@ CREATE TABLE IF NOT EXISTS memories (
     tags TEXT NOT NULL DEFAULT '[]',
     is_private INTEGER NOT NULL DEFAULT 0,
     access_count INTEGER NOT NULL DEFAULT 0,
-    last_accessed REAL
+    last_accessed REAL,
+    anticipated REAL,
+    anticipation_surfaced INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS memories_ts ON memories(ts);
 CREATE INDEX IF NOT EXISTS memories_hash ON memories(content_hash);
@@ -73,6 +75,16 @@ schema version 1 has them in their old form until it has migrated)."""
 
 TERMS_COLUMN = "ALTER TABLE memories ADD COLUMN terms TEXT NOT NULL DEFAULT ''"
 """What a store of schema version 1 lacks: the segmented text (:func:`ego_memory.language.segmented`)."""
+
+ANTICIPATION_COLUMNS = {
+    "anticipated": "ALTER TABLE memories ADD COLUMN anticipated REAL",
+    "anticipation_surfaced": "ALTER TABLE memories ADD COLUMN anticipation_surfaced INTEGER NOT NULL DEFAULT 0",
+}
+"""What a store from before anticipation lacks: the moment a memory looks forward to (epoch seconds, NULL:
+none) and whether its arrival was acknowledged (added on open by ``maintenance.migrate_anticipation``)."""
+ANTICIPATION_INDEX = (
+    "CREATE INDEX IF NOT EXISTS memories_anticipated ON memories(anticipated) WHERE anticipated IS NOT NULL"
+)
 
 LEXICAL_SCHEMA = (
     "CREATE VIEW IF NOT EXISTS memory_terms AS SELECT rid, terms AS content FROM memories",

@@ -139,6 +139,7 @@ class MemoryStore:
                     elif stored_model != self.model_id and not allow_model_change:
                         raise ModelMismatchError(stored_model, self.model_id)
                 self.model_id = stored_model
+                maintenance.migrate_anticipation(tables)
                 maintenance.migrate_lexicon(tables, progress=progress)
                 name = tables.meta("collection") or collection_name(stored_model)
                 self._chroma = ChromaIndex(self.directory / "chroma", name, stored_model, self.chroma_url)
@@ -471,6 +472,40 @@ class MemoryStore:
         """The summed confidence of each memory's outgoing links, by id (none: absent)."""
         with self.reading():
             return self.tables.link_strengths(list(ids))
+
+    def anticipations(self, ids: Sequence[str]) -> dict[str, float]:
+        """The anticipated moment (epoch seconds) of each of ``ids`` that looks forward to one."""
+        found: dict[str, float] = {}
+        with self.reading():
+            for chunk in chunks(list(ids)):
+                marks = ",".join("?" * len(chunk))
+                found.update(
+                    self.db.execute(
+                        f"SELECT id, anticipated FROM memories WHERE id IN ({marks}) AND anticipated IS NOT NULL",
+                        chunk,
+                    )
+                )
+        return found
+
+    def unsurfaced_anticipations(self, until: float) -> list[Memory]:
+        """Memories whose anticipated moment is at or before ``until`` and whose arrival was not acknowledged yet,
+        earliest moment first (through the partial index on ``anticipated``)."""
+        with self.reading():
+            rows = self.db.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE anticipated IS NOT NULL AND anticipated <= ? "
+                "AND anticipation_surfaced = 0 ORDER BY anticipated, rid",
+                (until,),
+            ).fetchall()
+            return self._rows_to_memories(rows, with_links=False)
+
+    def mark_surfaced(self, memory_id: str) -> bool:
+        """Record that an anticipation's arrival was acknowledged; False when another call did it first."""
+        with self.lock.shared(), self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE memories SET anticipation_surfaced = 1 WHERE id = ? AND anticipation_surfaced = 0",
+                (memory_id,),
+            )
+            return int(cursor.rowcount) > 0
 
     def link_rows(self, ids: Sequence[str]) -> dict[str, list[tuple[str, str, float]]]:
         """Outgoing links (target, link type, confidence) by source id."""
