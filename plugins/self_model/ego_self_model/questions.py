@@ -12,8 +12,10 @@ import numpy as np
 
 from ego_core import MemoryService, OpenQuestion, QuestionState, Vectors
 from ego_self_model.config import SelfModelConfig
+from ego_self_model.fields import key_of
+from ego_self_model.people import find, names_of
 from ego_self_model.salience import age_days, dormant_days, salience, state_of
-from ego_self_model.store import Question, StateStore
+from ego_self_model.store import Person, Question, StateStore
 
 _log = logging.getLogger("ego.plugin.self_model")
 
@@ -47,6 +49,34 @@ def views(questions: Sequence[Question], now: datetime, config: SelfModelConfig)
     found = [view(q, now, config) for q in questions]
     found.sort(key=lambda v: (-v.salience, -v.question.importance, v.question.created, v.question.id))
     return found
+
+
+def held_by(question: Question, person: Person) -> bool:
+    """Whether ``question`` is held with ``person`` (bound to their name or one of their aliases)."""
+    return question.person is not None and key_of(question.person) in {key_of(n) for n in names_of(person)}
+
+
+def questions_with(
+    questions: Sequence[Question], person: Person, now: datetime, config: SelfModelConfig
+) -> list[QuestionView]:
+    """The unresolved questions among ``questions`` held with ``person``, the most salient first."""
+    return views([q for q in questions if q.resolved is None and held_by(q, person)], now, config)
+
+
+def held_with(store: StateStore, person: Person, now: datetime, config: SelfModelConfig) -> QuestionView | None:
+    """The most salient unresolved question held with ``person``, or None (opens its own read)."""
+    with store.reading() as db:
+        questions = store.questions(db)
+    found = questions_with(questions, person, now, config)
+    return found[0] if found else None
+
+
+def holder_name(question: Question, people: Sequence[Person]) -> str | None:
+    """The name of whom ``question`` is held with: the person's name, or the name as it was given."""
+    if question.person is None:
+        return None
+    person = find(people, question.person)
+    return person.name if person is not None else question.person
 
 
 def recently_triggered(item: QuestionView, now: datetime, hours: float) -> bool:

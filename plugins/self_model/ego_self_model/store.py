@@ -16,14 +16,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import attrs
 import numpy as np
 
 from ego_core import Vectors, write_transaction
 
-SCHEMA_VERSION: Final = 1
 DB_NAME: Final = "self_model.sqlite3"
 BUSY_TIMEOUT_MS: Final = 30_000
 
@@ -49,6 +48,26 @@ CREATE TABLE IF NOT EXISTS shared (
 );
 CREATE INDEX IF NOT EXISTS shared_by_memory ON shared (memory_id);
 """
+"""Version 1 of the schema; :data:`MIGRATIONS` bring it up to date."""
+
+MIGRATIONS: Final[tuple[str, ...]] = (
+    # 1 -> 2: a question held with someone, its lineage, when ripening last fed it, and what it gathered
+    """
+    ALTER TABLE questions ADD COLUMN person TEXT;
+    ALTER TABLE questions ADD COLUMN lineage TEXT NOT NULL DEFAULT '[]';
+    ALTER TABLE questions ADD COLUMN last_fed REAL;
+    CREATE TABLE IF NOT EXISTS companions (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, question TEXT NOT NULL, kind TEXT NOT NULL, first TEXT NOT NULL,
+        second TEXT, similarity REAL, added REAL NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS companions_by_question ON companions (question);
+    CREATE INDEX IF NOT EXISTS companions_by_first ON companions (first);
+    CREATE INDEX IF NOT EXISTS companions_by_second ON companions (second);
+    """,
+)
+"""Schema changes after version 1, in order: ``MIGRATIONS[i]`` takes the database from version ``i + 1`` to
+``i + 2`` (within the opening transaction). Append a new one; never edit or renumber one."""
+SCHEMA_VERSION: Final = 1 + len(MIGRATIONS)
 
 
 class StateError(RuntimeError):
@@ -83,6 +102,31 @@ class Question:
     """How many times a related memory brought it back."""
     triggered: datetime | None = None
     """When a related memory last brought it back."""
+    person: str | None = None
+    """Whom it is held with: a person's key, or the name as given when nobody of that name was known."""
+    lineage: tuple[str, ...] = ()
+    """The earlier questions it carries forward (ids, oldest first)."""
+    last_fed: datetime | None = None
+    """When ripening last fed it during ``consolidate`` (None: never)."""
+
+
+CompanionKind = Literal["companion", "tension", "tension_notion"]
+
+
+@attrs.frozen
+class Companion:
+    """What a resting question gathered while ripening: a memory related but not obviously (``companion``), or
+    two memories (``tension``) or two notions (``tension_notion``) that disagree. Ids only, never text."""
+
+    question: str
+    kind: CompanionKind
+    first: str
+    """A memory id (a notion id for ``tension_notion``)."""
+    added: datetime
+    second: str | None = None
+    """The other memory (or notion) of a tension."""
+    similarity: float | None = None
+    """The companion's similarity to the question (a tension's: the mean of its two)."""
 
 
 @attrs.frozen
@@ -137,6 +181,20 @@ def _question(row: sqlite3.Row) -> Question:
         answer=row["answer"],
         resurfaced=int(row["resurfaced"]),
         triggered=from_epoch(row["triggered"]) if row["triggered"] is not None else None,
+        person=row["person"],
+        lineage=tuple(json.loads(row["lineage"])),
+        last_fed=from_epoch(row["last_fed"]) if row["last_fed"] is not None else None,
+    )
+
+
+def _companion(row: sqlite3.Row) -> Companion:
+    return Companion(
+        question=row["question"],
+        kind=row["kind"],
+        first=row["first"],
+        second=row["second"],
+        similarity=row["similarity"],
+        added=from_epoch(row["added"]),
     )
 
 
@@ -191,13 +249,19 @@ class StateStore:
                     if statement.strip():
                         db.execute(statement)
                 row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                if row is None:
-                    db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-                elif int(row["value"]) > SCHEMA_VERSION:
+                version = 1 if row is None else int(row["value"])
+                if version > SCHEMA_VERSION:
                     raise StateError(
                         f"{self.path} was written by a newer ego-self-model (schema {row['value']}, this one reads "
                         f"{SCHEMA_VERSION}); upgrade ego-self-model"
                     )
+                for script in MIGRATIONS[version - 1 :]:
+                    for statement in script.split(";"):
+                        if statement.strip():
+                            db.execute(statement)
+                db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+                )
                 db.execute("COMMIT")
             except sqlite3.DatabaseError as exc:
                 db.close()
@@ -298,7 +362,8 @@ class StateStore:
     ) -> bool:
         cursor = db.execute(
             "INSERT OR IGNORE INTO questions (id, text, importance, created, surfaced, resolved, answer, resurfaced, "
-            "triggered, vector, vector_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "triggered, vector, vector_model, person, lineage, last_fed) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 question.id,
                 question.text,
@@ -311,6 +376,9 @@ class StateStore:
                 to_epoch(question.triggered) if question.triggered is not None else None,
                 _blob(vector),
                 model if vector is not None else None,
+                question.person,
+                _json(list(question.lineage)),
+                to_epoch(question.last_fed) if question.last_fed is not None else None,
             ),
         )
         return cursor.rowcount > 0
@@ -349,6 +417,53 @@ class StateStore:
         db.execute(
             "UPDATE questions SET vector = ?, vector_model = ? WHERE id = ?", (_blob(vector), model, question_id)
         )
+
+    # ------------------------------------------------------------------------------------------
+    # Ripening: what resting questions gathered
+
+    @staticmethod
+    def fed(db: sqlite3.Connection, question_id: str, now: datetime) -> None:
+        db.execute("UPDATE questions SET last_fed = ? WHERE id = ?", (to_epoch(now), question_id))
+
+    @staticmethod
+    def companions(db: sqlite3.Connection, question_id: str | None = None) -> list[Companion]:
+        """What the question (every question when None) gathered, in the order it was added."""
+        if question_id is None:
+            rows = db.execute("SELECT * FROM companions ORDER BY seq")
+        else:
+            rows = db.execute("SELECT * FROM companions WHERE question = ? ORDER BY seq", (question_id,))
+        return [_companion(r) for r in rows]
+
+    @staticmethod
+    def companion_counts(db: sqlite3.Connection) -> dict[str, int]:
+        """How much each question gathered, by question id (questions with nothing are left out)."""
+        return {str(r[0]): int(r[1]) for r in db.execute("SELECT question, count(*) FROM companions GROUP BY question")}
+
+    @staticmethod
+    def add_companion(db: sqlite3.Connection, companion: Companion) -> None:
+        db.execute(
+            "INSERT INTO companions (question, kind, first, second, similarity, added) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                companion.question,
+                companion.kind,
+                companion.first,
+                companion.second,
+                None if companion.similarity is None else round(companion.similarity, 3),
+                to_epoch(companion.added),
+            ),
+        )
+
+    @staticmethod
+    def clear_companions(db: sqlite3.Connection, question_id: str) -> int:
+        return db.execute("DELETE FROM companions WHERE question = ?", (question_id,)).rowcount
+
+    @staticmethod
+    def forget_companions(db: sqlite3.Connection, memory_id: str) -> int:
+        """A forgotten memory leaves every question it kept company (alone or as half of a pair)."""
+        return db.execute(
+            "DELETE FROM companions WHERE kind != 'tension_notion' AND (first = ? OR second = ?)",
+            (memory_id, memory_id),
+        ).rowcount
 
     # ------------------------------------------------------------------------------------------
     # People and shared moments
