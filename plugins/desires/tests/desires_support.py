@@ -243,6 +243,12 @@ class FixedMemories:
         """These stand-in memories never fade (the desires read only ``recent``)."""
         return {}
 
+    def protected(self, memory_ids: Sequence[str], at: datetime) -> set[str]:
+        return set()
+
+    def dormant_near(self, text: str, k: int = 5, *, at: datetime) -> list[tuple[Memory, float]]:
+        return []
+
     @hookimpl
     def on_startup(self, ctx: PluginContext) -> None:
         ctx.provide(MEMORY_STORE, self)
