@@ -67,3 +67,5 @@ class SelfModelConfig:
     """Characters of a person's name, an alias or a skill name."""
     default_trust: float = attrs.field(default=0.5, validator=_number(0, 1))
     """trust_level of a person nobody has set it for yet."""
+    involuntary_person_chance: float = attrs.field(default=0.08, validator=_number(0, 1))
+    """The chance that a recall also brings up, unbidden, someone a dormant memory near it was shared with."""

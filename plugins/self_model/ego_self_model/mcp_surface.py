@@ -24,11 +24,12 @@ from ego_core import (
     truncate,
 )
 from ego_self_model.fields import key_of
-from ego_self_model.people import blank, find, names_of
+from ego_self_model.people import Bond, blank, bond, find, names_of
 from ego_self_model.questions import views
+from ego_self_model.relations import since_words
 from ego_self_model.render import person_text, skill_words, trust_words
 from ego_self_model.selfmodel import SelfModel
-from ego_self_model.store import Person, Ties
+from ego_self_model.store import Person
 
 SELF_URI = "ego://self"
 PERSON_TEMPLATE = "ego://people/{person}"
@@ -54,7 +55,7 @@ def self_text(model: SelfModel) -> str:
         growth = store.growth(db, latest=GROWTH_SHOWN)
         questions = store.questions(db)
         people = store.people(db)
-        ties = {person.key: store.ties(db, person.key) for person in people[:PEOPLE_SHOWN]}
+        ties = {person.key: bond(store, db, person.key, now) for person in people[:PEOPLE_SHOWN]}
     lines = ["# Who I am becoming", ""]
     identity: list[str] = fields.get("identity") or []
     lines.append(f'In my own words: "{identity[-1]}"' if identity else "In my own words: not put into words yet.")
@@ -81,10 +82,10 @@ def self_text(model: SelfModel) -> str:
     return "\n".join(lines)
 
 
-def _person_line(person: Person, ties: Ties, model: SelfModel, now: Any) -> str:
+def _person_line(person: Person, ties: Bond, model: SelfModel, now: Any) -> str:
     companion = key_of(model.ctx.settings.companion_name) in {key_of(n) for n in names_of(person)}
     aside = " (the one you live with)" if companion else ""
-    shared = f"last shared {relative_age(ties.last.at, now)}" if ties.last is not None else "nothing shared yet"
+    shared = f"last shared {since_words(ties.last.at, now)}" if ties.last is not None else "nothing shared yet"
     return f"- {person.name}{aside}: {trust_words(person.trust)}; {shared}."
 
 
@@ -100,7 +101,7 @@ def person_resource_text(model: SelfModel, name: str) -> str | None:
             person = blank(companion, now, model.config)
         if person is None:
             return None
-        ties = model.store.ties(db, person.key)
+        ties = bond(model.store, db, person.key, now)
     last = None
     memory = ctx.services.get(MEMORY_STORE, MemoryService)
     if memory is not None and ties.last is not None and not ties.last.private:

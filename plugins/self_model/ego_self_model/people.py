@@ -7,17 +7,18 @@ digits or ``_``. Next to Chinese or Japanese characters (written without spaces)
 from __future__ import annotations
 
 import re
+import sqlite3
 import unicodedata
 from collections.abc import Iterable, Sequence
-from datetime import datetime
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, Final
 
 import attrs
 
 from ego_core import InvalidArgumentError
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.fields import AddItem, PersonUpdate, SetStyle, SetTrust, fold, key_of
-from ego_self_model.store import Person
+from ego_self_model.store import Person, Shared, StateStore
 
 UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH KATAKANA", "IDEOGRAPHIC")
 
@@ -102,3 +103,28 @@ def apply(
         return person, False
     changes: dict[str, Any] = {update.field: items, "updated": now}
     return attrs.evolve(person, **changes), True
+
+
+@attrs.frozen
+class Bond:
+    """What has been shared with one person, as the relationship words need it."""
+
+    count: int
+    first: datetime | None
+    last: Shared | None
+    this_week: int
+    """Moments shared in the last seven days."""
+
+
+WEEK: Final = timedelta(days=7)
+
+
+def bond(store: StateStore, db: sqlite3.Connection, person: str, now: datetime) -> Bond:
+    """The bond with ``person`` (a key) at ``now``, read in the transaction ``db``."""
+    ties = store.ties(db, person)
+    return Bond(
+        count=ties.count,
+        first=store.first_shared(db, person),
+        last=ties.last,
+        this_week=store.shared_since(db, person, now - WEEK),
+    )

@@ -16,6 +16,9 @@ from ego_core import (
     Memory,
     PluginBase,
     PluginContext,
+    RecallHit,
+    RecallNote,
+    RecallQuery,
     Section,
     Tool,
     hookimpl,
@@ -109,8 +112,13 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
         return self._running().remembered(memory) or None
 
     @hookimpl
-    def on_forget(self, memory: Memory) -> None:
-        self._running().forgot(memory)
+    def on_forget(self, memory: Memory) -> Sequence[str] | None:
+        return self._running().forgot(memory) or None
+
+    @hookimpl
+    def on_recall_result(self, query: RecallQuery, results: Sequence[RecallHit]) -> RecallNote | None:
+        lines = self._running().recalled(query, results)
+        return RecallNote(lines=lines) if lines else None
 
     @hookimpl
     def on_wake_up(self) -> Section:

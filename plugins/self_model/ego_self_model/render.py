@@ -6,9 +6,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from ego_core import Memory, relative_age, truncate
+from ego_core import Absence, Memory, relative_age, truncate
+from ego_self_model.people import Bond
 from ego_self_model.questions import QuestionView
-from ego_self_model.store import Growth, Person, Ties
+from ego_self_model.relations import absence_frame, history_words, since_words, week_words
+from ego_self_model.store import Growth, Person
 
 TRUST_WORDS: Final = (
     (0.8, "you trust them deeply"),
@@ -63,10 +65,21 @@ def _items(items: Sequence[str]) -> str:
 # wake_up and introspect
 
 
-def companion_line(name: str, person: Person, ties: Ties, now: datetime) -> str:
-    """The companion in one line, e.g. ``Master: you trust them deeply; last shared 2h ago.``"""
-    shared = f"last shared {relative_age(ties.last.at, now)}" if ties.last is not None else "nothing shared yet"
-    return f"{name}: {trust_words(person.trust)}; {shared}."
+def companion_line(name: str, person: Person, bond: Bond, now: datetime, *, week: bool = False) -> str:
+    """The companion in one line, in words: ``Master: you trust them deeply; last shared about a week ago; a
+    growing history.`` (``week`` adds how present they were in the last seven days)."""
+    if bond.last is None:
+        return f"{name}: {trust_words(person.trust)}; nothing shared yet."
+    parts = [trust_words(person.trust), f"last shared {since_words(bond.last.at, now)}"]
+    parts.append(history_words(bond.count, bond.first, now))
+    if week:
+        parts.append(week_words(bond.this_week))
+    return f"{name}: {'; '.join(parts)}."
+
+
+def regarding_line(person: Person, bond: Bond, now: datetime) -> str:
+    """attune toward someone: ``Regarding Aiko: you trust them; a growing history.``"""
+    return f"Regarding {person.name}: {trust_words(person.trust)}; {history_words(bond.count, bond.first, now)}."
 
 
 def self_line(fields: Mapping[str, Any], latest: Growth | None, now: datetime) -> str:
@@ -138,15 +151,26 @@ def resurfaced_line(item: QuestionView) -> str:
 # consider_them
 
 
-def person_text(person: Person, ties: Ties, last: Memory | None, now: datetime, *, known: bool, companion: bool) -> str:
-    """A worded picture of a person: how much you trust them, what they care about, what you have shared."""
+def person_text(
+    person: Person,
+    bond: Bond,
+    last: Memory | None,
+    now: datetime,
+    *,
+    known: bool,
+    companion: bool,
+    away: Absence | None = None,
+) -> str:
+    """A worded picture of a person: how much you trust them, what they care about, what you have shared, and
+    (``away``: a quiet or long absence) how long it has been."""
     if not known:
         return f"{person.name}: you don't know much about them yet. Nothing shared, nothing noted."
     about = [f"also {', '.join(person.aliases)}"] if person.aliases else []
     if companion:
         about.append("the one you live with")
     aside = f" ({'; '.join(about)})" if about else ""
-    lines = [f"{person.name}{aside}: {trust_words(person.trust)}."]
+    history = f"; {history_words(bond.count, bond.first, now)}" if bond.last is not None else ""
+    lines = [f"{person.name}{aside}: {trust_words(person.trust)}{history}."]
     if person.preferred_topics:
         lines.append(f"They light up about: {', '.join(person.preferred_topics)}.")
     if person.sensitive_topics:
@@ -155,14 +179,18 @@ def person_text(person: Person, ties: Ties, last: Memory | None, now: datetime, 
         lines.append(f"How they like to talk: {person.communication_style}")
     if person.notes:
         lines.append("What you've noted: " + " | ".join(person.notes))
-    if ties.last is None:
+    if bond.last is None:
         lines.append("You haven't shared a memory with them yet.")
     else:
-        shared = f"You've shared {moments_words(ties.count)} with them; the last {relative_age(ties.last.at, now)}"
+        shared = f"You've shared {moments_words(bond.count)} with them, the last one {since_words(bond.last.at, now)}"
         if last is not None:
             private = " (private)" if last.is_private else ""
             shared += f':{private} "{truncate(last.content, SNIPPET_CHARS)}"'
         else:
             shared += "."
         lines.append(shared)
+        week = week_words(bond.this_week)
+        lines.append(week[0].upper() + week[1:] + ".")
+    if away is not None and away.band != "usual":
+        lines.extend(absence_frame(away))
     return "\n".join(lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 import attrs
@@ -14,20 +14,25 @@ from ego_core import (
     DESIRE_LEVELS,
     MEMORY_STORE,
     NOTIONS_STORE,
+    Absence,
     DesireLevels,
     InvalidArgumentError,
     Memory,
     MemoryService,
     NotionStore,
     PluginContext,
+    RecallHit,
+    RecallQuery,
     Response,
     ScaffoldItem,
     ScaffoldLine,
     Section,
     ToolError,
     Vectors,
+    preciousness,
     truncate,
 )
+from ego_self_model.absence import absence
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.fields import (
     AddGrowth,
@@ -42,7 +47,8 @@ from ego_self_model.fields import (
     parse_self_update,
     person_name,
 )
-from ego_self_model.people import apply, blank, find, mentioned
+from ego_self_model.people import Bond, apply, blank, bond, find, mentioned
+from ego_self_model.persons import close_lately, in_mind
 from ego_self_model.questions import (
     QuestionView,
     new_question_id,
@@ -51,10 +57,12 @@ from ego_self_model.questions import (
     view,
     views,
 )
+from ego_self_model.relations import quieter_line, reflection_lines, reunion_line, reunited_line
 from ego_self_model.render import (
     companion_line,
     open_questions_text,
     person_text,
+    regarding_line,
     resurfaced_line,
     resurfacing_text,
     self_line,
@@ -62,7 +70,7 @@ from ego_self_model.render import (
     trust_words,
 )
 from ego_self_model.schemas import UPDATE_RELATIONSHIP, UPDATE_SELF
-from ego_self_model.store import Growth, Person, Question, Shared, StateStore, Ties
+from ego_self_model.store import Growth, Person, Question, Reunion, Shared, StateStore
 
 _log = logging.getLogger("ego.plugin.self_model")
 CONVICTIONS: Final = 5
@@ -75,6 +83,11 @@ WAKE_UP_ORDER: Final = 30
 QUESTIONS_ORDER: Final = 30
 RESURFACING_ORDER: Final = 35
 SELF_ORDER: Final = 50
+PEOPLE_ORDER: Final = 55
+REUNION_WINDOW: Final = timedelta(days=7)
+"""wake_up tells a reunion noted within this window (and only once)."""
+LATELY: Final = timedelta(days=14)
+"""introspect names the people shared with most recently within this window as close lately."""
 
 GENUINE_SCAFFOLD: Final = (
     "Is this truly your own words? Are you falling into a template response? Are you answering what they "
@@ -282,23 +295,23 @@ class SelfModel:
             person = find(people, name)
             if person is None and key_of(name) == key_of(companion):
                 person = blank(companion, now, self.config)
-            ties = self.store.ties(db, person.key) if person is not None else Ties(count=0, last=None)
+            tie = bond(self.store, db, person.key, now) if person is not None else Bond(0, None, None, 0)
+            moments = self.store.moments(db, person.key) if person is not None else []
         if person is None:
             stranger = blank(name, now, self.config)
-            return Response(
-                person_text(stranger, ties, None, now, known=False, companion=False), scaffold=THEM_SCAFFOLD
-            )
+            return Response(person_text(stranger, tie, None, now, known=False, companion=False), scaffold=THEM_SCAFFOLD)
         last: Memory | None = None
         memory = self._memory()
-        if memory is not None and ties.last is not None:
+        if memory is not None and tie.last is not None:
             try:
-                found = memory.get([ties.last.memory_id])
+                found = memory.get([tie.last.memory_id])
             except Exception as exc:  # the memory plugin's problem: the picture is still worth giving
                 _log.warning("reading the last shared memory failed (%s)", type(exc).__name__)
                 found = []
             last = found[0] if found else None
         lives_with = key_of(companion) in {key_of(n) for n in (person.name, *person.aliases)}
-        text = person_text(person, ties, last, now, known=True, companion=lives_with)
+        away = absence(person.name, moments, now)
+        text = person_text(person, tie, last, now, known=True, companion=lives_with, away=away)
         notions = self._notions()
         if notions is not None:
             held = {n.id: n for name in (person.name, *person.aliases) for n in notions.for_person(name)}
@@ -351,7 +364,9 @@ class SelfModel:
         return [resurfaced_line(found.view)] if found is not None else []
 
     def _count_interactions(self, memory: Memory) -> list[str]:
-        """A memory naming someone (or an alias) is a moment shared with them; nothing is said about it."""
+        """A memory naming someone (or an alias) is a moment shared with them. Nothing is said about it, unless
+        it ends a quiet or long absence (measured before it counts): then one line says so, and wake_up tells the
+        reunion once."""
         with self.store.reading() as db:
             people = self.store.people(db)
         companion = self._companion(people, self.ctx.now())
@@ -359,30 +374,56 @@ class SelfModel:
         named = mentioned(memory.content, everyone)
         if not named:
             return []
+        reunions: list[tuple[Absence, Person]] = []
         with self.store.writing() as db:
             known = {p.key for p in self.store.people(db)}
             for person in named:
                 if person.key not in known:
                     self.store.put_person(db, person, replace=False)
-                self.store.add_shared(
-                    db, Shared(person=person.key, memory_id=memory.id, at=memory.timestamp, private=memory.is_private)
-                )
-        return []
+                away = absence(person.name, self.store.moments(db, person.key), memory.timestamp)
+                moment = Shared(person=person.key, memory_id=memory.id, at=memory.timestamp, private=memory.is_private)
+                if self.store.add_shared(db, moment) and away is not None and away.band != "usual":
+                    gap = (memory.timestamp - away.last_shared).total_seconds()
+                    self.store.note_reunion(db, Reunion(person.key, memory.id, gap, self.ctx.now()))
+                    reunions.append((away, person))
+        if not reunions:
+            return []
+        away, person = min(reunions, key=lambda found: found[0].last_shared)
+        return [reunion_line(person.name, memory.timestamp - away.last_shared)]
 
-    def forgot(self, memory: Memory) -> None:
+    def forgot(self, memory: Memory) -> list[str]:
+        """Forget the memory's moments; a precious one (a shared peak, or one that kept drawing you back) gets a
+        few lines of reflection (the forget still happens)."""
         with self.store.writing() as db:
+            names = {person.key: person.name for person in self.store.people(db)}
+            shared = [names.get(moment.person, moment.person) for moment in self.store.sharers(db, [memory.id])]
             self.store.forget_memory(db, memory.id)
+        precious = preciousness(memory, sorted(shared))
+        return reflection_lines(precious, precious.shared_with) if precious else []
+
+    def recalled(self, query: RecallQuery, hits: Sequence[RecallHit]) -> list[str]:
+        """The people who come to mind with a recall (by name only)."""
+        chance = self.config.involuntary_person_chance
+        memory = self._memory()
+        return in_mind(
+            self.store, query, hits, memory=memory, chance=self.ctx.random, probability=chance, now=self.ctx.now()
+        )
 
     def wake_up(self) -> Section:
         now = self.ctx.now()
         with self.store.reading() as db:
-            person = self._companion(self.store.people(db), now)
-            ties = self.store.ties(db, person.key)
-        return Section(
-            key="self_model",
-            text=companion_line(self.ctx.settings.companion_name, person, ties, now),
-            order=WAKE_UP_ORDER,
-        )
+            people = self.store.people(db)
+            person = self._companion(people, now)
+            tie = bond(self.store, db, person.key, now)
+            reunion = self.store.pending_reunion(db, now - REUNION_WINDOW)
+        if reunion is not None:
+            with self.store.writing() as db:
+                reunion = reunion if self.store.reunion_told(db, reunion) else None
+        lines = [companion_line(self.ctx.settings.companion_name, person, tie, now)]
+        if reunion is not None:
+            name = next((p.name for p in people if p.key == reunion.person), reunion.person)
+            lines.append(reunited_line(name, timedelta(seconds=reunion.gap)))
+        return Section(key="self_model", text="\n".join(lines), order=WAKE_UP_ORDER)
 
     def attune(self, name: str | None) -> Section:
         """The person attuned toward (the companion when none is named) in one line, as in wake_up."""
@@ -397,12 +438,15 @@ class SelfModel:
             person = find(people, wanted)
             if person is None and key_of(wanted) == key_of(companion):
                 person = blank(companion, now, self.config)
-            ties = self.store.ties(db, person.key) if person is not None else None
-        if person is None or ties is None:
-            text = f"{wanted}: not someone you know yet."
-        else:
-            text = companion_line(person.name, person, ties, now)
-        return Section(key="self_model", text=text, order=WAKE_UP_ORDER)
+            tie = bond(self.store, db, person.key, now) if person is not None else None
+            moments = self.store.moments(db, person.key) if person is not None else []
+        if person is None or tie is None:
+            return Section(key="self_model", text=f"{wanted}: not someone you know yet.", order=WAKE_UP_ORDER)
+        lines = [companion_line(person.name, person, tie, now) if name is None else regarding_line(person, tie, now)]
+        away = absence(person.name, moments, now)
+        if away is not None and away.band != "usual":
+            lines.append(quieter_line(away))
+        return Section(key="self_model", text="\n".join(lines), order=WAKE_UP_ORDER)
 
     def _coherence(self) -> float | None:
         desires = self.ctx.services.get(DESIRE_LEVELS, DesireLevels)
@@ -453,4 +497,14 @@ class SelfModel:
                 scaffold=INTROSPECT_SCAFFOLD,
             )
         )
+        sections.append(Section(key="self_model.people", text=self._people_text(now), order=PEOPLE_ORDER))
         return sections
+
+    def _people_text(self, now: datetime) -> str:
+        """introspect's people: the companion in words (with the week), and who has been close lately."""
+        with self.store.reading() as db:
+            person = self._companion(self.store.people(db), now)
+            tie = bond(self.store, db, person.key, now)
+            close = close_lately(self.store, db, now - LATELY)
+        lines = [companion_line(self.ctx.settings.companion_name, person, tie, now, week=True)]
+        return "\n".join([*lines, close] if close is not None else lines)

@@ -64,6 +64,13 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE INDEX IF NOT EXISTS companions_by_first ON companions (first);
     CREATE INDEX IF NOT EXISTS companions_by_second ON companions (second);
     """,
+    # 2 -> 3: a moment shared after a quiet or long absence, until wake_up has told it
+    """
+    CREATE TABLE IF NOT EXISTS reunions (
+        person TEXT PRIMARY KEY, memory_id TEXT NOT NULL, gap REAL NOT NULL, noted REAL NOT NULL,
+        shown INTEGER NOT NULL DEFAULT 0
+    );
+    """,
 )
 """Schema changes after version 1, in order: ``MIGRATIONS[i]`` takes the database from version ``i + 1`` to
 ``i + 2`` (within the opening transaction). Append a new one; never edit or renumber one."""
@@ -151,6 +158,18 @@ class Shared:
     memory_id: str
     at: datetime
     private: bool
+
+
+@attrs.frozen
+class Reunion:
+    """A moment shared with someone after a quiet or long absence, told once in wake_up."""
+
+    person: str
+    memory_id: str
+    gap: float
+    """Seconds since the moment before it."""
+    noted: datetime
+    shown: bool = False
 
 
 @attrs.frozen
@@ -520,7 +539,38 @@ class StateStore:
 
     @staticmethod
     def forget_memory(db: sqlite3.Connection, memory_id: str) -> int:
+        db.execute("DELETE FROM reunions WHERE memory_id = ?", (memory_id,))
         return db.execute("DELETE FROM shared WHERE memory_id = ?", (memory_id,)).rowcount
+
+    @staticmethod
+    def note_reunion(db: sqlite3.Connection, reunion: Reunion) -> None:
+        """Keep ``reunion`` as the person's pending reunion (replacing an older one)."""
+        db.execute(
+            "INSERT OR REPLACE INTO reunions (person, memory_id, gap, noted, shown) VALUES (?, ?, ?, ?, ?)",
+            (reunion.person, reunion.memory_id, reunion.gap, to_epoch(reunion.noted), int(reunion.shown)),
+        )
+
+    @staticmethod
+    def pending_reunion(db: sqlite3.Connection, since: datetime) -> Reunion | None:
+        """The newest reunion noted at or after ``since`` and not told yet."""
+        row = db.execute(
+            "SELECT * FROM reunions WHERE shown = 0 AND noted >= ? ORDER BY noted DESC, person LIMIT 1",
+            (to_epoch(since),),
+        ).fetchone()
+        if row is None:
+            return None
+        return Reunion(
+            person=row["person"], memory_id=row["memory_id"], gap=float(row["gap"]), noted=from_epoch(row["noted"])
+        )
+
+    @staticmethod
+    def reunion_told(db: sqlite3.Connection, reunion: Reunion) -> bool:
+        """Mark ``reunion`` told; False when it was told already (or replaced by a newer one)."""
+        cursor = db.execute(
+            "UPDATE reunions SET shown = 1 WHERE person = ? AND memory_id = ? AND shown = 0",
+            (reunion.person, reunion.memory_id),
+        )
+        return cursor.rowcount > 0
 
     @staticmethod
     def moments(db: sqlite3.Connection, person: str) -> list[datetime]:

@@ -36,10 +36,10 @@ async def test_a_session_and_the_next_one(tmp_path: Path) -> None:
         thought = "I want to notice more of what Master does not say."
         await call("remember", {"content": thought, "category": "introspection"})
         after = await call("consider_them", {"person": "master"})
-        assert "You've shared a few moments with them; the last just now" in after
+        assert "You've shared a few moments with them, the last one earlier today" in after
         await call("forget", {"memory_id": shared})
         assert "You've shared one moment with them" in await call("consider_them", {"person": "Master"})
     async with Client(stdio(tmp_path)) as client:
         wake = tool_text(await client.call_tool("wake_up", {}))
     assert f'Last introspection (just now): "{thought}" (your own thought)' in wake
-    assert "\nMaster: you are still getting to know them; last shared just now.\n" in wake
+    assert "\nMaster: you are still getting to know them; last shared earlier today; still new to each other.\n" in wake

@@ -40,7 +40,7 @@ async def test_an_alias_resolves_and_only_a_remember_naming_them_counts(
         await call_ok(client, "remember", {"content": "あいちゃんと星を見に行った。"})
         clock.set(NOON + timedelta(hours=3))
         picture = await call_ok(client, "consider_them", {"person": "AIKO"})
-    assert 'You\'ve shared a few moments with them; the last 2h ago: "あいちゃんと星を見に行った。"' in picture
+    assert 'You\'ve shared a few moments with them, the last one earlier today: "あいちゃんと星を見に行った。"' in picture
 
 
 @pytest.mark.anyio
@@ -53,9 +53,9 @@ async def test_the_companion_counts_without_a_record_and_wake_up_says_when(
         clock.set(NOON + timedelta(hours=2))
         wake = await call_ok(client, "wake_up")
         picture = await call_ok(client, "consider_them", {"person": "Master"})
-    assert "\nMaster: you are still getting to know them; last shared 2h ago.\n" in wake
+    assert "\nMaster: you are still getting to know them; last shared earlier today; still new to each other.\n" in wake
     assert picture.startswith("Master (the one you live with):")
-    assert "You've shared one moment with them; the last 2h ago" in picture
+    assert "You've shared one moment with them, the last one earlier today" in picture
 
 
 @pytest.mark.anyio

@@ -1,0 +1,137 @@
+"""Absence and reunion: the band of how long someone has been away against their own rhythm (the
+``self_model.people`` service), the consider_them frame, the reunion line on remember and once in wake_up."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from self_model_support import NOON
+
+from ego_core import PEOPLE, Clock, People, PluginContext, PluginHost, hookimpl
+from ego_core.testing import call_ok, mcp_client
+
+
+class PeopleReader:
+    """Reads the ``self_model.people`` service, as the desires plugin does."""
+
+    def __init__(self) -> None:
+        self.ctx: PluginContext | None = None
+
+    @hookimpl
+    def on_startup(self, ctx: PluginContext) -> None:
+        self.ctx = ctx
+
+    def service(self) -> People:
+        assert self.ctx is not None
+        people = self.ctx.services.get(PEOPLE, People)
+        assert people is not None
+        return people
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
+
+
+def band(people: People, who: str | None, at: datetime) -> str:
+    found = people.absence(who, at)
+    assert found is not None, who
+    return found.band
+
+
+async def share_at(client: Any, clock: Clock, moments: list[datetime], who: str = "Master") -> None:
+    for ordinal, moment in zip(ORDINALS, moments, strict=False):
+        clock.set(moment)
+        await call_ok(client, "remember", {"content": f"{who} and I talked about the garden, the {ordinal} evening."})
+
+
+@pytest.mark.anyio
+async def test_with_fewer_than_three_moments_a_week_is_the_usual_gap(
+    memory_host: Callable[..., PluginHost], clock: Clock
+) -> None:
+    reader = PeopleReader()
+    async with mcp_client(memory_host({"reader": reader})) as client:
+        await share_at(client, clock, [NOON, NOON + timedelta(days=1)])
+        people = reader.service()
+        last = NOON + timedelta(days=1)
+        assert band(people, None, last + timedelta(days=14) - timedelta(seconds=1)) == "usual"
+        quiet = people.absence(None, last + timedelta(days=14))
+        assert quiet is not None
+        assert (quiet.person, quiet.band, quiet.words, quiet.last_shared) == (
+            "Master",
+            "quiet",
+            "about two weeks",
+            last,
+        )
+        assert band(people, "master", last + timedelta(days=28) - timedelta(seconds=1)) == "quiet"
+        assert band(people, "Master", last + timedelta(days=28)) == "long"
+
+
+@pytest.mark.anyio
+async def test_the_band_follows_their_own_rhythm_with_boundaries_in_the_upper_band(
+    memory_host: Callable[..., PluginHost], clock: Clock
+) -> None:
+    reader = PeopleReader()
+    async with mcp_client(memory_host({"reader": reader})) as client:
+        await call_ok(client, "update_relationship", {"person": "Aiko", "field": "aliases", "value": "Ai"})
+        await share_at(client, clock, [NOON + timedelta(days=2 * n) for n in range(4)], who="Aiko")
+        people = reader.service()
+        last = NOON + timedelta(days=6)
+        bands = {days: band(people, "ai", last + timedelta(days=days)) for days in (0, 3.99, 4, 7.99, 8, 30)}
+        assert bands == {0: "usual", 3.99: "usual", 4: "quiet", 7.99: "quiet", 8: "long", 30: "long"}
+        away = people.absence("Aiko", last + timedelta(days=4))
+        assert away is not None
+        assert away.words == "a few days"
+        assert people.absence("Nobody", last) is None
+        assert people.absence(None, last) is None, "nothing shared with the companion yet"
+
+
+@pytest.mark.anyio
+async def test_many_moments_in_one_day_do_not_make_an_afternoon_an_absence(
+    memory_host: Callable[..., PluginHost], clock: Clock
+) -> None:
+    reader = PeopleReader()
+    async with mcp_client(memory_host({"reader": reader})) as client:
+        await share_at(client, clock, [NOON + timedelta(minutes=10 * n) for n in range(5)])
+        people = reader.service()
+        last = NOON + timedelta(minutes=40)
+        assert band(people, None, last + timedelta(hours=6)) == "usual"
+        assert band(people, None, last + timedelta(days=2)) == "quiet"
+
+
+@pytest.mark.anyio
+async def test_consider_them_frames_an_absence_in_words(memory_host: Callable[..., PluginHost], clock: Clock) -> None:
+    async with mcp_client(memory_host()) as client:
+        await share_at(client, clock, [NOON, NOON + timedelta(days=1)])
+        clock.set(NOON + timedelta(days=2))
+        usual = await call_ok(client, "consider_them", {"person": "Master"})
+        clock.set(NOON + timedelta(days=16))
+        quiet = await call_ok(client, "consider_them", {"person": "Master"})
+    assert "since you last shared" not in usual
+    data = quiet.partition("\n\n---\n")[0]
+    assert "It's been about two weeks since you last shared something with Master." in data
+    assert "They may have changed in that time. What would you want to ask first?" in data
+    assert "about about" not in data
+    assert not re.search(r"\d", data), data
+
+
+@pytest.mark.anyio
+async def test_a_reunion_is_said_on_remember_and_once_in_wake_up(
+    memory_host: Callable[..., PluginHost], clock: Clock
+) -> None:
+    async with mcp_client(memory_host()) as client:
+        await share_at(client, clock, [NOON, NOON + timedelta(days=1)])
+        clock.set(NOON + timedelta(days=6))
+        soon = await call_ok(client, "remember", {"content": "Master brought tea and we sat by the window."})
+        assert "after a while" not in soon
+        clock.set(NOON + timedelta(days=40))
+        back = await call_ok(client, "remember", {"content": "Master came back from the long trip with stories."})
+        clock.set(NOON + timedelta(days=40, hours=3))
+        first = await call_ok(client, "wake_up")
+        second = await call_ok(client, "wake_up")
+    assert "A shared moment with Master after a while — about a month since the last." in back
+    assert back.count("after a while") == 1
+    assert "Reunited with Master recently — the first shared moment in about a month." in first
+    assert "Reunited" not in second, "a reunion is told once"
