@@ -38,6 +38,7 @@ from ego_core import (
     truncate,
 )
 from ego_memory import emotion_queries
+from ego_memory.anticipation import parse_anticipated, when_words
 from ego_memory.blas import one_blas_thread
 from ego_memory.config import MemoryConfig
 from ego_memory.contrast import contrast
@@ -67,7 +68,7 @@ from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.recall import RecallEngine, SearchResult
 from ego_memory.rows import content_hash, to_millis
 from ego_memory.store import MemoryStore
-from ego_memory.strength import Strengths, people_of
+from ego_memory.strength import Strengths, people_of, precious_rows
 from ego_memory.wording import count_of
 
 _log = logging.getLogger("ego.plugin.memory")
@@ -152,6 +153,7 @@ class Memories:
         self._english_pending = 0
         self.engine = RecallEngine(store, config.recall, profile_for(embedder.model_id))
         self.strengths = Strengths(store, config.recall, lambda: people_of(ctx))
+        self.engine.precious = lambda rows: precious_rows(rows, people_of(ctx))
         self._neighbors_lock = threading.Lock()
         self._neighbors: tuple[str, int, int, list[tuple[str, float]]] | None = None
         self.last_search: SearchResult | None = None
@@ -294,6 +296,12 @@ class Memories:
             body = self.ctx.services.get(BODY_SENSE, BodySense)
             if body is not None:
                 body_state = dict(body.body_state())
+        now = self.ctx.now()
+        anticipated, note = parse_anticipated(args.get("anticipated_at"), self.ctx.settings.tz, now)
+        if note:
+            notes.append(note)
+        elif anticipated is not None:
+            notes.append(f"Looking forward to it: {when_words(anticipated, now, self.ctx.settings.tz)}.")
         draft = RememberDraft(
             content=content,
             emotion=emotion,
@@ -307,6 +315,7 @@ class Memories:
             is_private=bool(args.get("private", False)),
             force=bool(args.get("force", False)),
             body_state=body_state,
+            anticipated=anticipated,
         )
         return draft, notes
 
@@ -370,6 +379,7 @@ class Memories:
             tags=draft.tags,
             links=tuple(links),
             is_private=draft.is_private,
+            anticipated=draft.anticipated,
         )
         if memory.is_private:
             self.redactor.add(memory.id, memory.content, memory.timestamp.timestamp())
@@ -591,7 +601,7 @@ def remember_log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
     """What of a remember call may be logged: nothing free-text when ``private`` is true."""
     view = dict(args)
     if args.get("private"):
-        for key in ("content", "secondary", "tags", "body_state"):
+        for key in ("content", "secondary", "tags", "body_state", "anticipated_at"):
             if key in view:
                 view[key] = PRIVATE_MARK
         view["content_length"] = len(str(args.get("content", "")))

@@ -28,6 +28,7 @@ from ego_core import (
     truncate,
 )
 from ego_memory import portable
+from ego_memory.anticipation import surfacing_line
 from ego_memory.commands import memory_commands
 from ego_memory.config import CONFIG_ENV, MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS
@@ -55,6 +56,8 @@ THOUGHT_WIDE = 4
 """The quote is bound in tokens: a CJK character is about one token, as four Latin characters are."""
 THOUGHT_FRAME = "(your own thought)"
 """Offered as the agent's own continuing thought (the inner monologue), not as a record."""
+ANTICIPATION_ORDER = 18
+"""After the memory line and the embers, before the desire currents (wake_up); before them in attune too."""
 INTROSPECT_SAVE = ScaffoldLine(
     "If this is a genuinely new insight, save with remember (category: introspection).", needs={"remember"}
 )
@@ -222,6 +225,21 @@ class MemoryPlugin(MemorySurface):
 
     # ------------------------------------------------------------------------------------------
     # Hooks other plugins' tools trigger
+
+    @hookimpl(specname="on_wake_up")
+    def anticipation_on_wake_up(self, ctx: PluginContext) -> Section | None:
+        """An anticipated moment that has come, is near, or (one time in two) approaches: one line at most."""
+        return self._anticipation(ctx)
+
+    @hookimpl(specname="on_attune")
+    def anticipation_on_attune(self, ctx: PluginContext) -> Section | None:
+        return self._anticipation(ctx)
+
+    def _anticipation(self, ctx: PluginContext) -> Section | None:
+        if self.memories is None:
+            return None
+        line = surfacing_line(self.memories.store, ctx.now(), ctx.settings.tz, ctx.random)
+        return Section(key="memory.anticipation", text=line, order=ANTICIPATION_ORDER) if line else None
 
     # ------------------------------------------------------------------------------------------
     # ego export / ego import

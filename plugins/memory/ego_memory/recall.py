@@ -13,7 +13,7 @@ Every stage can be switched off through :class:`~ego_memory.config.RecallConfig`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from datetime import UTC, datetime
 
@@ -22,7 +22,7 @@ import numpy as np
 
 from ego_core import SimilarityProfile, Vectors
 from ego_memory.config import RecallConfig
-from ego_memory.decay import half_life, link_strength, recall_strength
+from ego_memory.decay import PRECIOUS_FLOOR, link_strength, strength_at
 from ego_memory.embedding.english import from_blob
 from ego_memory.emotions import EMOTIONS
 from ego_memory.filters import Filters
@@ -48,6 +48,10 @@ TRIGRAM_WEIGHT = 0.5
 """The trigram index's share beside the word index in :meth:`RecallEngine.lexical_ranking` (CJK queries). On
 JSQuAD (lexical channel alone, hit@5 / hit@1): Sudachi words 0.969 / 0.894, trigrams 0.937 / 0.877, both at
 weight 1.0 0.969 / 0.910, at 0.5 0.971 / 0.915."""
+
+
+PreciousCheck = Callable[[Mapping[str, tuple[float, str, float, int, int, float | None]]], set[str]]
+"""Which candidates, given their scoring rows, are precious."""
 
 
 @attrs.frozen
@@ -146,6 +150,10 @@ class Candidates:
     english: Vectors | None = None
     """Per candidate, the English channel's cosine to the context (NaN for a memory without an English
     embedding); None when the context is not English or no English model is configured."""
+    anticipated: dict[str, float] = attrs.field(factory=dict)
+    """The anticipated moment of the candidates that look forward to one (they keep their strength until then)."""
+    precious: set[str] = attrs.field(factory=set)
+    """The precious candidates: decay counts their strength as at least ``PRECIOUS_FLOOR``."""
 
 
 class RecallEngine:
@@ -154,6 +162,8 @@ class RecallEngine:
         self.config = config
         self.profile = profile
         """The embedding model's similarity profile: its ``floor`` and ``duplicate`` similarities scale relevance."""
+        self.precious: PreciousCheck | None = None
+        """Which candidates (by their scoring rows) are precious; None: none is."""
 
     def _selective(self, table: str, terms: list[str], cfg: RecallConfig) -> list[str]:
         """The query terms worth ranking by: on a large store, those not found in most memories."""
@@ -246,6 +256,8 @@ class RecallEngine:
             return Candidates(context, query_vector, [], [], lexical, np.zeros((0, 0), np.float32), {}, {}, 0.0)
         rows = self.store.scoring_rows(candidates)
         link_strength = self.store.link_strengths(candidates) if cfg.decay else None
+        anticipated = self.store.anticipations(candidates) if cfg.decay else {}
+        precious = self.precious(rows) if cfg.decay and self.precious is not None else set()
         contents: dict[str, str | None] = {}
         if cfg.speaker or cfg.temporal:
             contents.update(self.store.contents(candidates))
@@ -263,6 +275,8 @@ class RecallEngine:
             contents=contents,
             period=period,
             english=self._english(candidates, english) if english is not None and english_on else None,
+            anticipated=anticipated,
+            precious=precious,
         )
 
     def _english(self, candidates: Sequence[str], english: Vectors) -> Vectors:
@@ -360,8 +374,16 @@ class RecallEngine:
                 ts, emotion, intensity, importance, access_count, _last = rows[m]
                 if cfg.decay:
                     links = link_strength(strength.get(m, 0.0))
-                    age_days = max(0.0, present - ts) / DAY
-                    recency = recall_strength(age_days, half_life(cfg.half_life_days, access_count, links))
+                    recency = strength_at(
+                        ts,
+                        present,
+                        cfg.half_life_days,
+                        access_count=access_count,
+                        links=links,
+                        anticipated=found.anticipated.get(m),
+                    )
+                    if m in found.precious:
+                        recency = max(recency, PRECIOUS_FLOOR)
                     score_of[m] += cfg.decay_weight * (recency - 1.0)
                 if cfg.boosts:
                     profile = EMOTIONS.get(emotion)

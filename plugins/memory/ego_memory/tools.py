@@ -53,6 +53,7 @@ REMEMBER_SCHEMA: Mapping[str, Any] = {
         "private": {"type": "boolean"},
         "force": {"type": "boolean"},
         "body_state": {"type": "object"},
+        "anticipated_at": {"type": "string", "description": "ISO date(time) ahead"},
     },
     "required": ["content"],
     "additionalProperties": False,

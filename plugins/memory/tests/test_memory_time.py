@@ -7,12 +7,13 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from memory_support import saved_id
 
 from ego_core import MEMORY_STORE, Clock, MemoryService, PluginHost, Settings
-from ego_core.testing import HostFactory, call_ok, mcp_client
+from ego_core.testing import HostFactory, call_error, call_ok, mcp_client
 from ego_memory.plugin import MemoryPlugin
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -78,3 +79,124 @@ async def test_dormant_near_finds_only_faded_memories_near_the_text(
         # a year before, nothing was dormant yet; and looking never counts as a recall
         assert memories.dormant_near("the sea and the shore", at=NOW + timedelta(days=1)) == []
         assert all(m.access_count == 0 for m in memories.get([old_sea, old_cake, fresh_sea]))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Anticipation: input
+
+
+@pytest.mark.anyio
+async def test_anticipation_reads_dates_naive_times_and_offsets(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    tokyo = ZoneInfo("Asia/Tokyo")
+    host = memory_host(make_host, model_dir, tmp_path / "data", Clock(NOW), timezone="Asia/Tokyo")
+    async with mcp_client(host) as client:
+        text = await call_ok(
+            client, "remember", {"content": "Dinner with Master on Friday.", "anticipated_at": "2026-03-06"}
+        )
+        assert "Looking forward to it: in a few days." in text
+        date_only = saved_id(text)
+        naive = await remember(client, "The concert in the park.", anticipated_at="2026-03-03T18:30")
+        offset = await remember(client, "A call with my sister.", anticipated_at="2026-03-20T08:00:00+02:00")
+        zulu = await remember(client, "The rocket launch.", anticipated_at="2026-03-04T01:00:00Z")
+        found = {m.id: m.anticipated for m in service(host).get([date_only, naive, offset, zulu])}
+    assert found[date_only] == datetime(2026, 3, 6, tzinfo=tokyo)  # local midnight
+    assert found[naive] == datetime(2026, 3, 3, 18, 30, tzinfo=tokyo)
+    assert found[offset] == datetime(2026, 3, 20, 6, 0, tzinfo=UTC)
+    assert found[zulu] == datetime(2026, 3, 4, 1, 0, tzinfo=UTC)
+    assert all(moment is not None and moment.tzinfo is not None for moment in found.values())
+
+
+@pytest.mark.anyio
+async def test_anticipation_in_the_past_or_unreadable_is_kept_as_a_regular_memory(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    host = memory_host(make_host, model_dir, tmp_path / "data", Clock(NOW))
+    async with mcp_client(host) as client:
+        past = await call_ok(client, "remember", {"content": "The exam.", "anticipated_at": "2026-03-01T10:00"})
+        unreadable = await call_ok(client, "remember", {"content": "The trip.", "anticipated_at": "next friday"})
+        refused = await call_error(client, "remember", {"content": "The party.", "anticipated_at": 20260310})
+        count = service(host).count()
+    assert "Note: anticipated_at is already in the past — held as a regular memory." in past
+    assert "Note: anticipated_at could not be read as a time — held as a regular memory." in unreadable
+    assert "anticipated_at" in refused
+    stored = service(host).get([saved_id(past), saved_id(unreadable)])
+    assert [m.anticipated for m in stored] == [None, None]
+    assert count == 2  # the refused call stored nothing
+
+
+# ---------------------------------------------------------------------------------------------------
+# Anticipation: strength and surfacing
+
+
+def _section_lines(text: str, *starts: str) -> list[str]:
+    return [line for line in text.partition("\n\n---\n")[0].splitlines() if line.startswith(starts)]
+
+
+ANTICIPATION_STARTS = ("Approaching:", "Tomorrow:", "Later today:", "That time came:")
+
+
+@pytest.mark.anyio
+async def test_anticipation_keeps_its_strength_until_the_moment_then_fades_from_it(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    clock = Clock(NOW)
+    host = memory_host(make_host, model_dir, tmp_path / "data", clock)
+    moment = NOW + timedelta(days=300)
+    async with mcp_client(host) as client:
+        waiting = await remember(client, "The long voyage to the southern islands.", anticipated_at=moment.isoformat())
+        plain = await remember(client, "Read a book about the southern islands.")
+        memories = service(host)
+        before = NOW + timedelta(days=299)
+        dormant = [m.id for m, _ in memories.dormant_near("the southern islands", at=before)]
+        assert plain in dormant
+        assert waiting not in dormant  # it has not faded at all
+        assert memories.protected([waiting, plain], before) == {waiting}
+        # after the moment it fades from the moment on (not from when it was written), and is no longer protected
+        assert waiting not in [
+            m.id for m, _ in memories.dormant_near("the southern islands", at=moment + timedelta(days=60))
+        ]
+        assert waiting in [
+            m.id for m, _ in memories.dormant_near("the southern islands", at=moment + timedelta(days=400))
+        ]
+        assert memories.protected([waiting], moment + timedelta(days=1)) == set()
+
+
+@pytest.mark.anyio
+async def test_anticipation_surfaces_one_line_by_band_and_its_arrival_once(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    clock = Clock(NOW)
+    data = tmp_path / "data"
+    host = memory_host(make_host, model_dir, data, clock)
+    moment = NOW + timedelta(days=10, hours=3)
+    async with mcp_client(host) as client:
+        await remember(
+            client, "Dinner with Master at the harbour restaurant.", importance=3, anticipated_at=moment.isoformat()
+        )
+        await remember(
+            client, "The dentist appointment.", importance=1, anticipated_at=(NOW + timedelta(days=9)).isoformat()
+        )
+        # ten days ahead, importance 3: approaching (salience about 0.37), mentioned one time in two
+        shown = [_section_lines(await call_ok(client, "wake_up"), *ANTICIPATION_STARTS) for _ in range(12)]
+        assert {len(lines) for lines in shown} == {0, 1}
+        assert {line for lines in shown for line in lines} == {
+            'Approaching: "Dinner with Master at the harbour restaurant." (in over a week).'
+        }
+        # importance 1 is never approaching; within two days both are imminent, the more salient one is said
+        clock.set(moment - timedelta(hours=30))
+        for tool in ("wake_up", "attune", "wake_up"):
+            assert _section_lines(await call_ok(client, tool), *ANTICIPATION_STARTS) == [
+                'Tomorrow: "Dinner with Master at the harbour restaurant."'
+            ]
+        clock.set(moment + timedelta(hours=2))
+        arrived = _section_lines(await call_ok(client, "attune"), *ANTICIPATION_STARTS)
+        assert arrived == ['That time came: "The dentist appointment.". How was it, actually?']  # the earliest
+        again = _section_lines(await call_ok(client, "wake_up"), *ANTICIPATION_STARTS)
+        assert again == ['That time came: "Dinner with Master at the harbour restaurant.". How was it, actually?']
+        assert _section_lines(await call_ok(client, "wake_up"), *ANTICIPATION_STARTS) == []
+    host.stop()
+    restarted = memory_host(make_host, model_dir, data, clock)
+    async with mcp_client(restarted) as client:
+        assert _section_lines(await call_ok(client, "wake_up"), *ANTICIPATION_STARTS) == []  # acknowledged for good
