@@ -33,6 +33,7 @@ from ego_core import PluginHost, log_event
 from ego_core.http_transport import hash_token
 from ego_core.server import ToolRunner
 from ego_dashboard import state
+from ego_dashboard.shared import SharedError, SharedView
 
 _log = logging.getLogger("ego.dashboard")
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
@@ -137,11 +138,14 @@ def build_app(
     bind_host: str = "127.0.0.1",
     tokens: Mapping[str, str] | None = None,
     reveal_private: bool = False,
+    gateway_operator_token: str | None = None,
 ) -> Starlette:
     """The dashboard for ``host`` (started with the app, stopped with it; ``host.start`` is counted).
 
     ``reveal_private`` allows the one request that answers a private memory's text (``POST .../reveal``, made
     only by the owner's click); without it that request is refused and no answer holds private text.
+    ``gateway_operator_token``: the shared memory gateway's operator token, for the janitor's part of the
+    Shared view (conflicts, audit, cleanup plans); the agent's own token comes from the plugin's configuration.
     """
     loopback = is_loopback(bind_host)
     tokens = dict(tokens if tokens is not None else host.settings.server.tokens)
@@ -154,6 +158,8 @@ def build_app(
     page = resources.files("ego_dashboard").joinpath("static/index.html").read_text(encoding="utf-8")
     page = page.replace("{{CSRF}}", csrf).replace("{{TOKEN_NEEDED}}", "false" if loopback else "true")
     runner: list[ToolRunner] = []
+    shared_view = SharedView(host, gateway_operator_token)
+    kept_pairs = state.KeptPairs(host.settings.data_dir.expanduser())
 
     def tool_runner() -> ToolRunner:
         if not runner:
@@ -169,6 +175,8 @@ def build_app(
                 payload = await anyio.to_thread.run_sync(read, request)
             except state.BadParameterError as exc:
                 return error(400, host.redact(str(exc)))
+            except SharedError as exc:
+                return error(exc.status, host.redact(exc.message))
             if payload is None:
                 return error(404, "not found (or the plugin that holds it is not enabled)")
             return served(payload)
@@ -252,6 +260,51 @@ def build_app(
         args = {"action": "merge", "id": str(request.path_params["notion_id"]), "into": into}
         return await call_tool("curate_notions", args)
 
+    def pair_of(payload: Mapping[str, Any]) -> tuple[str, str]:
+        first, second = text_field(payload, "a"), text_field(payload, "b")
+        if len(first) > 200 or len(second) > 200 or first == second:
+            raise HTTPException(400, "a, b: expected two different memory ids")
+        return first, second
+
+    async def keep_pair(request: Request) -> Response:
+        first, second = pair_of(await body(request))
+        service = state.memories(host)
+        if service is None:
+            return error(409, "the memory plugin is not enabled")
+        found = await anyio.to_thread.run_sync(lambda: service.get([first, second]))
+        if len(found) != 2:
+            return error(404, "no such pair of memories")
+        await anyio.to_thread.run_sync(lambda: kept_pairs.keep(first, second, host.clock.now()))
+        log_event(_log, "dashboard_keep_both", a=first, b=second)
+        return served({"ok": True, "kept": True})
+
+    async def unkeep_pair(request: Request) -> Response:
+        first, second = pair_of(await body(request))
+        released = await anyio.to_thread.run_sync(lambda: kept_pairs.release(first, second))
+        if not released:
+            return error(404, "this pair was not kept")
+        log_event(_log, "dashboard_keep_both_undone", a=first, b=second)
+        return served({"ok": True, "kept": False})
+
+    async def shared_action(work: Callable[[], Any]) -> Response:
+        try:
+            payload = await anyio.to_thread.run_sync(work)
+        except SharedError as exc:
+            return error(exc.status, host.redact(exc.message))
+        return served(payload)
+
+    async def propose_cleanup(request: Request) -> Response:
+        payload = await body(request)
+        return await shared_action(lambda: shared_view.propose(payload))
+
+    async def confirm_cleanup(request: Request) -> Response:
+        await body(request)
+        plan_id = str(request.path_params["plan_id"])
+        response = await shared_action(lambda: shared_view.confirm(plan_id))
+        if response.status_code == 200:
+            log_event(_log, "dashboard_cleanup_confirm", plan_id=plan_id)
+        return response
+
     def graph(request: Request) -> Any:
         depth = state._int(params(request), "depth", 1, 1, 3)
         return state.graph(host, memory_id(request), depth)
@@ -270,6 +323,7 @@ def build_app(
         try:
             yield
         finally:
+            await anyio.to_thread.run_sync(shared_view.close)
             await anyio.to_thread.run_sync(host.stop)
 
     static = resources.files("ego_dashboard").joinpath("static")
@@ -292,7 +346,17 @@ def build_app(
         Route("/api/self", reader(self_view), methods=["GET"]),
         Route("/api/history", reader(lambda r: state.history(host, params(r))), methods=["GET"]),
         Route("/api/logs", reader(lambda r: state.logs(host, params(r))), methods=["GET"]),
-        Route("/api/shared", reader(lambda r: state.shared(host)), methods=["GET"]),
+        Route("/api/merge-candidates", reader(lambda r: state.merge_candidates(host, kept_pairs)), methods=["GET"]),
+        Route("/api/merge-candidates/keep", keep_pair, methods=["POST"]),
+        Route("/api/merge-candidates/unkeep", unkeep_pair, methods=["POST"]),
+        Route("/api/shared", reader(lambda r: shared_view.read(r.query_params.get("scopes"))), methods=["GET"]),
+        Route("/api/shared/cleanup", propose_cleanup, methods=["POST"]),
+        Route(
+            "/api/shared/cleanup/{plan_id}",
+            reader(lambda r: shared_view.plan(str(r.path_params["plan_id"]))),
+            methods=["GET"],
+        ),
+        Route("/api/shared/cleanup/{plan_id}/confirm", confirm_cleanup, methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
     return Starlette(

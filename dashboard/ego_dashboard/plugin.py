@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -31,13 +32,18 @@ def _run(args: argparse.Namespace, host: PluginHost) -> int:
 
     from ego_core.http_transport import check_listen_address
     from ego_dashboard.app import build_app
+    from ego_dashboard.shared import OPERATOR_TOKEN_ENV
 
     if not 0 < args.port < 65536:
         raise UsageError("--port must be from 1 to 65535")
     try:
         check_listen_address(args.host, args.port, "/")
         app = build_app(
-            host, bind_host=args.host, tokens=host.settings.server.tokens, reveal_private=args.reveal_private
+            host,
+            bind_host=args.host,
+            tokens=host.settings.server.tokens,
+            reveal_private=args.reveal_private,
+            gateway_operator_token=os.environ.get(OPERATOR_TOKEN_ENV) or None,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -56,6 +62,13 @@ def _configure_bench(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--output", type=Path, default=None, help="write the JSON report here (default: stdout)")
     parser.add_argument("--work-dir", type=Path, default=None, help="where the temporary stores go (default: temp)")
+    parser.add_argument(
+        "--seed",
+        choices=("import", "vectors"),
+        default="import",
+        help="import: the memory plugin's import (embeds every text); vectors: random unit vectors through the "
+        "store's batch write, for large sizes (default import)",
+    )
 
 
 def _run_bench(args: argparse.Namespace, host: PluginHost) -> int:

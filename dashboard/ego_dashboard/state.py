@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import threading
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
 
 from ego_core import (
     BODY_SENSE,
@@ -53,6 +57,14 @@ class RecallPath(Protocol):
     def query(self, args: Mapping[str, Any], tool: str = "recall") -> tuple[Any, Any]: ...
 
     def search(self, query: Any, filters: Any, *, touch: bool = True) -> tuple[list[RecallHit], int, list[str]]: ...
+
+
+@runtime_checkable
+class EpisodeShelf(Protocol):
+    """The memory plugin's store of episodes, as its service object holds it (``service.store``): the same
+    records ``get_episode`` and ``ego://episodes/{episode_id}`` read."""
+
+    def episodes(self) -> Sequence[Any]: ...
 
 
 def scrub(host: PluginHost, value: Any) -> Any:
@@ -222,7 +234,35 @@ def detail(host: PluginHost, memory_id: str) -> dict[str, Any] | None:
         for link in card["links"]:
             target = targets.get(link["target"])
             link["target_card"] = memory_card(target) if target is not None else None
+    card["episode"] = episode_of(service, memory_id)
     return card
+
+
+EPISODE_MEMBERS_SHOWN = 50
+
+
+def episode_of(service: MemoryService, memory_id: str) -> dict[str, Any] | None:
+    """The episode ``memory_id`` belongs to (the newest, when several hold it), its members as cards (a private
+    one by its emotion and date only); None when it belongs to none or the store keeps no episodes."""
+    shelf = getattr(service, "store", None)
+    if not isinstance(shelf, EpisodeShelf):
+        return None
+    holding = [e for e in shelf.episodes() if memory_id in e.memory_ids]
+    if not holding:
+        return None
+    episode = max(holding, key=lambda e: (e.start, e.id))
+    members = service.get(list(episode.memory_ids)[:EPISODE_MEMBERS_SHOWN])
+    return {
+        "id": episode.id,
+        "summary": episode.summary,
+        "start": episode.start.isoformat(),
+        "end": episode.end.isoformat(),
+        "importance": episode.importance,
+        "size": len(episode.memory_ids),
+        "gone": min(len(episode.memory_ids), EPISODE_MEMBERS_SHOWN) - len(members),
+        "members": [memory_card(m) for m in sorted(members, key=lambda m: (m.timestamp, m.id))],
+        "also_in": len(holding) - 1,
+    }
 
 
 def private_text(host: PluginHost, memory_id: str) -> str | None:
@@ -436,11 +476,120 @@ def history(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
     return {"range": span_name, "memory": service is not None, "buckets": buckets, "tools": tools}
 
 
-def shared(host: PluginHost) -> dict[str, Any]:
-    active = host.is_active("shared_memory") if "shared_memory" in host.plugin_ids() else False
-    table = host.settings.plugin_tables.get("shared_memory", {})
+MERGE_WINDOW = 500
+"""Merge candidates are looked for among the newest this many memories (one matrix product, whatever the size
+of the store), as ``consolidate``'s dedup step does within its window."""
+MERGE_MAX = 20
+MERGEABLE_CONTRASTS = frozenset({None, "wording"})
+"""The dedup plugin's rule: a pair reworded may be one memory; a pair differing by a negation or a number is not."""
+KEPT_FILE = "kept_pairs.json"
+
+
+def merge_threshold(host: PluginHost, service: MemoryService) -> tuple[float, str]:
+    """The similarity from which a pair is a merge candidate: the dedup plugin's (its configuration, else the
+    embedding model's profile) when it is enabled, else the profile's."""
+    profile = service.similarity_profile
+    if "dedup" in host.plugin_ids() and host.is_active("dedup"):
+        thresholds = getattr(host.context("dedup").config, "thresholds", None)
+        if callable(thresholds):
+            _dedup, merge = thresholds(profile)
+            return float(merge), "dedup"
+    return float(profile.merge), "profile"
+
+
+def pair_key(first: str, second: str) -> str:
+    low, high = sorted((first, second))
+    return f"{low}|{high}"
+
+
+class KeptPairs:
+    """The pairs the owner kept both of (``<data dir>/dashboard/kept_pairs.json``, 0600): not proposed again.
+
+    The dedup plugin has no record of its own for this, so the dashboard keeps it; ``consolidate`` may still
+    name such a pair to the agent."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / "dashboard" / KEPT_FILE
+        self._lock = threading.Lock()
+
+    def load(self) -> dict[str, str]:
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(raw, dict):
+            return {}
+        return {str(k): str(v) for k, v in raw.items() if isinstance(k, str) and k.count("|") == 1}
+
+    def _save(self, pairs: Mapping[str, str]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_name(self.path.name + ".tmp")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(dict(pairs), out, indent=1, sort_keys=True)
+        os.replace(partial, self.path)
+
+    def keep(self, first: str, second: str, at: datetime) -> None:
+        with self._lock:
+            pairs = self.load()
+            pairs[pair_key(first, second)] = at.isoformat()
+            self._save(pairs)
+
+    def release(self, first: str, second: str) -> bool:
+        with self._lock:
+            pairs = self.load()
+            found = pairs.pop(pair_key(first, second), None) is not None
+            if found:
+                self._save(pairs)
+            return found
+
+
+def merge_candidates(host: PluginHost, kept: KeptPairs) -> dict[str, Any]:
+    """Pairs among the newest :data:`MERGE_WINDOW` memories at least as similar as the merge threshold that do
+    not contradict each other (the memory service's contrast: no negation, no number), strongest first, less the
+    pairs kept both of. A memory the service protects (precious, or anticipating a moment still to come) is
+    marked: it must not be merged away."""
+    service = memories(host)
+    if service is None:
+        return {"available": False, "pairs": []}
+    threshold, source = merge_threshold(host, service)
+    window = service.recent(EPOCH, MERGE_WINDOW)
+    vectors = service.embeddings([m.id for m in window])
+    present = [m for m in window if m.id in vectors]
+    kept_pairs = kept.load()
+    pairs: list[dict[str, Any]] = []
+    if len(present) >= 2:
+        matrix = np.stack([np.asarray(vectors[m.id], dtype=np.float64).reshape(-1) for m in present])
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        matrix = matrix / np.where(norms > 0, norms, 1.0)
+        similarity = matrix @ matrix.T
+        rows, cols = np.triu_indices(len(present), k=1)
+        values = similarity[rows, cols]
+        hits = sorted(np.flatnonzero(values >= threshold), key=lambda i: -float(values[i]))
+        found: list[tuple[Memory, Memory, float]] = []
+        for index in hits:
+            a, b = present[int(rows[index])], present[int(cols[index])]
+            if pair_key(a.id, b.id) in kept_pairs:
+                continue
+            if service.contrast(a.content, b.content) in MERGEABLE_CONTRASTS:
+                found.append((a, b, min(1.0, float(values[index]))))
+                if len(found) == MERGE_MAX:
+                    break
+        guarded = service.protected([m.id for pair in found for m in pair[:2]], host.clock.now()) if found else set()
+        for a, b, value in found:
+            pairs.append(
+                {
+                    "a": {**memory_card(a), "protected": a.id in guarded},
+                    "b": {**memory_card(b), "protected": b.id in guarded},
+                    "similarity": round(value, 4),
+                }
+            )
     return {
-        "enabled": active,
-        "configured": bool(table),
-        "tools": [t.name for p, t in host.tools() if p == "shared_memory"],
+        "available": True,
+        "threshold": threshold,
+        "threshold_from": source,
+        "window": len(window),
+        "kept": len(kept_pairs),
+        "forget_served": host.tool_served("forget"),
+        "pairs": pairs,
     }

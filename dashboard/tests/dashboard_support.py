@@ -43,6 +43,7 @@ class Seeded:
     public_ids: list[str]
     private_ids: list[str]
     question_id: str
+    episode_id: str = ""
 
 
 def call(host: PluginHost, tool: str, args: dict[str, Any]) -> str:
@@ -68,6 +69,7 @@ def build_seeded(make_host: HostFactory, plugins: dict[str, object] | None = Non
     public_ids: list[str] = []
     private_ids: list[str] = []
     question_id = ""
+    episode_id = ""
     if "memory" in chosen:
         for content, emotion in PUBLIC:
             call(host, "remember", {"content": content, "emotion": emotion, "force": True})
@@ -82,12 +84,18 @@ def build_seeded(make_host: HostFactory, plugins: dict[str, object] | None = Non
         call(host, "link_memories", {"source_id": public_ids[0], "target_id": public_ids[1]})
         call(host, "link_memories", {"source_id": public_ids[1], "target_id": private_ids[0]})
         call(host, "link_memories", {"source_id": public_ids[1], "target_id": public_ids[2]})
+        members = [public_ids[0], public_ids[1], private_ids[0]]
+        summary = "A calm morning walk, then talk of the garden; " + PRIVATE[0][0]  # the private words are masked
+        created = call(host, "create_episode", {"memory_ids": members, "summary": summary})
+        episode_id = created.split()[1]
     if "self_model" in chosen:
         call(host, "update_self", {"field": "new_question", "value": {"question": "What makes a walk feel calm?"}})
         questions = host.services.get("self_model.questions")
         assert questions is not None
         question_id = questions.unresolved()[0].id
-    return Seeded(host=host, public_ids=public_ids, private_ids=private_ids, question_id=question_id)
+    return Seeded(
+        host=host, public_ids=public_ids, private_ids=private_ids, question_id=question_id, episode_id=episode_id
+    )
 
 
 def csrf_of(client: TestClient) -> str:

@@ -22,7 +22,17 @@ from ego_dashboard.app import build_app, is_loopback
 from ego_dashboard.state import memory_card
 from ego_memory.plugin import MemoryPlugin
 
-VIEWS = ["/", "/api/status", "/api/now", "/api/memories", "/api/self", "/api/history", "/api/logs", "/api/shared"]
+VIEWS = [
+    "/",
+    "/api/status",
+    "/api/now",
+    "/api/memories",
+    "/api/self",
+    "/api/history",
+    "/api/logs",
+    "/api/shared",
+    "/api/merge-candidates",
+]
 
 
 def private_runs(width: int = 12) -> set[str]:
@@ -323,10 +333,13 @@ def test_property_no_view_serves_a_run_of_any_private_text(
 ) -> None:
     """Arbitrary private texts (Latin, digits, Japanese): no 12-character run of any of them appears in the HTML or
     JSON of any view, search, detail or neighbourhood."""
-    for text in texts:
-        call(seeded.host, "remember", {"content": text, "emotion": "anxious", "private": True, "force": True})
+    for text in texts:  # twice: a pair of private near-duplicates for the merge candidates
+        for _copy in range(2):
+            call(seeded.host, "remember", {"content": text, "emotion": "anxious", "private": True, "force": True})
     listed = client.get("/api/memories", params={"private": "only", "limit": 50}).json()["results"]
     ids = [m["id"] for m in listed]
+    episode = {"memory_ids": [*ids[:3], seeded.public_ids[0]], "summary": "Remembering: " + " ".join(texts)}
+    call(seeded.host, "create_episode", episode)
     bodies = [client.get(path).text for path in VIEWS]
     for memory_id in ids:
         bodies.append(client.get(f"/api/memories/{memory_id}").text)

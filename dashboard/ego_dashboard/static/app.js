@@ -141,6 +141,24 @@
         f === "timestamp" ? when(v) : v));
       meta.appendChild(tr);
     });
+    const episode = $("detail-episode"); clear(episode);
+    if (!m.episode) episode.appendChild(el("p", "Not part of an episode.", "missing"));
+    else {
+      const e = m.episode;
+      episode.appendChild(el("p", e.summary + " (" + when(e.start) + " – " + when(e.end) + ", importance " + e.importance +
+        ", " + e.size + " memories" + (e.gone ? ", " + e.gone + " gone" : "") + ")"));
+      const members = el("ol");
+      e.members.forEach(function (member) {
+        const li = member.private ? el("li", "private (" + member.emotion + ", " + when(member.timestamp) + ")", "private") :
+          el("li", member.content + (member.id === m.id ? " (this memory)" : ""));
+        if (member.id !== m.id) {
+          li.style.cursor = "pointer";
+          li.addEventListener("click", function () { openMemory(member.id).catch(function (x) { showError(x.message); }); });
+        }
+        members.appendChild(li);
+      });
+      episode.appendChild(members);
+    }
     const links = $("detail-links"); clear(links);
     (m.links || []).forEach(function (l) {
       const target = l.target_card;
@@ -194,6 +212,61 @@
     $("detail").hidden = true;
     selected = null;
     await loadMemory();
+  }
+
+  function cardText(card) {
+    return card.private ? "private (" + card.emotion + ", " + when(card.timestamp) + ")" : card.content;
+  }
+
+  async function loadMerge() {
+    const data = await api("/api/merge-candidates");
+    const table = $("merge-pairs");
+    if (!data.available) { $("merge-summary").textContent = "The memory plugin is not enabled."; table.hidden = true; return; }
+    $("merge-summary").textContent = data.pairs.length + " pair(s) among the newest " + data.window + " memories at similarity ≥ " +
+      fixed(data.threshold) + " (" + data.threshold_from + "); " + data.kept + " pair(s) kept both of.";
+    table.hidden = data.pairs.length === 0;
+    const tbody = table.tBodies[0]; clear(tbody);
+    data.pairs.forEach(function (pair) {
+      const tr = el("tr");
+      tr.dataset.a = pair.a.id; tr.dataset.b = pair.b.id;
+      tr.appendChild(el("td", fixed(pair.similarity)));
+      [pair.a, pair.b].forEach(function (card) {
+        const td = el("td", cardText(card) + (card.protected ? " — protected" : ""), card.private ? "private" : card.protected ? "protected" : "");
+        tr.appendChild(td);
+      });
+      const actions = el("td");
+      const keep = el("button", "keep both");
+      keep.className = "keep-both";
+      keep.addEventListener("click", function () { keepBoth(pair, tr, actions).catch(function (x) { showError(x.message); }); });
+      actions.appendChild(keep);
+      [["a", "b"], ["b", "a"]].forEach(function (which) {
+        const gone = pair[which[1]];
+        if (!data.forget_served || gone.protected) return;
+        const button = el("button", "keep " + which[0].toUpperCase() + ", forget " + which[1].toUpperCase());
+        button.addEventListener("click", function () {
+          if (!window.confirm("Forget memory " + which[1].toUpperCase() + " for good and keep " + which[0].toUpperCase() + "? This cannot be undone.")) return;
+          api("/api/memories/" + encodeURIComponent(gone.id) + "/forget", { method: "POST", body: "{}" })
+            .then(loadMerge).catch(function (x) { showError(x.message); });
+        });
+        actions.appendChild(button);
+      });
+      tr.appendChild(actions);
+      tbody.appendChild(tr);
+    });
+  }
+
+  async function keepBoth(pair, row, actions) {
+    const ids = JSON.stringify({ a: pair.a.id, b: pair.b.id });
+    await api("/api/merge-candidates/keep", { method: "POST", body: ids });
+    clear(actions);
+    row.classList.add("kept");
+    const undo = el("button", "undo");
+    undo.className = "undo-keep";
+    actions.appendChild(el("span", "kept both "));
+    undo.addEventListener("click", function () {
+      api("/api/merge-candidates/unkeep", { method: "POST", body: ids }).then(loadMerge).catch(function (x) { showError(x.message); });
+    });
+    actions.appendChild(undo);
   }
 
   // ---- Self
@@ -287,11 +360,102 @@
   }
 
   // ---- Shared
+  let sharedScopes = "";
+  let shownPlan = null;
+
+  function row(cells, cls) {
+    const tr = el("tr", undefined, cls);
+    cells.forEach(function (v) { tr.appendChild(el("td", v === null || v === undefined ? "" : v)); });
+    return tr;
+  }
+
   async function loadShared() {
-    const data = await api("/api/shared");
-    $("shared-status").textContent = !data.enabled ? "The shared memory plugin is not enabled." :
-      "The shared memory plugin is enabled" + (data.configured ? " and configured" : " (not configured)") +
-      "; its tools: " + data.tools.join(", ") + ". Its gateway's events, pins and audit are read with `ego gateway`.";
+    const query = sharedScopes ? "?scopes=" + encodeURIComponent(sharedScopes) : "";
+    const data = await api("/api/shared" + query);
+    const status = $("shared-status");
+    $("shared-body").hidden = !(data.configured && data.reachable);
+    if (!data.enabled) { status.textContent = "The shared memory plugin is not enabled."; return; }
+    if (!data.configured) { status.textContent = "The shared memory plugin is enabled but not configured (gateway_url + token, or db + agent_id)."; return; }
+    if (!data.reachable) { status.textContent = "The shared memory cannot be read (" + data.where + "): " + data.error; return; }
+    status.textContent = "Read as " + data.agent_id + " from the " + data.where + " (" + data.ruleset_stamp + "), scopes " +
+      data.scopes.join(", ") + "; snapshot " + data.snapshot_id + ".";
+    $("shared-pins").textContent = data.pinned_md || "Nothing pinned yet.";
+    const entries = $("shared-entries"); clear(entries);
+    Object.keys(data.entries).forEach(function (scope) {
+      const tr = el("tr"); tr.appendChild(el("th", scope)); tr.appendChild(el("td", data.entries[scope])); entries.appendChild(tr);
+    });
+    $("shared-conflict-count").textContent = data.open_conflicts + " open conflict(s) in these scopes.";
+    const events = $("shared-events"); clear(events);
+    Object.keys(data.events_by_scope).forEach(function (scope) {
+      const box = el("div", undefined, "scope-events");
+      box.dataset.scope = scope;
+      box.appendChild(el("h3", scope));
+      const table = el("table", undefined, "rows");
+      const head = el("thead"); head.appendChild(row(["when", "by", "kind", "key", "text"])); table.appendChild(head);
+      const body = el("tbody");
+      const list = data.events_by_scope[scope];
+      if (!list.length) body.appendChild(row(["", "", "", "", "no recent events"]));
+      list.forEach(function (e) {
+        const flags = (data.pinned_event_ids.indexOf(e.event_id) >= 0 ? " [pinned]" : "") + (e.redacted ? " [redacted]" : "") +
+          (e.expired ? " [expired]" : "");
+        const tr = row([when(e.created_at), e.agent_id, e.kind, e.dedupe_key, e.content_md + flags]);
+        tr.dataset.event = e.event_id;
+        body.appendChild(tr);
+      });
+      table.appendChild(body); box.appendChild(table); events.appendChild(box);
+    });
+    const operatorMissing = $("shared-operator-missing");
+    $("shared-operator").hidden = !data.operator || Boolean(data.operator_error);
+    operatorMissing.hidden = data.operator && !data.operator_error;
+    operatorMissing.textContent = data.operator_error ? "The janitor's part could not be read: " + data.operator_error :
+      data.mode === "gateway" ? "Conflicts, the audit trail and cleanup need the gateway's operator token in EGO_DASHBOARD_GATEWAY_TOKEN." :
+        "Conflicts, the audit trail and cleanup are read from a gateway; for a local store use `ego shared conflicts`, `audit`, `cleanup`.";
+    if (!data.operator || data.operator_error) return;
+    const conflicts = $("shared-conflicts").tBodies[0]; clear(conflicts);
+    if (!data.conflicts.length) conflicts.appendChild(row(["no open conflicts"]));
+    data.conflicts.forEach(function (c) {
+      conflicts.appendChild(row([c.scope, c.dedupe_key, c.event_id, c.previous_event_id, when(c.detected_at), c.asked_in || "not asked yet"]));
+    });
+    const audit = $("shared-audit").tBodies[0]; clear(audit);
+    data.audit.forEach(function (a) { audit.appendChild(row([when(a.at), a.actor, a.action, a.event_id, a.detail])); });
+  }
+
+  function showPlan(plan) {
+    shownPlan = plan;
+    $("cleanup-plan").hidden = false;
+    $("cleanup-done").textContent = "";
+    const counts = Object.keys(plan.counts).map(function (k) { return k + ": " + plan.counts[k]; }).join(", ") || "nothing";
+    $("cleanup-plan-summary").textContent = "Plan " + plan.plan_id + " (" + plan.state + ", by " + plan.proposed_by + "): " + plan.total +
+      " event(s) (" + counts + ")" + (plan.truncated ? ", more match than one plan holds" : "") +
+      (plan.state === "open" ? "; can be confirmed until " + when(plan.expires_at) : "") + ".";
+    const tbody = $("cleanup-events").tBodies[0]; clear(tbody);
+    plan.events.forEach(function (e) {
+      tbody.appendChild(row([e.event_id || "", e.scope || (e.gone ? "(already gone)" : ""), e.kind, e.dedupe_key, e.content_md]));
+    });
+    if (plan.total > plan.events.length) tbody.appendChild(row(["… and " + (plan.total - plan.events.length) + " more"]));
+    $("cleanup-confirm").hidden = !plan.confirmable || plan.total === 0;
+  }
+
+  async function proposeCleanup() {
+    const body = { where: $("cleanup-where").value, expired: $("cleanup-expired").checked };
+    const older = $("cleanup-older").value.trim();
+    if (older) body.older_than = older;
+    showPlan(await api("/api/shared/cleanup", { method: "POST", body: JSON.stringify(body) }));
+  }
+
+  async function lookupPlan() {
+    const id = $("cleanup-plan-id").value.trim();
+    if (id) showPlan(await api("/api/shared/cleanup/" + encodeURIComponent(id)));
+  }
+
+  async function confirmCleanup() {
+    if (!shownPlan || !window.confirm("Delete the " + shownPlan.total + " event(s) of plan " + shownPlan.plan_id +
+      " from the shared memory for good? This cannot be undone.")) return;
+    const done = await api("/api/shared/cleanup/" + encodeURIComponent(shownPlan.plan_id) + "/confirm", { method: "POST", body: "{}" });
+    $("cleanup-confirm").hidden = true;
+    $("cleanup-done").textContent = "Deleted " + done.deleted + " event(s)" + (done.already_gone ? "; " + done.already_gone + " were already gone" : "") +
+      ". Each deletion is in the audit trail.";
+    await loadShared();
   }
 
   const loaders = { now: loadNow, memory: loadMemory, self: loadSelf, history: loadHistory, logs: loadLogs, shared: loadShared };
@@ -311,6 +475,13 @@
   $("range").addEventListener("change", function () { loadHistory().catch(function (x) { showError(x.message); }); });
   $("reveal").addEventListener("click", function () { revealSelected().catch(function (x) { showError(x.message); }); });
   $("forget").addEventListener("click", function () { forgetSelected().catch(function (x) { showError(x.message); }); });
+  $("merge-load").addEventListener("click", function () { loadMerge().catch(function (x) { showError(x.message); }); });
+  $("shared-scopes").addEventListener("submit", function (e) {
+    e.preventDefault(); sharedScopes = $("shared-scope-input").value.trim(); loadShared().catch(function (x) { showError(x.message); });
+  });
+  $("cleanup-form").addEventListener("submit", function (e) { e.preventDefault(); proposeCleanup().catch(function (x) { showError(x.message); }); });
+  $("cleanup-lookup").addEventListener("submit", function (e) { e.preventDefault(); lookupPlan().catch(function (x) { showError(x.message); }); });
+  $("cleanup-confirm").addEventListener("click", function () { confirmCleanup().catch(function (x) { showError(x.message); }); });
   setInterval(function () {
     if ($("live").checked && current !== "memory" && !document.hidden) loaders[current]().catch(function (e) { showError(e.message); });
   }, 5000);
