@@ -225,6 +225,26 @@ class QuestionModulation:
 
 
 @attrs.frozen
+class AbsenceModulation:
+    """``[plugins.desires.absence]``: the companion away longer than usual (the self-model's ``People`` service)."""
+
+    long_social_thirst: float = attrs.field(default=0.08, validator=_WEIGHT)
+    """Added to social_thirst while the companion's absence is ``long`` (four times their usual gap or more)."""
+    quiet_social_thirst: float = attrs.field(default=0.0, validator=_WEIGHT)
+    """Added while it is ``quiet`` (twice their usual gap or more); nothing by default."""
+
+
+@attrs.frozen
+class ImpulseSettings:
+    """``[plugins.desires.impulses]``: passing pushes from memories that came back unbidden."""
+
+    cap: float = attrs.field(default=0.2, validator=_UNIT)
+    """Pending impulses toward one desire add up to at most this much."""
+    cooldown_hours: float = attrs.field(default=72.0, validator=_HOURS)
+    """A memory that gave an impulse gives no other for this long."""
+
+
+@attrs.frozen
 class EmergentSettings:
     """``[plugins.desires.emergent]``: desires that arise from strong notions and the last hours' feelings."""
 
@@ -267,6 +287,8 @@ class DesiresConfig:
     body: BodyModulation = attrs.field(factory=BodyModulation)
     questions: QuestionModulation = attrs.field(factory=QuestionModulation)
     emergent: EmergentSettings = attrs.field(factory=EmergentSettings)
+    absence: AbsenceModulation = attrs.field(factory=AbsenceModulation)
+    impulses: ImpulseSettings = attrs.field(factory=ImpulseSettings)
     implicit: Mapping[str, list[str]] = attrs.field(
         factory=lambda: IMPLICIT, converter=_implicit, validator=_check_desire_lists
     )

@@ -1,4 +1,5 @@
-"""Reading the other plugins' services at call time (never cached): memories, body sense, open questions.
+"""Reading the other plugins' services at call time (never cached): memories, body sense, open questions and
+the companion's absence.
 
 Each source is optional. A missing service, or one that fails, contributes nothing; a failure is logged with its
 exception type only (never memory content).
@@ -7,7 +8,7 @@ exception type only (never memory content).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import TypeVar
 
@@ -15,10 +16,13 @@ from ego_core import (
     BODY_SENSE,
     MEMORY_STORE,
     OPEN_QUESTIONS,
+    PEOPLE,
+    AbsenceBand,
     BodySense,
     Memory,
     MemoryService,
     OpenQuestions,
+    People,
     PluginContext,
 )
 from ego_desires.config import DesiresConfig
@@ -63,10 +67,29 @@ def fading_questions(ctx: PluginContext, config: DesiresConfig) -> int:
     return _read(ctx.log, "open questions", count, 0)
 
 
-def gather(ctx: PluginContext, now: datetime, config: DesiresConfig, *, questions: bool = True) -> Inputs:
-    """The inputs at ``now``. ``questions=False`` leaves the self-model out (a re-entrant call from it)."""
+def companion_absence(ctx: PluginContext, now: datetime) -> AbsenceBand | None:
+    """The companion's absence band at ``now``, or None without a self-model that knows it."""
+    people = _read(ctx.log, "people", lambda: ctx.services.get(PEOPLE, People), None)
+    if people is None:
+        return None
+    found = _read(ctx.log, "absence", lambda: people.absence(None, now), None)
+    return found.band if found is not None else None
+
+
+def gather(
+    ctx: PluginContext,
+    now: datetime,
+    config: DesiresConfig,
+    *,
+    questions: bool = True,
+    impulses: Mapping[str, float] | None = None,
+) -> Inputs:
+    """The inputs at ``now``. ``questions=False`` leaves the self-model's questions out (a re-entrant call from it);
+    ``impulses`` are the pending impulses by desire."""
     return Inputs(
         memories=recent_memories(ctx, now, config),
         body=body_state(ctx),
         fading_questions=fading_questions(ctx, config) if questions else 0,
+        absence=companion_absence(ctx, now),
+        impulses=impulses or {},
     )

@@ -1,4 +1,5 @@
-"""What colours the desires besides time: recent memories, the body sense and fading questions.
+"""What colours the desires besides time: recent memories, the body sense, fading questions, the companion's
+absence and impulses from memories that came back unbidden.
 
 :func:`modulate` is a pure function of its inputs and ``now``. Each factor is a small additive change per
 desire; a factor whose source is missing (no memory plugin, no body sense, no self-model) adds nothing.
@@ -14,7 +15,7 @@ from typing import Any, Final
 
 import attrs
 
-from ego_core import Memory
+from ego_core import AbsenceBand, Memory
 from ego_desires.catalog import DESIRES
 from ego_desires.config import DesiresConfig, MemoryModulation
 
@@ -27,8 +28,14 @@ FACTORS: Final = (
     "system_load",
     "memory_pressure",
     "questions",
+    "absence",
+    "impulses",
 )
 SURPRISED: Final = "surprised"
+
+
+def _amounts(value: Mapping[str, float]) -> Mapping[str, float]:
+    return MappingProxyType(dict(value))
 
 
 @attrs.frozen
@@ -41,6 +48,10 @@ class Inputs:
     """The body sense's ``body_state()`` (``time_phase``, ``system_load``, ``memory_pressure``), if any."""
     fading_questions: int = 0
     """Unresolved questions that are fading and important enough (``questions.min_importance``)."""
+    absence: AbsenceBand | None = None
+    """How long the companion has been away against their usual rhythm (the self-model), if known."""
+    impulses: Mapping[str, float] = attrs.field(factory=dict, converter=_amounts)
+    """Pending impulses by desire (already capped)."""
 
 
 @attrs.frozen
@@ -131,6 +142,10 @@ def modulate(inputs: Inputs, now: datetime, config: DesiresConfig) -> Modulation
         questions = config.questions
         boost = min(questions.boost_each * inputs.fading_questions, questions.boost_max)
         factors["questions"] = {"cognitive_coherence": boost}
+    away = {"long": config.absence.long_social_thirst, "quiet": config.absence.quiet_social_thirst}
+    if inputs.absence in away:
+        factors["absence"] = {"social_thirst": away[inputs.absence]}
+    factors["impulses"] = {desire: min(amount, config.impulses.cap) for desire, amount in inputs.impulses.items()}
     cleaned = {
         factor: MappingProxyType({d: v for d, v in changes.items() if d in DESIRES and v != 0.0})
         for factor, changes in factors.items()

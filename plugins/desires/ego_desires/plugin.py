@@ -6,6 +6,8 @@ using tools, and are coloured by recent memories, the body sense and fading ques
   interests in ``attune`` (order 20 in each); emergent desires arise in ``attune``;
 - implicit satisfaction in ``on_tool_called`` (the ``implicit`` table and the catalog's rules), satisfaction
   signals in ``on_remember``, and the cascade to emergent desires;
+- impulses from memories that came back unbidden (``on_memory_surfaced``), felt once by the next levels the
+  agent sees; the companion's long absence raises social_thirst; alive emergent desires are wake_up embers;
 - the desire catalog (words, signals, cascade, rules) in ``<data dir>/desires/catalog.json``;
 - the service ``desires.levels`` (:class:`ego_core.DesireLevels`) for the self-model;
 - state in ``<data dir>/desires/desires.sqlite3``, exported and imported with ``ego export`` / ``ego import``.
@@ -29,6 +31,7 @@ from ego_core import (
     MEMORY_STORE,
     NOTIONS_STORE,
     Check,
+    Ember,
     InvalidArgumentError,
     Memory,
     MemoryService,
@@ -39,6 +42,7 @@ from ego_core import (
     Response,
     ScaffoldLine,
     Section,
+    SurfacedHow,
     Tool,
     ToolError,
     ToolOutcome,
@@ -58,6 +62,7 @@ from ego_desires.curve import (
     satisfied_position,
 )
 from ego_desires.emergent import EmergentRow, alive, called_up, from_flow, life_stage
+from ego_desires.impulses import capped, impulse_of
 from ego_desires.inputs import gather
 from ego_desires.levels import Snapshot, current_position, initial_anchor, snapshot
 from ego_desires.mcp_surface import DesiresSurface
@@ -93,6 +98,9 @@ BASELINE_WEIGHT: Final = 0.3
 BASELINE_EVERY_SECONDS: Final = 1800.0
 """A desire's usual level moves toward its level at most every 30 minutes, on a tool call."""
 SIGNAL_SOURCE: Final = TOOL_PREFIX + "remember"
+EMBER_WARMTH: Final = 0.5
+EMBERS_OFFERED: Final = 2
+EMBER_CHARS: Final = 60
 
 FEEL_SCHEMA: Final[Mapping[str, Any]] = {"type": "object", "properties": {}, "additionalProperties": False}
 SATISFY_SCHEMA: Final[Mapping[str, Any]] = {
@@ -184,21 +192,40 @@ class DesiresPlugin(DesiresSurface, PluginBase):
 
     # -- levels ------------------------------------------------------------------------------------
 
-    def _inputs(self, ctx: PluginContext, config: DesiresConfig, now: datetime) -> Inputs:
+    def _inputs(
+        self, ctx: PluginContext, config: DesiresConfig, now: datetime, impulses: Mapping[str, float] | None = None
+    ) -> Inputs:
+        """The inputs at ``now``, with the pending impulses unless ``impulses`` (just felt) are given."""
+        _ctx, store = self._running()
+        pending = capped(store.pending_impulses() if impulses is None else impulses, config.impulses.cap)
         # The self-model may read our levels while we read its questions: the inner call leaves questions out.
         nested = getattr(self._local, "reading", False)
         self._local.reading = True
         try:
-            return gather(ctx, now, config, questions=not nested)
+            return gather(ctx, now, config, questions=not nested, impulses=pending)
         finally:
             self._local.reading = nested
 
     def snapshot(self) -> Snapshot:
-        """Every desire now: stored state + the other plugins' inputs + the host clock."""
+        """Every desire now: stored state + the other plugins' inputs + pending impulses + the host clock.
+
+        Reading changes nothing: pending impulses count here until :meth:`felt` takes them."""
         ctx, store = self._running()
         config: DesiresConfig = ctx.config
         now = ctx.now()
         inputs = self._inputs(ctx, config, now)
+        return snapshot(store.anchors(), inputs, now, config)
+
+    def felt(self) -> Snapshot:
+        """The snapshot the agent sees (wake_up, introspect, attune, feel_desires): the one path that feels the
+        pending impulses, which are then gone."""
+        ctx, store = self._running()
+        config: DesiresConfig = ctx.config
+        now = ctx.now()
+        impulses = store.feel_impulses(now.timestamp())
+        if impulses:
+            ctx.log.info("desires: impulse(s) felt toward %s", ", ".join(sorted(impulses)))
+        inputs = self._inputs(ctx, config, now, impulses)
         return snapshot(store.anchors(), inputs, now, config)
 
     def levels(self) -> Mapping[str, float]:
@@ -356,7 +383,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
     def feel_desires(self, _args: Mapping[str, Any]) -> Response:
         ctx, _store = self._running()
         config: DesiresConfig = ctx.config
-        snap = self.snapshot()
+        snap = self.felt()
         scaffold: list[str | ScaffoldLine] = [
             FEEL_SCAFFOLD,
             COMPANION_SCAFFOLD.format(companion=ctx.settings.companion_name),
@@ -435,19 +462,59 @@ class DesiresPlugin(DesiresSurface, PluginBase):
             return [SIGNAL_LINE]
         return None
 
+    # -- impulses ----------------------------------------------------------------------------------
+
+    @hookimpl
+    def on_memory_surfaced(self, memory: Memory, how: SurfacedHow, ctx: PluginContext) -> None:
+        """A memory that came back unbidden leaves an impulse toward the desire its emotion calls for (an echo of a
+        memory the agent's own remember brought near gives none)."""
+        if how != "involuntary" or self._store is None:
+            return
+        found = impulse_of(memory)
+        if found is None:
+            return
+        desire, amount = found
+        settings = ctx.config.impulses
+        added = self._store.add_impulse(
+            memory.id,
+            memory.emotional_trace.primary,
+            desire,
+            amount,
+            ctx.now().timestamp(),
+            cap=settings.cap,
+            cooldown=settings.cooldown_hours * 3600.0,
+        )
+        if added:
+            ctx.log.info("desires: an impulse toward %s (+%.2f) waits to be felt", desire, added)
+
+    @hookimpl
+    def on_forget(self, memory: Memory) -> None:
+        if self._store is not None:
+            self._store.forget_impulses(memory.id)
+
     # -- composed responses ------------------------------------------------------------------------
 
     @hookimpl
     def on_wake_up(self, ctx: PluginContext) -> Section | None:
         if self._store is None:
             return None
-        return Section(key="desires", text=feeling_line(self.snapshot(), ctx.config), order=WAKE_UP_ORDER)
+        return Section(key="desires", text=feeling_line(self.felt(), ctx.config), order=WAKE_UP_ORDER)
+
+    @hookimpl
+    def ember_candidates(self, ctx: PluginContext) -> list[Ember] | None:
+        """The alive emergent desires, strongest first (at most two), as ``...{their display name}``."""
+        if self._store is None:
+            return None
+        catalog = self.catalog_or_default()
+        emergent = sorted(self.emergent_levels(ctx.now()), key=lambda pair: (-pair[1], pair[0].name))
+        texts = [" ".join(catalog.display(row.name).split()) for row, _level in emergent[:EMBERS_OFFERED]]
+        return [Ember(text=f"...{text[:EMBER_CHARS]}", warmth=EMBER_WARMTH) for text in texts if text]
 
     @hookimpl
     def on_introspect(self, ctx: PluginContext) -> Section | None:
         if self._store is None:
             return None
-        return Section(key="desires", text=introspect_text(self.snapshot(), ctx.config), order=INTROSPECT_ORDER)
+        return Section(key="desires", text=introspect_text(self.felt(), ctx.config), order=INTROSPECT_ORDER)
 
     @hookimpl
     def on_attune(self, person: str | None, ctx: PluginContext) -> Section | None:
@@ -463,7 +530,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
         except CatalogError as exc:
             catalog, problem = DEFAULT, exc.path or "the file"
         usual = {name: level for name, (level, _at) in self._store.baselines().items()}
-        currents: list[Current] = fixed_currents(self.snapshot().readings, usual, config.emergent.baseline_margin)
+        currents: list[Current] = fixed_currents(self.felt().readings, usual, config.emergent.baseline_margin)
         emergent = self.emergent_levels(now)
         at = now.timestamp()
         currents += [Current(row.name, level, life_stage(row, at, config.emergent)) for row, level in emergent]

@@ -114,6 +114,8 @@ FACTOR_WORDS: Final = MappingProxyType(
         "system_load": "how busy the machine is",
         "memory_pressure": "how full the machine's memory is",
         "questions": "questions left unresolved",
+        "absence": "a longer time apart than usual",
+        "impulses": "a memory that came back on its own",
     }
 )
 """Each modulation factor as what the agent would recognise (see :data:`ego_desires.modulation.FACTORS`)."""

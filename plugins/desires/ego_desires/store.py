@@ -20,8 +20,8 @@ from ego_desires.curve import EARLIEST, INITIAL, LATEST, Anchor
 from ego_desires.emergent import EMERGENT, EmergentRow
 
 FILE_NAME: Final = "desires.sqlite3"
-SCHEMA_VERSION: Final = 2
-"""1: the nine desires; 2: emergent desires and the usual levels (baselines) added."""
+SCHEMA_VERSION: Final = 3
+"""1: the nine desires; 2: emergent desires and the usual levels (baselines) added; 3: impulses added."""
 BUSY_TIMEOUT_MS: Final = 30_000
 
 _SCHEMA = """
@@ -42,6 +42,16 @@ CREATE TABLE IF NOT EXISTS emergent (
     satisfied_at REAL
 );
 CREATE TABLE IF NOT EXISTS baseline (name TEXT PRIMARY KEY, level REAL NOT NULL, sampled_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS impulse (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    memory_id TEXT NOT NULL,
+    emotion TEXT NOT NULL,
+    desire TEXT NOT NULL,
+    amount REAL NOT NULL,
+    at REAL NOT NULL,
+    felt_at REAL
+);
+CREATE INDEX IF NOT EXISTS impulse_by_memory ON impulse (memory_id, at);
 """
 
 
@@ -96,7 +106,7 @@ class DesireStore:
                 for statement in filter(str.strip, _SCHEMA.split(";")):
                     tx.execute(statement)
                 row = tx.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                if row is None or str(row[0]) == "1":  # version 1 only lacked the tables created above
+                if row is None or str(row[0]) in ("1", "2"):  # earlier versions only lacked tables created above
                     tx.execute(
                         "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -279,6 +289,61 @@ class DesireStore:
                 )
                 count += 1
         return count
+
+    # -- impulses ----------------------------------------------------------------------------------
+
+    def add_impulse(
+        self, memory_id: str, emotion: str, desire: str, amount: float, now: float, *, cap: float, cooldown: float
+    ) -> float | None:
+        """Keep an impulse from ``memory_id`` toward ``desire``, so that the desire's pending impulses stay within
+        ``cap``. Returns what it added (0 when the desire was at the cap), or None when the memory gave an impulse
+        less than ``cooldown`` seconds ago. Felt impulses past the cooldown are deleted here."""
+        with self._lock, self._transaction() as db:
+            db.execute("DELETE FROM impulse WHERE felt_at IS NOT NULL AND at <= ?", (now - cooldown,))
+            recent = db.execute(
+                "SELECT 1 FROM impulse WHERE memory_id = ? AND at > ? LIMIT 1", (memory_id, now - cooldown)
+            ).fetchone()
+            if recent is not None:
+                return None
+            (pending,) = db.execute(
+                "SELECT coalesce(sum(amount), 0) FROM impulse WHERE desire = ? AND felt_at IS NULL", (desire,)
+            ).fetchone()
+            added = max(0.0, min(amount, cap - float(pending)))
+            db.execute(
+                "INSERT INTO impulse (memory_id, emotion, desire, amount, at) VALUES (?, ?, ?, ?, ?)",
+                (memory_id, emotion, desire, added, now),
+            )
+        return added
+
+    @staticmethod
+    def _pending(db: sqlite3.Connection) -> dict[str, float]:
+        rows = db.execute("SELECT desire, sum(amount) FROM impulse WHERE felt_at IS NULL GROUP BY desire").fetchall()
+        return {
+            str(desire): float(amount)
+            for desire, amount in rows
+            if desire in DESIRES and isinstance(amount, int | float) and math.isfinite(amount) and amount > 0
+        }
+
+    def pending_impulses(self) -> dict[str, float]:
+        """The impulses not felt yet, summed by desire (reading changes nothing)."""
+        with self._lock:
+            db = self._db
+            if db is None:
+                raise DesireStoreError("the desires store is closed")
+            return self._pending(db)
+
+    def feel_impulses(self, now: float) -> dict[str, float]:
+        """The impulses not felt yet, summed by desire, marked felt in the same transaction (so only one reader
+        feels each)."""
+        with self._lock, self._transaction() as db:
+            pending = self._pending(db)
+            db.execute("UPDATE impulse SET felt_at = ? WHERE felt_at IS NULL", (now,))
+        return pending
+
+    def forget_impulses(self, memory_id: str) -> int:
+        """Delete every impulse of ``memory_id`` (a forgotten memory leaves no trace here)."""
+        with self._lock, self._transaction() as db:
+            return db.execute("DELETE FROM impulse WHERE memory_id = ?", (memory_id,)).rowcount
 
     def merge(self, incoming: Mapping[str, Anchor]) -> int:
         """Import: a desire takes the incoming state when it differs and is newer, or when the local one was never
