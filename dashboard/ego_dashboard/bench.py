@@ -1,9 +1,13 @@
 """``ego bench dashboard``: the dashboard's answer times over stores of growing size.
 
 For each size a temporary data directory gets that many synthetic memories (5 % private, linked to a few earlier
-ones, spread over 60 days) through the memory plugin's own import; then every view's API is timed in-process
-(p50/p95 over ``--requests`` calls), and, with Chromium and Playwright, the page's first render (from navigation
-to the Now view filled). The report is JSON.
+ones, spread over 60 days, one episode of five memories in every fifty) through the memory plugin's own import;
+then every view's API is timed in-process (p50/p95 over ``--requests`` calls), and, with Chromium and Playwright,
+the page's first render (from navigation to the Now view filled). The report is JSON.
+
+``--seed vectors`` stores the same memories with random unit vectors instead of embedding every text (the store's
+own batch write, as ``ego bench notions`` seeds): a store of 100,000 is made in minutes instead of hours. The views
+read the same rows, links and vectors either way; a search still embeds its words, only what it finds differs.
 """
 
 from __future__ import annotations
@@ -18,15 +22,19 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
+import numpy as np
 
-from ego_core import PluginHost, UsageError
+from ego_core import MEMORY_STORE, EmotionalTrace, Memory, MemoryLink, MemoryService, PluginHost, UsageError
 from ego_dashboard.app import build_app
+
+EPISODE_EVERY = 50
+EPISODE_SIZE = 5
 
 EMOTIONS = (
     "happy sad surprised moved excited nostalgic curious neutral melancholy anxious contentment frustrated".split()
@@ -88,6 +96,65 @@ def synthetic_records(count: int, seed: int = 7, now: datetime | None = None) ->
         }
 
 
+def synthetic_episodes(records: Sequence[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    """One episode record of :data:`EPISODE_SIZE` consecutive memories in every :data:`EPISODE_EVERY`."""
+    for number, start in enumerate(range(0, len(records) - EPISODE_SIZE + 1, EPISODE_EVERY)):
+        members = records[start : start + EPISODE_SIZE]
+        yield {
+            "type": "episode",
+            "id": f"ep_{number:012x}",
+            "summary": f"an afternoon of {EPISODE_SIZE} moments ({number})",
+            "memory_ids": [m["id"] for m in members],
+            "start": members[0]["timestamp"],
+            "end": members[-1]["timestamp"],
+            "importance": 3,
+            "created": members[-1]["timestamp"],
+        }
+
+
+@runtime_checkable
+class BatchStore(Protocol):
+    """The memory plugin's store as its service object holds it: one journaled batch write of memories and their
+    vectors (what its import calls after embedding)."""
+
+    def add_many(self, memories: Sequence[Memory], vectors: Any) -> None: ...
+
+
+def memory_of(record: Mapping[str, Any]) -> Memory:
+    trace = record["emotional_trace"]
+    return Memory(
+        id=record["id"],
+        content=record["content"],
+        timestamp=datetime.fromisoformat(record["timestamp"]),
+        emotional_trace=EmotionalTrace(
+            primary=trace["primary"], intensity=trace["intensity"], valence=trace["valence"], arousal=trace["arousal"]
+        ),
+        importance=record["importance"],
+        category=record["category"],
+        links=tuple(MemoryLink(link["target_id"], link["link_type"], link["confidence"]) for link in record["links"]),
+        is_private=record["is_private"],
+    )
+
+
+def seed_with_vectors(host: PluginHost, records: Sequence[Mapping[str, Any]], batch: int = 5000) -> None:
+    """Store ``records`` with random unit vectors through the memory store's batch write (no embedding)."""
+    service = host.services.get(MEMORY_STORE, MemoryService)
+    store = getattr(service, "store", None)
+    if service is None or not isinstance(store, BatchStore):
+        raise UsageError("--seed vectors needs the memory plugin's store (its batch write)")
+    redactor = getattr(service, "redactor", None)
+    dimension = int(np.asarray(service.embed(["dimension"])).shape[-1])
+    rng = np.random.default_rng(7)
+    for start in range(0, len(records), batch):
+        chunk = [memory_of(r) for r in records[start : start + batch]]
+        vectors = rng.normal(size=(len(chunk), dimension)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        for memory in chunk:  # as the import does: the private-text redactor learns each private text
+            if memory.is_private and redactor is not None:
+                redactor.add(memory.id, memory.content, memory.timestamp.timestamp())
+        store.add_many(chunk, vectors)
+
+
 @attrs.frozen
 class Timing:
     p50_ms: float
@@ -114,6 +181,7 @@ def _views(ids: list[str], rng: random.Random) -> Mapping[str, Callable[[], str]
         "memory_newest": lambda: "/api/memories?limit=20",
         "memory_search": lambda: f"/api/memories?q={rng.choice(WORDS)}+{rng.choice(WORDS)}&limit=20",
         "memory_detail": lambda: f"/api/memories/{rng.choice(ids)}",
+        "memory_merge_candidates": lambda: "/api/merge-candidates",
         "memory_graph": lambda: f"/api/memories/{rng.choice(ids)}/graph?depth=2",
         "self": lambda: "/api/self",
         "history_7d": lambda: "/api/history?range=7d",
@@ -180,7 +248,9 @@ def first_render(host: PluginHost, runs: int) -> dict[str, Any]:
     }
 
 
-def run_size(host: PluginHost, size: int, work: Path, requests: int, browser_runs: int) -> dict[str, Any]:
+def run_size(
+    host: PluginHost, size: int, work: Path, requests: int, browser_runs: int, *, seed: str = "import"
+) -> dict[str, Any]:
     settings = attrs.evolve(host.settings, data_dir=work / f"store-{size}")
     sized = host.sibling(settings)
     if "memory" not in sized.plugin_ids():
@@ -188,14 +258,23 @@ def run_size(host: PluginHost, size: int, work: Path, requests: int, browser_run
     sized.start()
     try:
         records = list(synthetic_records(size))
+        episodes = list(synthetic_episodes(records))
         started = time.perf_counter()
-        for start in range(0, size, 5000):
-            sized.hooks.import_records("memory", records=records[start : start + 5000])
+        if seed == "vectors":
+            seed_with_vectors(sized, records)
+        else:
+            for start in range(0, size, 5000):
+                sized.hooks.import_records("memory", records=records[start : start + 5000])
+        sized.hooks.import_records("memory", records=episodes)
         seeded_s = time.perf_counter() - started
         ids = [str(r["id"]) for r in records]
+        service = sized.services.get(MEMORY_STORE, MemoryService)
         report: dict[str, Any] = {
             "memories": size,
             "private": sum(1 for r in records if r["is_private"]),
+            "episodes": len(episodes),
+            "seed": seed,
+            "embedding_model": service.embedding_model if service is not None else None,
             "seed_seconds": round(seeded_s, 1),
             "api": api_timings(sized, ids, requests),
         }
@@ -223,7 +302,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     with tempfile.TemporaryDirectory(dir=args.work_dir) as work:
         for size in sizes:
             print(f"ego bench dashboard: {size} memories", file=sys.stderr)
-            report["sizes"].append(run_size(host, size, Path(work), args.requests, args.browser_runs))
+            report["sizes"].append(run_size(host, size, Path(work), args.requests, args.browser_runs, seed=args.seed))
     text = json.dumps(report, indent=2, ensure_ascii=False) + "\n"
     if args.output is None:
         sys.stdout.write(text)

@@ -11,9 +11,12 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from dashboard_support import PRIVATE, Seeded
+from dashboard_support import PRIVATE, Seeded, call
 from playwright.sync_api import Browser, Page, expect, sync_playwright
+from shared_gateway import GEMINI_PRIVATE, OLD_NOTE, OWN_NOTE, SeededGateway, shared_host_plugins, start_gateway
+from starlette.applications import Starlette
 
+from ego_core.testing import HostFactory, hash_token
 from ego_dashboard.app import build_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -113,6 +116,174 @@ def test_search_detail_and_forget_from_the_page(page: Page, seeded: Seeded) -> N
     memories = seeded.host.services.get("memory.store")
     assert memories is not None
     assert memories.get([str(memory_id)]) == []
+    html = page.content()
+    for text, _emotion in PRIVATE:
+        assert text[:12] not in html
+
+
+def serve(app: Starlette) -> tuple[uvicorn.Server, threading.Thread, str]:
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the dashboard did not start"
+        time.sleep(0.05)
+    return server, thread, f"http://127.0.0.1:{port}/"
+
+
+@pytest.fixture
+def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SeededGateway]:
+    for name in ("EGO_SHARED_URL", "EGO_SHARED_TOKEN", "EGO_SHARED_DB", "EGO_SHARED_AGENT", "EGO_SHARED_PROJECT"):
+        monkeypatch.delenv(name, raising=False)
+    running = start_gateway(tmp_path)
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def shared_page(browser: Browser, gateway: SeededGateway, make_host: HostFactory) -> Iterator[Page]:
+    """The dashboard of an agent (claude) whose shared memory is the seeded gateway, with the operator token."""
+    host = make_host(shared_host_plugins(), config={"shared_memory": gateway.plugin_config()})
+    server, thread, url = serve(build_app(host, gateway_operator_token=gateway.operator))
+    context = browser.new_context()
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda exc: errors.append(str(exc)))
+    opened.goto(url)
+    opened.uncheck("#live")
+    yield opened
+    context.close()
+    server.should_exit = True
+    thread.join(timeout=30)
+    assert not errors, errors
+
+
+def test_the_shared_view_shows_the_gateway(shared_page: Page, gateway: SeededGateway) -> None:
+    page = shared_page
+    page.click("button[data-view=shared]")
+    expect(page.locator("#shared-status")).to_contain_text("Read as claude")
+    expect(page.locator("#shared-pins")).to_contain_text("answer_style")
+    global_events = page.locator(".scope-events[data-scope='global'] tbody tr")
+    expect(global_events.filter(has_text=OLD_NOTE)).to_have_count(1)
+    expect(page.locator(f"tr[data-event='{gateway.events['pref']}']")).to_contain_text("[pinned]")
+    expect(page.locator(".scope-events[data-scope='agent:claude']")).to_contain_text(OWN_NOTE)
+    expect(page.locator("#shared-conflict-count")).to_have_text("1 open conflict(s) in these scopes.")
+    expect(page.locator("#shared-conflicts tbody tr")).to_contain_text(["release_branch"])
+    expect(page.locator("#shared-audit tbody tr").filter(has_text="janitor").first).to_be_visible()
+    expect(page.locator("#error")).to_be_hidden()
+    assert GEMINI_PRIVATE[:12] not in page.content()
+    assert "poem_" not in page.content()
+
+
+def test_a_cleanup_plan_is_confirmed_from_the_page(shared_page: Page, gateway: SeededGateway) -> None:
+    page = shared_page
+    page.click("button[data-view=shared]")
+    expect(page.locator("#shared-status")).to_contain_text("Read as claude")
+    page.fill("#cleanup-older", "30d")
+    page.click("#cleanup-form button")
+    expect(page.locator("#cleanup-plan-summary")).to_contain_text("1 event(s) (global: 1)")
+    expect(page.locator("#cleanup-events tbody tr")).to_contain_text([OLD_NOTE])
+    assert gateway.store.get(gateway.events["old"]) is not None  # a proposal deletes nothing
+    dismissed: list[str] = []
+    page.once("dialog", lambda dialog: (dismissed.append(dialog.message), dialog.dismiss()))
+    page.click("#cleanup-confirm")
+    expect(page.locator("#cleanup-confirm")).to_be_visible()
+    assert dismissed
+    assert gateway.store.get(gateway.events["old"]) is not None  # asked first; the owner said no
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#cleanup-confirm")
+    expect(page.locator("#cleanup-done")).to_contain_text("Deleted 1 event(s)")
+    assert gateway.store.get(gateway.events["old"]) is None
+    expect(page.locator("#shared-audit tbody tr").filter(has_text="cleanup_confirm")).to_have_count(1)
+    expect(page.locator(".scope-events[data-scope='global']")).not_to_contain_text(OLD_NOTE)
+
+
+def test_confirming_needs_the_token_and_the_pages_csrf(
+    browser: Browser, gateway: SeededGateway, make_host: HostFactory
+) -> None:
+    """Served beyond loopback: without the bearer token nothing is read and nothing confirmed; a page that does not
+    hold this dashboard's CSRF token (a forged copy) cannot confirm a plan; the real page with the token can."""
+    host = make_host(shared_host_plugins(), config={"shared_memory": gateway.plugin_config()})
+    anywhere = ".".join(["0"] * 4)
+    app = build_app(
+        host, bind_host=anywhere, tokens={"owner": hash_token("ego_owner")}, gateway_operator_token=gateway.operator
+    )
+    server, thread, url = serve(app)
+    with gateway.http(gateway.operator) as ops:
+        plan_id = ops.post("/v1/janitor/cleanup", json={"older_than": "30d"}).json()["plan_id"]
+    confirm = f"{url}api/shared/cleanup/{plan_id}/confirm"
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(url)
+        csrf = page.locator("meta[name=ego-csrf]").get_attribute("content")
+        expect(page.locator("#token-form")).to_be_visible()
+        page.fill("#token", "ego_wrong")
+        page.click("#token-form button")
+        expect(page.locator("#error")).to_contain_text("needs an agent's token")
+        expect(page.locator("#token-form")).to_be_visible()
+        refused = page.request.post(confirm, headers={"X-Ego-Csrf": str(csrf)})
+        assert refused.status == 401
+
+        forged = context.new_page()
+        forged.route(url, lambda route: route.fulfill(response=(fetched := route.fetch()),
+                                                     body=fetched.text().replace(str(csrf), "forged")))  # fmt: skip
+        forged.goto(url)
+        forged.fill("#token", "ego_owner")
+        forged.click("#token-form button")
+        forged.click("button[data-view=shared]")
+        forged.uncheck("#live")
+        forged.fill("#cleanup-plan-id", plan_id)
+        forged.click("#cleanup-lookup button")
+        expect(forged.locator("#cleanup-plan-summary")).to_contain_text(plan_id)
+        forged.once("dialog", lambda dialog: dialog.accept())
+        forged.click("#cleanup-confirm")
+        expect(forged.locator("#error")).to_contain_text("CSRF")
+        assert gateway.store.get(gateway.events["old"]) is not None
+
+        page.fill("#token", "ego_owner")
+        page.click("#token-form button")
+        page.click("button[data-view=shared]")
+        page.uncheck("#live")
+        page.fill("#cleanup-plan-id", plan_id)
+        page.click("#cleanup-lookup button")
+        page.once("dialog", lambda dialog: dialog.accept())
+        page.click("#cleanup-confirm")
+        expect(page.locator("#cleanup-done")).to_contain_text("Deleted 1 event(s)")
+        assert gateway.store.get(gateway.events["old"]) is None
+    finally:
+        context.close()
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def test_episode_in_the_detail_and_merge_review(page: Page, seeded: Seeded) -> None:
+    near = ("I repotted the basil on the balcony this evening", "I repotted the basil on the balcony in the evening")
+    for text in near:
+        call(seeded.host, "remember", {"content": text, "emotion": "happy", "force": True})
+    page.click("button[data-view=memory]")
+    page.locator(f"#results tbody tr[data-id='{seeded.public_ids[0]}']").click()
+    episode = page.locator("#detail-episode")
+    expect(episode).to_contain_text("A calm morning walk, then talk of the garden")
+    expect(episode.locator("li.private")).to_have_count(1)
+    expect(episode.locator("li")).to_have_count(3)
+    page.click("#merge-load")
+    pair = page.locator("#merge-pairs tbody tr").filter(has_text=near[0])
+    expect(pair).to_have_count(1)
+    expect(pair).to_contain_text(near[1])
+    pair.locator("button.keep-both").click()
+    pair.locator("button.undo-keep").click()  # undone: proposed again
+    expect(pair.locator("button.keep-both")).to_be_visible()
+    expect(page.locator("#merge-summary")).to_contain_text("0 pair(s) kept both of")
+    pair.locator("button.keep-both").click()
+    expect(pair.locator("button.undo-keep")).to_be_visible()
+    page.click("#merge-load")
+    expect(page.locator("#merge-pairs tbody tr").filter(has_text=near[0])).to_have_count(0)
+    expect(page.locator("#merge-summary")).to_contain_text("1 pair(s) kept both of")
+    kept = (seeded.host.settings.data_dir / "dashboard" / "kept_pairs.json").read_text(encoding="utf-8")
+    assert kept.count("|") == 1
     html = page.content()
     for text, _emotion in PRIVATE:
         assert text[:12] not in html
