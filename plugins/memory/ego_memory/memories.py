@@ -46,6 +46,7 @@ from ego_memory.embedding.english import EnglishEncoder, reads_as_english
 from ego_memory.embedding.profiles import profile_for
 from ego_memory.emotions import CATEGORIES, EMOTIONS, VIVID_INTENSITY
 from ego_memory.filters import Filters
+from ego_memory.fuzzy import recall_texts
 from ego_memory.limits import (
     MAX_LABEL_CHARS,
     MAX_SECONDARY,
@@ -547,6 +548,14 @@ class Memories:
         if not hits:
             return Response(data="No related memories found.", scaffold=self._recall_scaffold(0))
         now = self.ctx.now()
+        texts = recall_texts(
+            [hit.memory for hit in hits],
+            self.strengths,
+            people_of(self.ctx),
+            present=self.engine.present(now),
+            now=now,
+            snippet=RECALL_SNIPPET,
+        )
         out = [f"{len(hits)} of ~{count_of(max(pool, len(hits)), 'memory', 'memories')}:"]
         for number, hit in enumerate(hits, start=1):
             memory = hit.memory
@@ -560,7 +569,7 @@ class Memories:
                 f"score {relevance(hit):.2f}",
                 f"private: {'true' if memory.is_private else 'false'}",
             ]
-            out.append(f"{number}. [{relative_age(memory.timestamp, now)}] {truncate(memory.content, RECALL_SNIPPET)}")
+            out.append(f"{number}. [{relative_age(memory.timestamp, now)}] {texts[memory.id]}")
             out.append("   " + " · ".join(meta))
         out.extend(lines)
         return Response(data="\n".join(out), scaffold=self._recall_scaffold(len(hits)))

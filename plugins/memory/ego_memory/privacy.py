@@ -32,6 +32,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 
 from ego_core import PRIVATE_MARK
+from ego_memory.keywords import keywords
 
 MIN_NEEDLE = 8
 """Shorter private texts (or lines) are not masked on their own: too likely to be ordinary words."""
@@ -375,7 +376,8 @@ class PrivateContentRedactor:
                 self._rebuild()
 
     def _index(self, memory_id: str, content: str, timestamp: float | None) -> None:
-        self._forms[memory_id] = forms(content)
+        # its keywords as fuzzy recall shows them are private content too
+        self._forms[memory_id] = forms(content) | forms(", ".join(keywords(content)))
         # no time known: no public memory can be older (the cautious side)
         self._times[memory_id] = float("-inf") if timestamp is None else timestamp
         self._quotes.add(memory_id, fold(content))

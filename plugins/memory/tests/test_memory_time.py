@@ -200,3 +200,95 @@ async def test_anticipation_surfaces_one_line_by_band_and_its_arrival_once(
     restarted = memory_host(make_host, model_dir, data, clock)
     async with mcp_client(restarted) as client:
         assert _section_lines(await call_ok(client, "wake_up"), *ANTICIPATION_STARTS) == []  # acknowledged for good
+
+
+# ---------------------------------------------------------------------------------------------------
+# Fuzzy recall and precious memories
+
+
+def _line_of(text: str, start: str) -> str:
+    """The result line of a recall answer whose shown text starts with ``start``."""
+    found = [line for line in text.splitlines() if line.partition("] ")[2].startswith(start)]
+    assert len(found) == 1, text
+    return found[0].partition("] ")[2]
+
+
+@pytest.mark.anyio
+async def test_fuzzy_recall_fades_to_a_gist_and_an_impression_but_precious_and_anticipated_stay_vivid(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    clock = Clock(NOW - timedelta(days=300))
+    host = memory_host(make_host, model_dir, tmp_path / "data", clock)
+    async with mcp_client(host) as client:
+        await remember(client, "Painted the garden fence blue with the neighbour.", emotion="happy")
+        clock.set(NOW - timedelta(days=299))
+        await remember(client, "Watched the fireworks over the river.", emotion="moved", importance=1)
+        for _ in range(3):  # it keeps coming back although it never seemed important: precious
+            await call_ok(client, "recall", {"context": "fireworks over the river", "n_results": 1})
+        clock.set(NOW - timedelta(days=298))
+        await remember(client, "The sailing race on the lake.", anticipated_at=(NOW + timedelta(days=10)).isoformat())
+        clock.set(NOW - timedelta(days=120))
+        await remember(client, "Learned to bake sourdough bread in the small kitchen.", emotion="contentment")
+        clock.set(NOW - timedelta(days=119))
+        await remember(client, "京都の公園で桜が咲いていた。", emotion="nostalgic", private=True)
+        clock.set(NOW - timedelta(days=30))
+        await remember(client, "Repaired the old bicycle chain in the garage.", emotion="neutral")
+        clock.set(NOW)
+        await remember(client, "A quiet morning with coffee.")  # the store's present
+        fence = await call_ok(client, "recall", {"context": "painting the garden fence", "n_results": 1})
+        bread = await call_ok(client, "recall", {"context": "baking sourdough bread", "n_results": 1})
+        sakura = await call_ok(client, "recall", {"context": "京都の桜", "n_results": 1})
+        bicycle = await call_ok(client, "recall", {"context": "repairing the bicycle", "n_results": 1})
+        fireworks = await call_ok(client, "recall", {"context": "fireworks over the river", "n_results": 1})
+        race = await call_ok(client, "recall", {"context": "the sailing race", "n_results": 1})
+        search = await call_ok(client, "search_memories", {"context": "painting the garden fence", "n_results": 1})
+    assert _line_of(fence, "happy") == "happy, about a year ago"  # an impression
+    assert _line_of(bread, "contentment") == (
+        "contentment daily — sourdough, kitchen, learned, bread, small (a few months ago)"  # a gist
+    )
+    assert _line_of(sakura, "nostalgic") == "nostalgic daily — 京都, 公園 (a few months ago)"
+    assert "private: true" in sakura  # still marked
+    assert _line_of(bicycle, "Repaired") == "Repaired the old bicycle chain in the garage."  # vivid
+    assert _line_of(fireworks, "Watched") == "Watched the fireworks over the river."  # precious
+    assert _line_of(race, "The sailing") == "The sailing race on the lake."  # still ahead
+    assert "Painted the garden fence blue with the neighbour." in search  # the explicit lookup shows it all
+    for answer in (fence, bread, sakura):
+        assert "faded" not in answer
+
+
+@pytest.mark.anyio
+async def test_precious_floor_lifts_the_rank_but_not_the_strength(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    clock = Clock(NOW - timedelta(days=700))
+    plugin = MemoryPlugin()
+    host = make_host(
+        {"memory": plugin},
+        config={"memory": {"model_dir": str(model_dir), "recall": {"decay_weight": 3.0}}},
+        settings=Settings(data_dir=tmp_path / "data", timezone="UTC", random_seed=7),
+        clock=clock,
+    )
+    host.start()
+    async with mcp_client(host) as client:
+        kept = await remember(client, "Green tea in the morning on the veranda.", importance=1)
+        for _ in range(3):  # recalled again and again, never important: precious
+            await call_ok(client, "recall", {"context": "green tea on the veranda", "n_results": 1})
+        clock.set(NOW - timedelta(days=60))
+        others = [
+            await remember(client, text)
+            for text in ("Jasmine tea in the evening on the balcony.", "Black tea with milk in the garden.")
+        ]
+        clock.set(NOW)
+        await remember(client, "Fixed the printer at work.")
+    memories = plugin.memories
+    assert memories is not None
+    context = "tea outside in the morning"
+    found = memories.engine.gather(context, memories.embed([context], "query")[0], NOW)
+    assert found.precious == {kept}
+    with_floor = [hit.id for hit in memories.engine.rank(found, 3).hits]
+    found.precious = set()
+    without_floor = [hit.id for hit in memories.engine.rank(found, 3).hits]
+    assert set(others) <= set(without_floor)
+    assert with_floor.index(kept) < without_floor.index(kept)  # the floor lifts it
+    # what is shown and what counts as dormant stays the raw strength
+    assert kept in [m.id for m, _ in service(host).dormant_near("green tea", at=NOW)]
