@@ -121,6 +121,10 @@ class MemoryConfig:
     exact_search_limit: int = attrs.field(default=50_000, validator=attrs.validators.ge(0))
     """Recall's dense search runs exactly, on a copy of every vector in the process (2 KB a memory), while the
     store holds at most this many memories; beyond, and for searches with filters, Chroma's index answers."""
+    involuntary_probability: float = attrs.field(
+        default=0.25, validator=[attrs.validators.ge(0.0), attrs.validators.le(1.0)]
+    )
+    """The chance that a recall or a wake_up brings back a dormant memory nobody asked for (0: never)."""
     recall: RecallConfig = attrs.field(factory=RecallConfig)
 
 

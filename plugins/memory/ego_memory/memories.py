@@ -42,11 +42,13 @@ from ego_memory.anticipation import parse_anticipated, when_words
 from ego_memory.blas import one_blas_thread
 from ego_memory.config import MemoryConfig
 from ego_memory.contrast import contrast
+from ego_memory.echoes import resurface
 from ego_memory.embedding.english import EnglishEncoder, reads_as_english
 from ego_memory.embedding.profiles import profile_for
 from ego_memory.emotions import CATEGORIES, EMOTIONS, VIVID_INTENSITY
 from ego_memory.filters import Filters
 from ego_memory.fuzzy import recall_texts
+from ego_memory.involuntary import explicit_filter, proust
 from ego_memory.limits import (
     MAX_LABEL_CHARS,
     MAX_SECONDARY,
@@ -70,6 +72,7 @@ from ego_memory.recall import RecallEngine, SearchResult
 from ego_memory.rows import content_hash, to_millis
 from ego_memory.store import MemoryStore
 from ego_memory.strength import Strengths, people_of, precious_rows
+from ego_memory.thought import INTROSPECTION_SCAFFOLD
 from ego_memory.wording import count_of
 
 _log = logging.getLogger("ego.plugin.memory")
@@ -342,11 +345,21 @@ class Memories:
                 lines.append(f"- [{age}] {private}{truncate(other.content, 70)} (similarity: {similarity:.2f})")
         else:
             lines.append("No similar memories found yet.")
+        lines.extend(self._echoes(memory, shown=[other.id for other, _ in linked[:SHOWN_LINKS]]))
         lines.extend(notes)
         if memory.is_private:
             lines.append(PRIVATE_SAVED_NOTE)
         lines.extend(extra_lines(self.ctx.hooks.on_remember(memory=memory)))
+        if memory.category == "introspection":  # asks the monologue for its open end
+            return Response(data="\n".join(lines), scaffold=INTROSPECTION_SCAFFOLD)
         return Response(data="\n".join(lines), scaffold=(REMEMBER_SCAFFOLD if linked else UNLINKED_SCAFFOLD,))
+
+    def _echoes(self, memory: Memory, *, shown: Sequence[str]) -> list[str]:
+        """The dormant memories a new one echoes (:mod:`ego_memory.echoes`): touched, announced, one quoted."""
+        vector = self.embedder.embed([memory.content])[0]  # the vector just stored, from the cache
+        return resurface(
+            self.ctx, self.store, self.strengths, self.similarity_profile, memory, vector=vector, shown=shown
+        )
 
     def store_draft(
         self, draft: RememberDraft, *, timestamp: datetime | None = None
@@ -458,15 +471,16 @@ class Memories:
 
     @one_blas_thread
     def search(
-        self, query: RecallQuery, filters: Filters, *, touch: bool = True
+        self, query: RecallQuery, filters: Filters, *, touch: bool = True, involuntary: bool = False
     ) -> tuple[list[RecallHit], int, list[str]]:
-        """Ranked hits, the candidate pool size, and extra lines from ``on_recall_result``."""
+        """Ranked hits, the candidate pool size, and extra lines from ``on_recall_result``; ``involuntary``: a
+        dormant memory may take the last place (:func:`ego_memory.involuntary.proust`)."""
         self.settle_english()  # read your writes: the English vectors of every memory remembered before
         vector, english = self._query_vectors(query.context)
         now = self.ctx.now().astimezone(self.ctx.settings.tz)  # a period the context names is in local days
-        result = self.engine.search(
-            query.context, vector, query.n_results, now, filters if filters.active else None, english=english
-        )
+        active = filters if filters.active else None
+        found = self.engine.gather(query.context, vector, now, active, english=english)
+        result = self.engine.rank(found, query.n_results, active)
         self.last_search = result
         ids = [h.id for h in result.hits]
         memories = {m.id: m for m in self.store.get(ids)}
@@ -475,8 +489,23 @@ class Memories:
             for h in result.hits
             if h.id in memories
         ]
+        surfaced: Memory | None = None
+        if involuntary and not explicit_filter(filters):
+            hits, surfaced = proust(
+                self.ctx,
+                self.config.involuntary_probability,
+                found,
+                hits,
+                query.n_results,
+                store=self.store,
+                strengths=self.strengths,
+                profile=self.similarity_profile,
+                at=now.timestamp(),
+            )
         if touch and hits:
             self.store.touch([h.memory.id for h in hits], now.timestamp())
+        if surfaced is not None:
+            self.ctx.hooks.on_memory_surfaced(memory=surfaced, how="involuntary")
         lines: list[str] = []
         boosts: dict[str, float] = {}
         for _plugin, note in self.ctx.hooks.on_recall_result(query=query, results=tuple(hits)):
@@ -544,7 +573,7 @@ class Memories:
 
     def recall(self, args: Mapping[str, Any]) -> Response:
         query, filters = self.query(args)
-        hits, pool, lines = self.search(query, filters)
+        hits, pool, lines = self.search(query, filters, involuntary=True)
         if not hits:
             return Response(data="No related memories found.", scaffold=self._recall_scaffold(0))
         now = self.ctx.now()

@@ -15,6 +15,7 @@ from ego_core import (
     Command,
     EmbedderFactory,
     EmbeddingError,
+    Ember,
     PluginContext,
     Redactor,
     ScaffoldItem,
@@ -33,13 +34,16 @@ from ego_memory.commands import memory_commands
 from ego_memory.config import CONFIG_ENV, MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS
 from ego_memory.embedding.errors import ProviderError
+from ego_memory.embers import EMBER_NEWEST, embers
 from ego_memory.errors import StoreError
+from ego_memory.involuntary import unbidden, unbidden_line
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.mcp_surface import MemorySurface
 from ego_memory.memories import Memories, remember_log_view
 from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.progress import reporting
 from ego_memory.runtime import MemoryRuntime, open_runtime
+from ego_memory.thought import thought_quote
 from ego_memory.tools import lifecycle_tools, memory_tools
 from ego_memory.wording import count_of
 
@@ -52,6 +56,8 @@ INTROSPECT_CONSOLIDATE = ScaffoldLine("If memory feels fragmented, run consolida
 THOUGHT_BUDGET = 90
 """wake_up quotes the last introspection in at most this many columns (a CJK character counts THOUGHT_WIDE):
 whole wake_up responses stay under 150 tokens with every plugin enabled."""
+THOUGHT_BESIDE_UNBIDDEN = 60
+"""The quote's columns when an unbidden memory is quoted below it (the two lines share the budget)."""
 THOUGHT_WIDE = 4
 """The quote is bound in tokens: a CJK character is about one token, as four Latin characters are."""
 THOUGHT_FRAME = "(your own thought)"
@@ -267,17 +273,41 @@ class MemoryPlugin(MemorySurface):
         store = self.memories.store
         now = ctx.now()
         latest = store.latest(1, category="introspection")
+        memories = self.memories
+        surfaced = unbidden(
+            ctx,
+            memories.config.involuntary_probability,
+            store,
+            memories.similarity_profile,
+            now,
+            exclude=[thought.id for thought in latest],
+        )
+        if surfaced is not None:
+            ctx.hooks.on_memory_surfaced(memory=surfaced, how="involuntary")
         if latest:
             # the agent's own continuing thought stands alone: the whole wake_up stays under 150 tokens
             thought = latest[0]
-            snippet = truncate(thought.content, THOUGHT_BUDGET, wide=THOUGHT_WIDE)
-            text = f'Last introspection ({relative_age(thought.timestamp, now)}): "{snippet}" {THOUGHT_FRAME}'
-            return Section(key="memory", text=text, order=10)
-        newest = store.latest(1)
-        if not newest:
-            return Section(key="memory", text="No memories yet.", order=10)
-        age = relative_age(newest[0].timestamp, now)
-        return Section(key="memory", text=f"Memories: {store.count()}, the newest from {age}.", order=10)
+            budget = THOUGHT_BUDGET if surfaced is None else THOUGHT_BESIDE_UNBIDDEN
+            snippet = thought_quote(thought.content, budget, wide=THOUGHT_WIDE)
+            when = relative_age(thought.timestamp, now) + (", private" if thought.is_private else "")
+            text = f'Last introspection ({when}): "{snippet}" {THOUGHT_FRAME}'
+        else:
+            newest = store.latest(1)
+            if not newest:
+                return Section(key="memory", text="No memories yet.", order=10)
+            age = relative_age(newest[0].timestamp, now)
+            text = f"Memories: {store.count()}, the newest from {age}."
+        if surfaced is not None:
+            text += "\n" + unbidden_line(surfaced, now)
+        return Section(key="memory", text=text, order=10)
+
+    @hookimpl
+    def ember_candidates(self) -> Sequence[Ember] | None:
+        if self.memories is None:
+            return None
+        store = self.memories.store
+        quoted = [thought.id for thought in store.latest(1, category="introspection")]
+        return embers(store.latest(EMBER_NEWEST), quoted=quoted)
 
     @hookimpl
     def on_introspect(self, ctx: PluginContext) -> Section | None:

@@ -1,0 +1,37 @@
+"""Embers: the intense memories of the last few still smoulder in ``wake_up``'s ``Embers:`` line.
+
+Each of the :data:`EMBER_NEWEST` newest memories whose intensity is above :data:`EMBER_INTENSITY` offers
+``...{emotion} about: {the opening of its content}`` with its intensity as warmth (the core shows the two warmest
+fragments of every plugin). A private memory offers ``...{emotion} about something private``: never its words.
+The thought wake_up quotes already (the newest introspection) offers nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from ego_core import Ember, Memory
+from ego_memory.thought import clip
+
+EMBER_NEWEST = 5
+EMBER_INTENSITY = 0.6
+EMBERS_OFFERED = 2
+"""Only the two warmest of all plugins' fragments are shown: offering more would change nothing."""
+EMBER_QUOTE = 28
+"""Columns of a fragment's quote (a CJK character counts ``EMBER_WIDE``): two fragments fit wake_up's budget."""
+EMBER_WIDE = 4
+
+
+def ember_text(memory: Memory) -> str:
+    emotion = memory.emotional_trace.primary
+    if memory.is_private:
+        return f"...{emotion} about something private"
+    return f"...{emotion} about: {clip(memory.content, EMBER_QUOTE, wide=EMBER_WIDE)}"
+
+
+def embers(newest: Collection[Memory], *, quoted: Collection[str] = ()) -> list[Ember]:
+    """The embers of ``newest`` (the newest memories), warmest first, the newer first among equally warm;
+    ``quoted``: ids wake_up quotes already."""
+    intense = [m for m in newest if m.emotional_trace.intensity > EMBER_INTENSITY and m.id not in quoted]
+    intense.sort(key=lambda m: (-m.emotional_trace.intensity, -m.timestamp.timestamp()))
+    return [Ember(text=ember_text(m), warmth=m.emotional_trace.intensity) for m in intense[:EMBERS_OFFERED]]
