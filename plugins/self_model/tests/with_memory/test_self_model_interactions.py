@@ -40,7 +40,9 @@ async def test_an_alias_resolves_and_only_a_remember_naming_them_counts(
         await call_ok(client, "remember", {"content": "あいちゃんと星を見に行った。"})
         clock.set(NOON + timedelta(hours=3))
         picture = await call_ok(client, "consider_them", {"person": "AIKO"})
-    assert 'You\'ve shared a few moments with them, the last one earlier today: "あいちゃんと星を見に行った。"' in picture
+    assert (
+        'You\'ve shared a few moments with them, the last one earlier today: "あいちゃんと星を見に行った。"' in picture
+    )
 
 
 @pytest.mark.anyio
