@@ -480,6 +480,8 @@ MERGE_WINDOW = 500
 """Merge candidates are looked for among the newest this many memories (one matrix product, whatever the size
 of the store), as ``consolidate``'s dedup step does within its window."""
 MERGE_MAX = 20
+MERGE_CHECKS = 400
+"""At most this many of the most similar pairs are read for a contrast (a negation or a number apart)."""
 MERGEABLE_CONTRASTS = frozenset({None, "wording"})
 """The dedup plugin's rule: a pair reworded may be one memory; a pair differing by a negation or a number is not."""
 KEPT_FILE = "kept_pairs.json"
@@ -565,7 +567,8 @@ def merge_candidates(host: PluginHost, kept: KeptPairs) -> dict[str, Any]:
         similarity = matrix @ matrix.T
         rows, cols = np.triu_indices(len(present), k=1)
         values = similarity[rows, cols]
-        hits = sorted(np.flatnonzero(values >= threshold), key=lambda i: -float(values[i]))
+        hits = np.flatnonzero(values >= threshold)
+        hits = hits[np.argsort(-values[hits], kind="stable")][:MERGE_CHECKS]
         found: list[tuple[Memory, Memory, float]] = []
         for index in hits:
             a, b = present[int(rows[index])], present[int(cols[index])]
