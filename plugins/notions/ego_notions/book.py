@@ -22,6 +22,7 @@ from ego_notions.model import (
     MIN_MEMBERS,
     PRUNE_BELOW,
     REINFORCE_STEP,
+    WEAKENED_DROP,
     Notion,
     clamp,
     confidence_for,
@@ -111,6 +112,15 @@ class NotionBook:
 
     def ranked(self, now: datetime) -> list[Notion]:
         return sorted(self.db.all(), key=lambda n: rank_key(n, now))
+
+    def look_back(self) -> list[Notion]:
+        """The notions that feel less certain than at the previous look (a drop of at least 0.1), most weakened
+        first; what this look saw is kept for the next. Nothing at the first look."""
+        now = self.now()
+        held = {n.id: n for n in self.db.all()}
+        seen = {i: round(n.confidence_at(now), 4) for i, n in held.items()}
+        dropped = self.db.look_back(seen, WEAKENED_DROP, now) or []
+        return sorted((held[i] for i in dropped), key=lambda n: (seen[n.id], n.id))
 
     # ----------------------------------------------------------------------------------------------
     # consolidate

@@ -23,6 +23,8 @@ PRUNE_BELOW = 0.15
 REINFORCE_STEP = 0.1
 CONTRADICT_STEP = 0.15
 DORMANT_BELOW = 0.2
+WEAKENED_DROP = 0.1
+"""A notion this much less certain than at the previous wake_up has weakened."""
 DUPLICATE_JACCARD = 0.6
 LINK_SHARED = 2
 LABEL_CHARS = 48

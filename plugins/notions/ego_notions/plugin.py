@@ -10,6 +10,7 @@ from ego_core import (
     NOTIONS_STORE,
     Check,
     ConsolidationRun,
+    Ember,
     Memory,
     MemoryService,
     PluginBase,
@@ -21,6 +22,7 @@ from ego_core import (
     Tool,
     ToolError,
     hookimpl,
+    log_event,
 )
 from ego_notions import curate, portable
 from ego_notions.book import NotionBook
@@ -33,6 +35,8 @@ INTROSPECT_ORDER = 27
 ATTUNE_ORDER = 25
 """After the desire currents and interests (20), before the person attuned toward (30)."""
 NOT_RUNNING = "The notions store is not open; `ego doctor` shows why."
+WEAKENED_EMBER = "...something I thought I understood feels less certain now"
+WEAKENED_WARMTH = 0.4
 
 
 class NotionsPlugin(PluginBase):
@@ -121,6 +125,17 @@ class NotionsPlugin(PluginBase):
         """The strongest convictions, and a notion a contradiction weakened lately."""
         text = attune_text(self._running())
         return Section(key="notions", text=text, order=ATTUNE_ORDER) if text else None
+
+    @hookimpl
+    def ember_candidates(self) -> list[Ember] | None:
+        """Each wake_up compares the notions' confidence with what the previous one saw: one ember when any fell
+        by at least 0.1 (never a label: the feeling, not the notion)."""
+        book = self._running()
+        weakened = book.look_back()
+        if not weakened:
+            return None
+        log_event(book.log, "notions_weakened", count=len(weakened))
+        return [Ember(text=WEAKENED_EMBER, warmth=WEAKENED_WARMTH)]
 
     @hookimpl
     def export_records(self, include_private: bool) -> Iterator[Mapping[str, Any]]:

@@ -10,7 +10,7 @@ import json
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
@@ -19,8 +19,9 @@ from ego_core import write_transaction
 from ego_notions.model import Notion
 
 DB_NAME: Final = "notions.sqlite3"
-SCHEMA_VERSION: Final = 2
-"""2 added ``contradicted`` (when a contradiction last weakened the notion)."""
+SCHEMA_VERSION: Final = 3
+"""2 added ``contradicted`` (when a contradiction last weakened the notion); 3 the confidences the last wake_up saw
+(``confidence_seen``)."""
 BUSY_TIMEOUT_MS: Final = 30_000
 SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -38,6 +39,7 @@ CREATE TABLE IF NOT EXISTS notion_tags (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS notion_sources_by_notion ON notion_sources (notion_id);
 CREATE INDEX IF NOT EXISTS notion_tags_by_notion ON notion_tags (notion_id);
+CREATE TABLE IF NOT EXISTS confidence_seen (notion_id TEXT PRIMARY KEY, confidence REAL NOT NULL) WITHOUT ROWID;
 """
 COLUMNS: Final = (
     "id, label, tone, valence, confidence, anchored, created, reinforced, sources, tags, related, "
@@ -219,3 +221,17 @@ class NotionDB:
                     "INSERT OR IGNORE INTO notion_tags (tag, notion_id) VALUES (?, ?)",
                     [(t.casefold(), notion.id) for t in notion.tags],
                 )
+
+    def look_back(self, confidences: Mapping[str, float], drop: float, now: datetime) -> list[str] | None:
+        """The notions whose confidence fell by at least ``drop`` since the previous look, then ``confidences`` kept
+        in place of what that look saw, in one transaction (a crash keeps one or the other, and two processes never
+        both report a drop). None at the first look; notions gone since are not reported."""
+        with self._lock, write_transaction(self._connection()) as db:
+            looked = db.execute("SELECT value FROM meta WHERE key = 'confidence_seen_at'").fetchone()
+            before = {str(i): float(c) for i, c in db.execute("SELECT notion_id, confidence FROM confidence_seen")}
+            db.execute("DELETE FROM confidence_seen")
+            db.executemany("INSERT INTO confidence_seen (notion_id, confidence) VALUES (?, ?)", confidences.items())
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('confidence_seen_at', ?)", (now.isoformat(),))
+        if looked is None:
+            return None
+        return [i for i, c in confidences.items() if i in before and before[i] - c >= drop - 1e-9]
