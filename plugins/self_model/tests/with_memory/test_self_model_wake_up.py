@@ -116,7 +116,7 @@ async def test_a_rich_store_wakes_up_as_a_continuing_thought(
     assert re.fullmatch(r'Last introspection \(2h ago\): "(.+)" \(your own thought\)', line), line
     quoted = re.search(r'"(.+)"', line)
     assert quoted is not None
-    assert thought.startswith(quoted.group(1).rstrip("…"))
+    assert thought.endswith(quoted.group(1).lstrip("…"))  # a long thought is quoted by its end
     assert "Memories:" not in text, "the thought stands alone"
     data = text.split("\n\n---\n")[0].splitlines()
     companion = next(line for line in data if line.startswith("Master: you trust them deeply; last shared "))
