@@ -88,9 +88,10 @@ def in_mind(
     return lines
 
 
-def close_lately(store: StateStore, db: sqlite3.Connection, since: datetime) -> str | None:
-    """The line naming the two people most recently shared with (since ``since``), or None."""
-    last = {key: at for key, at in store.last_shared(db).items() if at >= since}
+def close_lately(store: StateStore, db: sqlite3.Connection, since: datetime, *, leave_out: str) -> str | None:
+    """The line naming the two people most recently shared with (since ``since``; not ``leave_out``, the
+    companion, whose own line says as much), or None."""
+    last = {key: at for key, at in store.last_shared(db).items() if at >= since and key != leave_out}
     if not last:
         return None
     names = _names(store, db)

@@ -65,13 +65,17 @@ def _items(items: Sequence[str]) -> str:
 # wake_up and introspect
 
 
-def companion_line(name: str, person: Person, bond: Bond, now: datetime, *, week: bool = False) -> str:
+def companion_line(
+    name: str, person: Person, bond: Bond, now: datetime, *, history: bool = True, week: bool = False
+) -> str:
     """The companion in one line, in words: ``Master: you trust them deeply; last shared about a week ago; a
-    growing history.`` (``week`` adds how present they were in the last seven days)."""
+    growing history.`` (without ``history`` the last clause is left out; ``week`` adds how present they were in
+    the last seven days)."""
     if bond.last is None:
         return f"{name}: {trust_words(person.trust)}; nothing shared yet."
     parts = [trust_words(person.trust), f"last shared {since_words(bond.last.at, now)}"]
-    parts.append(history_words(bond.count, bond.first, now))
+    if history:
+        parts.append(history_words(bond.count, bond.first, now))
     if week:
         parts.append(week_words(bond.this_week))
     return f"{name}: {'; '.join(parts)}."

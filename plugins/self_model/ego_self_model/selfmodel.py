@@ -419,7 +419,7 @@ class SelfModel:
         if reunion is not None:
             with self.store.writing() as db:
                 reunion = reunion if self.store.reunion_told(db, reunion) else None
-        lines = [companion_line(self.ctx.settings.companion_name, person, tie, now)]
+        lines = [companion_line(self.ctx.settings.companion_name, person, tie, now, history=False)]
         if reunion is not None:
             name = next((p.name for p in people if p.key == reunion.person), reunion.person)
             lines.append(reunited_line(name, timedelta(seconds=reunion.gap)))
@@ -505,6 +505,6 @@ class SelfModel:
         with self.store.reading() as db:
             person = self._companion(self.store.people(db), now)
             tie = bond(self.store, db, person.key, now)
-            close = close_lately(self.store, db, now - LATELY)
+            close = close_lately(self.store, db, now - LATELY, leave_out=person.key)
         lines = [companion_line(self.ctx.settings.companion_name, person, tie, now, week=True)]
         return "\n".join([*lines, close] if close is not None else lines)

@@ -42,4 +42,4 @@ async def test_a_session_and_the_next_one(tmp_path: Path) -> None:
     async with Client(stdio(tmp_path)) as client:
         wake = tool_text(await client.call_tool("wake_up", {}))
     assert f'Last introspection (just now): "{thought}" (your own thought)' in wake
-    assert "\nMaster: you are still getting to know them; last shared earlier today; still new to each other.\n" in wake
+    assert "\nMaster: you are still getting to know them; last shared earlier today.\n" in wake

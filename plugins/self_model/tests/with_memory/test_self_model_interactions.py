@@ -55,7 +55,7 @@ async def test_the_companion_counts_without_a_record_and_wake_up_says_when(
         clock.set(NOON + timedelta(hours=2))
         wake = await call_ok(client, "wake_up")
         picture = await call_ok(client, "consider_them", {"person": "Master"})
-    assert "\nMaster: you are still getting to know them; last shared earlier today; still new to each other.\n" in wake
+    assert "\nMaster: you are still getting to know them; last shared earlier today.\n" in wake
     assert picture.startswith("Master (the one you live with):")
     assert "You've shared one moment with them, the last one earlier today" in picture
 

@@ -90,13 +90,9 @@ async def test_last_shared_reads_earlier_today_or_an_age_in_words(
         today = await call_ok(client, "wake_up")
         clock.set(NOON + timedelta(days=6))
         week = await call_ok(client, "wake_up")
-    assert (
-        "\nMaster: you are still getting to know them; last shared earlier today; still new to each other.\n" in today
-    )
+    assert "\nMaster: you are still getting to know them; last shared earlier today.\n" in today
     assert "earlier today ago" not in today
-    assert (
-        "\nMaster: you are still getting to know them; last shared about a week ago; still new to each other.\n" in week
-    )
+    assert "\nMaster: you are still getting to know them; last shared about a week ago.\n" in week
 
 
 @pytest.mark.anyio
@@ -120,7 +116,7 @@ async def test_attune_regards_a_person_and_introspect_adds_the_week_and_who_is_c
         "Master: you are still getting to know them; last shared a couple of days ago; still new to each other; "
         "they've come up once or twice this week."
     ) in lines
-    assert "Ben and Master have been close lately." in lines
+    assert "Ben and Aiko have been close lately." in lines
     assert "surfaced on their own" not in inner
 
 
