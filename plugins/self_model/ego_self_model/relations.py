@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
-from ego_core import Absence, Preciousness, duration_words
+from ego_core import Absence, Preciousness, duration_words, truncate
 
 NEW_MOMENTS: Final = 5
 """Fewer shared moments than this: still new to each other, however long ago the first was."""
@@ -21,6 +21,7 @@ WEEK_WORDS: Final = (
 )
 """Moments shared in the last seven days → words."""
 TODAY: Final = "earlier today"
+QUESTION_CHARS: Final = 160
 
 
 def history_words(count: int, first: datetime | None, now: datetime) -> str:
@@ -67,6 +68,11 @@ def quieter_line(away: Absence) -> str:
 def reunion_line(name: str, gap: timedelta) -> str:
     """remember's line when a shared moment ends a quiet or long absence."""
     return f"A shared moment with {name} after a while — {duration_words(gap)} since the last."
+
+
+def left_open_line(question_id: str, question: str) -> str:
+    """After a reunion line: the most salient question held with that person."""
+    return f'There\'s something you two left open: "[{question_id}] {truncate(question, QUESTION_CHARS)}"'
 
 
 def reunited_line(name: str, gap: timedelta) -> str:

@@ -51,13 +51,14 @@ from ego_self_model.people import Bond, apply, blank, bond, find, mentioned
 from ego_self_model.persons import close_lately, in_mind
 from ego_self_model.questions import (
     QuestionView,
+    held_with,
     new_question_id,
     recently_triggered,
     resurface,
     view,
     views,
 )
-from ego_self_model.relations import quieter_line, reflection_lines, reunion_line, reunited_line
+from ego_self_model.relations import left_open_line, quieter_line, reflection_lines, reunion_line, reunited_line
 from ego_self_model.render import (
     companion_line,
     open_questions_text,
@@ -389,7 +390,11 @@ class SelfModel:
         if not reunions:
             return []
         away, person = min(reunions, key=lambda found: found[0].last_shared)
-        return [reunion_line(person.name, memory.timestamp - away.last_shared)]
+        lines = [reunion_line(person.name, memory.timestamp - away.last_shared)]
+        question = held_with(self.store, person, self.ctx.now(), self.config)
+        if question is not None:
+            lines.append(left_open_line(question.question.id, question.question.text))
+        return lines
 
     def forgot(self, memory: Memory) -> list[str]:
         """Forget the memory's moments; a precious one (a shared peak, or one that kept drawing you back) gets a
