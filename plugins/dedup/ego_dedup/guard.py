@@ -41,7 +41,9 @@ NEIGHBOURS = 3
 """How many of the nearest memories may be the one repeated (the nearest may differ by a negation)."""
 
 
-def find_duplicate(service: MemoryService, content: str, threshold: float) -> Duplicate | None:
+def find_duplicate(
+    service: MemoryService, content: str, threshold: float, anticipated: datetime | None = None
+) -> Duplicate | None:
     """The existing memory ``content`` repeats, or ``None``.
 
     The exact same text is found by its hash without computing an embedding. Otherwise the nearest memories
@@ -49,14 +51,17 @@ def find_duplicate(service: MemoryService, content: str, threshold: float) -> Du
     most similar one at or above ``threshold`` that says the same thing - no negation, number or wording
     contrast (``MemoryService.contrast``) - is the duplicate. 映画を見なかった is not 映画を見た, whatever the
     cosine. Neither lookup counts as an access of the memory found.
+
+    Only a memory anticipating the same moment (``anticipated``; None: none) can be repeated: a plan for a moment
+    ahead and a memory of what happened are two memories, however alike their words.
     """
     same = service.find_exact(content)
-    if same is not None:
+    if same is not None and same.anticipated == anticipated:
         return Duplicate(existing=same, similarity=1.0, exact=True)
     for memory, similarity in service.nearest(content, NEIGHBOURS):
         if similarity < threshold:
             break
-        if service.contrast(content, memory.content) is None:
+        if memory.anticipated == anticipated and service.contrast(content, memory.content) is None:
             return Duplicate(existing=memory, similarity=similarity, exact=False)
     return None
 

@@ -72,10 +72,14 @@ MERGEABLE_CONTRASTS = frozenset({None, "wording"})
 """A pair reworded is worth reviewing as one memory; a pair that differs by a negation or a number is not."""
 
 
-def find_pairs(memories: Sequence[Memory], service: MemoryService, threshold: float, limit: int) -> list[MergePair]:
+def find_pairs(
+    memories: Sequence[Memory], service: MemoryService, threshold: float, limit: int, *, at: datetime
+) -> list[MergePair]:
     """Unique pairs with cosine similarity ≥ ``threshold`` that do not contradict each other (negation, number),
-    strongest first, at most ``limit``."""
-    vectors = service.embeddings([m.id for m in memories])
+    strongest first, at most ``limit``. A memory protected at ``at`` (``MemoryService.protected``: precious, or
+    anticipating a moment still ahead) is never in a pair, nor are two memories anticipating different moments."""
+    protected = service.protected([m.id for m in memories], at)
+    vectors = service.embeddings([m.id for m in memories if m.id not in protected])
     present = [m for m in memories if m.id in vectors]
     if len(present) < 2:
         return []
@@ -90,7 +94,7 @@ def find_pairs(memories: Sequence[Memory], service: MemoryService, threshold: fl
     pairs: list[MergePair] = []
     for i in order:
         a, b = present[int(rows[i])], present[int(cols[i])]
-        if service.contrast(a.content, b.content) in MERGEABLE_CONTRASTS:
+        if a.anticipated == b.anticipated and service.contrast(a.content, b.content) in MERGEABLE_CONTRASTS:
             pairs.append(MergePair(a=a, b=b, similarity=float(min(1.0, values[i]))))
             if len(pairs) == limit:
                 break

@@ -40,7 +40,7 @@ class DedupPlugin:
             return None
         config: DedupConfig = ctx.config
         threshold, _merge = config.thresholds(service.similarity_profile)
-        duplicate = find_duplicate(service, draft.content, threshold)
+        duplicate = find_duplicate(service, draft.content, threshold, draft.anticipated)
         if duplicate is None:
             return None
         return duplicate_response(duplicate, ctx.now(), recall_served=ctx.tool_served("recall"))
@@ -55,5 +55,5 @@ class DedupPlugin:
             memories = window_memories(service, run, config.max_recent)
             progress.advance()
             _dedup, threshold = config.thresholds(service.similarity_profile)
-            pairs = find_pairs(memories, service, threshold, config.max_merge_candidates)
+            pairs = find_pairs(memories, service, threshold, config.max_merge_candidates, at=ctx.now())
         return merge_section(pairs, recall=ctx.tool_served("recall"), forget=ctx.tool_served("forget"))
