@@ -3,7 +3,10 @@ impression, and the dormant memories near a text (the ``memory.store`` service's
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from collections.abc import Mapping
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -12,8 +15,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from memory_support import saved_id
 
-from ego_core import MEMORY_STORE, Clock, MemoryService, PluginHost, Settings
-from ego_core.testing import HostFactory, call_error, call_ok, mcp_client
+from ego_core import MEMORY_STORE, PRIVATE_MARK, Clock, MemoryService, PluginHost, Settings
+from ego_core.testing import HostFactory, call_error, call_ok, export_file, import_file, mcp_client, read_log
 from ego_memory.plugin import MemoryPlugin
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -292,3 +295,70 @@ async def test_precious_floor_lifts_the_rank_but_not_the_strength(
     assert with_floor.index(kept) < without_floor.index(kept)  # the floor lifts it
     # what is shown and what counts as dormant stays the raw strength
     assert kept in [m.id for m, _ in service(host).dormant_near("green tea", at=NOW)]
+
+
+@pytest.mark.anyio
+async def test_anticipation_of_a_private_memory_is_marked_and_never_logged(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    clock = Clock(NOW)
+    secret = "Telling my sister about the hospital results"
+    moment = (NOW + timedelta(hours=20)).isoformat()
+    host = make_host(
+        {"memory": MemoryPlugin()},
+        config={"memory": {"model_dir": str(model_dir)}},
+        settings=Settings(data_dir=tmp_path / "data", timezone="UTC", random_seed=7, log_arguments=True),
+        clock=clock,
+        log=True,
+    )
+    host.start()
+    async with mcp_client(host) as client:
+        await remember(client, secret, private=True, anticipated_at=moment)
+        soon = await call_ok(client, "wake_up")
+        clock.set(NOW + timedelta(days=1))
+        came = await call_ok(client, "attune")
+    assert f'Tomorrow: "{secret}" (private)' in soon  # shown to the agent, marked
+    assert f'That time came: "{secret}" (private). How was it, actually?' in came
+    logged = json.dumps(read_log(host), ensure_ascii=False)
+    assert "tool_call" in logged  # the calls were logged, with their arguments
+    assert "hospital" not in logged
+    assert moment not in logged
+    remembered = next(r for r in read_log(host) if r.get("tool") == "remember")
+    assert remembered["args"]["anticipated_at"] == PRIVATE_MARK
+
+
+@pytest.mark.anyio
+async def test_anticipation_travels_through_export_and_import(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    clock = Clock(NOW)
+    moment = NOW + timedelta(days=5)
+    source = memory_host(make_host, model_dir, tmp_path / "source", clock)
+    async with mcp_client(source) as client:
+        planned = await remember(client, "The school reunion in the old gym.", anticipated_at=moment.isoformat())
+    export_file(source, tmp_path / "all.jsonl", include_private=True)
+    target = memory_host(make_host, model_dir, tmp_path / "target", clock)
+    assert import_file(target, tmp_path / "all.jsonl").added == {"memory": 1}
+    assert [m.anticipated for m in service(target).get([planned])] == [moment]
+    assert service(target).protected([planned], NOW) == {planned}
+
+
+@pytest.mark.anyio
+async def test_anticipation_columns_are_added_to_a_store_from_before(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    host = memory_host(make_host, model_dir, data, Clock(NOW))
+    async with mcp_client(host) as client:
+        older = await remember(client, "A memory from before anticipation existed.")
+    host.stop()
+    with closing(sqlite3.connect(data / "memory" / "memory.sqlite3")) as db:
+        db.execute("DROP INDEX memories_anticipated")
+        db.execute("ALTER TABLE memories DROP COLUMN anticipated")
+        db.execute("ALTER TABLE memories DROP COLUMN anticipation_surfaced")
+        db.commit()
+    reopened = memory_host(make_host, model_dir, data, Clock(NOW))
+    async with mcp_client(reopened) as client:
+        planned = await remember(client, "The harvest festival.", anticipated_at="2026-03-09")
+        assert "A memory from before" in await call_ok(client, "recall", {"context": "a memory from before"})
+    assert [m.anticipated for m in service(reopened).get([older, planned])] == [None, datetime(2026, 3, 9, tzinfo=UTC)]
