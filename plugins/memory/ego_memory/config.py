@@ -91,6 +91,11 @@ def _similarity(_instance: object, attribute: attrs.Attribute[float | None], val
         raise ValueError(f"{attribute.name}: expected a cosine similarity greater than 0 and at most 1, got {value}")
 
 
+def _probability(_instance: object, attribute: attrs.Attribute[float], value: float) -> None:
+    if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+        raise ValueError(f"{attribute.name}: expected a probability from 0 (never) to 1 (always), got {value}")
+
+
 @attrs.frozen
 class MemoryConfig:
     embedder: str = "use"
@@ -121,9 +126,7 @@ class MemoryConfig:
     exact_search_limit: int = attrs.field(default=50_000, validator=attrs.validators.ge(0))
     """Recall's dense search runs exactly, on a copy of every vector in the process (2 KB a memory), while the
     store holds at most this many memories; beyond, and for searches with filters, Chroma's index answers."""
-    involuntary_probability: float = attrs.field(
-        default=0.25, validator=[attrs.validators.ge(0.0), attrs.validators.le(1.0)]
-    )
+    involuntary_probability: float = attrs.field(default=0.25, validator=_probability)
     """The chance that a recall or a wake_up brings back a dormant memory nobody asked for (0: never)."""
     recall: RecallConfig = attrs.field(factory=RecallConfig)
 

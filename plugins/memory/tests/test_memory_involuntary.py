@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from memory_support import recalled_contents, saved_id
 
-from ego_core import Clock, Memory, PluginHost, Settings, hookimpl
+from ego_core import Clock, ConfigError, Memory, PluginHost, Settings, build_host, hookimpl
 from ego_core.testing import HostFactory, call_ok, mcp_client, read_log
 from ego_memory.plugin import MemoryPlugin
 
@@ -404,3 +404,18 @@ async def test_private_memories_surface_marked_and_never_reach_the_log(
         assert secret[-20:] not in logged
     assert unbidden.group(2).rstrip("…")[:20] not in logged
     assert echo.group(3).rstrip("…")[:20] not in logged
+
+
+# ---------------------------------------------------------------------------------------------------
+# configuration
+
+
+@pytest.mark.parametrize("value", [1.5, -0.1, float("nan")])
+def test_an_involuntary_probability_outside_zero_to_one_is_refused(tmp_path: Path, value: float) -> None:
+    settings = Settings(data_dir=tmp_path / "data", plugin_tables={"memory": {"involuntary_probability": value}})
+    with pytest.raises(ConfigError) as raised:
+        build_host(settings, autoload=False, plugins={"memory": MemoryPlugin()})
+    assert str(raised.value) == (
+        f"plugins.memory.involuntary_probability: expected a probability from 0 (never) to 1 (always), got {value}"
+    )
+    assert not (tmp_path / "data" / "memory").exists()
