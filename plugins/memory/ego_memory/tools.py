@@ -53,7 +53,7 @@ REMEMBER_SCHEMA: Mapping[str, Any] = {
         "private": {"type": "boolean"},
         "force": {"type": "boolean"},
         "body_state": {"type": "object"},
-        "anticipated_at": {"type": "string", "description": "ISO date(time) ahead"},
+        "anticipated_at": {"type": "string"},
     },
     "required": ["content"],
     "additionalProperties": False,
@@ -154,7 +154,7 @@ def memory_tools(remember: Handler, recall: Handler, search: Handler, remember_l
     return [
         Tool(
             name="remember",
-            description="Keep a memory with its emotional trace; it links itself to similar ones.",
+            description="Keep a memory and its emotional trace; it links to similar ones.",
             input_schema=REMEMBER_SCHEMA,
             handler=remember,
             tier="surface",
