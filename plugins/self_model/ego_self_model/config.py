@@ -59,6 +59,23 @@ class SelfModelConfig:
     """Active questions introspect lists (the most salient first)."""
     max_resurfacing_shown: int = attrs.field(default=3, validator=_count(1, 50))
     """Questions the resurfacing section lists."""
+    ripening_per_run: int = attrs.field(default=5, validator=_count(0, 100))
+    """Fading questions (importance 2 or more) one consolidate feeds, the longest unfed first (0: no ripening)."""
+    ripening_search: int = attrs.field(default=15, validator=_count(1, 100))
+    """Memories most similar to a question that one feeding looks among."""
+    companion_low: float | None = attrs.field(default=None, validator=attrs.validators.optional(_number(-1, 1)))
+    """Similarity to the question from which a memory can keep it company; default: the embedding model's
+    calibrated "related" similarity (0.35 for use, 0.40 for onnx all-MiniLM-L6-v2)."""
+    companion_high: float | None = attrs.field(default=None, validator=attrs.validators.optional(_number(-1, 1)))
+    """Similarity from which a memory is too obviously related to be a companion; default: the model's "link"
+    similarity (0.65 for use, 0.70 for onnx all-MiniLM-L6-v2)."""
+    ripe_companions: int = attrs.field(default=3, validator=_count(1, 50))
+    """Companions (a disagreeing pair counts one) that make a resting question ripe: introspect brings it back."""
+    ripening_hint_chance: float = attrs.field(default=0.25, validator=_number(0, 1))
+    """Chance that attune says something is ripening, when a fading question has gathered company."""
+    open_edge_active: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
+    """wake_up's Open edge also names the most salient active question when none has ripened (about ten tokens
+    more; off by default for wake_up's budget: introspect lists the active questions first)."""
     max_list_items: int = attrs.field(default=20, validator=_count(1, 500))
     """Items a list field holds (preferences, values, goals, identity, topics, aliases, notes)."""
     max_text_chars: int = attrs.field(default=300, validator=_count(10, 5000))

@@ -43,7 +43,8 @@ def forms(config: SelfModelConfig) -> dict[str, str]:
         ),
         "growth_log": f"a string of {text} (a new entry; entries are never replaced)",
         "new_question": (
-            f'{{"question": <{text}>, "importance": <integer 1-5, default 3>}}, or the question alone as a string'
+            f'{{"question": <{text}>, "importance": <integer 1-5, default 3>, "with": <a person, {name}, optional>, '
+            '"supersedes": <the id of the question it carries forward, optional>}, or the question alone as a string'
         ),
         "resolve_question": 'a question id "q_" + 12 hex digits, or {"id": <question id>, "answer": <string>}',
         "question_importance": '{"id": <question id "q_" + 12 hex digits>, "importance": <integer 1-5>}',
@@ -84,6 +85,10 @@ class AddGrowth:
 class NewQuestion:
     text: str
     importance: int
+    person: str | None = None
+    """Whom it is held with (a name or alias, as given)."""
+    supersedes: str | None = None
+    """The id of the question it carries forward."""
 
 
 @attrs.frozen
@@ -204,9 +209,16 @@ def _parse_self(field: str, value: Any, config: SelfModelConfig) -> SelfUpdate:
             return NewQuestion(_text(value, config.max_text_chars), DEFAULT_IMPORTANCE)
         if not isinstance(value, dict):
             raise FieldValueError("not a string or object")
-        _only_keys(value, ("question", "importance"), ("question",))
+        _only_keys(value, ("question", "importance", "with", "supersedes"), ("question",))
         importance = importance_of(value["importance"]) if "importance" in value else DEFAULT_IMPORTANCE
-        return NewQuestion(_text(value["question"], config.max_text_chars), importance)
+        person = value.get("with")
+        supersedes = value.get("supersedes")
+        return NewQuestion(
+            _text(value["question"], config.max_text_chars),
+            importance,
+            person=None if person is None else _text(person, config.max_name_chars),
+            supersedes=None if supersedes is None else _question_id(supersedes),
+        )
     if field == "resolve_question":
         if isinstance(value, str):
             return ResolveQuestion(_question_id(value), None)

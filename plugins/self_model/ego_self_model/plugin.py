@@ -28,6 +28,7 @@ from ego_self_model.config import SelfModelConfig
 from ego_self_model.mcp_surface import SelfModelSurface
 from ego_self_model.people_service import PeopleService
 from ego_self_model.questions import OpenQuestionsService
+from ego_self_model.ripening import Ripening
 from ego_self_model.schemas import (
     AM_I_BEING_GENUINE,
     CONSIDER_THEM,
@@ -120,17 +121,32 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
         lines = self._running().recalled(query, results)
         return RecallNote(lines=lines) if lines else None
 
-    @hookimpl
-    def on_wake_up(self) -> Section:
-        return self._running().wake_up()
+    def _ripening(self) -> Ripening:
+        model = self._running()
+        return Ripening(model.ctx, model.store, model.config)
 
     @hookimpl
-    def on_attune(self, person: str | None) -> Section:
-        return self._running().attune(person)
+    def on_consolidate(self) -> Section | None:
+        return self._ripening().consolidated()
+
+    @hookimpl
+    def on_wake_up(self) -> list[Section]:
+        edge = self._ripening().open_edge()
+        return [self._running().wake_up(), *([edge] if edge is not None else [])]
+
+    @hookimpl
+    def on_attune(self, person: str | None) -> list[Section]:
+        model = self._running()
+        hint = self._ripening().hint(model.ctx.random)
+        return [model.attune(person), *([hint] if hint is not None else [])]
 
     @hookimpl
     def on_introspect(self) -> list[Section]:
-        return self._running().introspect()
+        sections = self._running().introspect()
+        ripened = self._ripening().take_ripened()
+        if ripened is None:
+            return sections
+        return [*(s for s in sections if s.key != "self_model.resurfacing"), ripened]
 
     # ------------------------------------------------------------------------------------------
     # ego export / ego import

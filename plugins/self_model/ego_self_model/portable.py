@@ -1,9 +1,11 @@
 """The self_model plugin's part of ``ego export`` / ``ego import``.
 
 Records, in this order: ``meta``; ``self`` (one per self-model field); ``growth`` (oldest first); ``question``
-(every one: active, fading, dormant and resolved); ``person``; ``shared`` (a memory shared with a person: its id
-and time, never its text; a private one only with ``--include-private``). Question vectors are not exported: a
-question is embedded again, once, when the next memory is saved. Times are ISO 8601 in UTC.
+(every one: active, fading, dormant and resolved, with whom it is held, its lineage and when ripening last fed
+it); ``person``; ``shared`` (a memory shared with a person: its id and time, never its text; a private one only
+with ``--include-private``); ``companion`` (what a resting question gathered: memory or notion ids, never text;
+one with a private memory only with ``--include-private``). Question vectors are not exported: a question is
+embedded again, once, when the next memory is saved. Times are ISO 8601 in UTC.
 
 An import checks every record first (types and limits, naming record and field) and writes nothing if one is
 wrong; it keeps what the store already has (a field already set, a question or person already known), so
@@ -15,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import attrs
 
@@ -29,7 +31,18 @@ from ego_self_model.fields import (
     importance_of,
     key_of,
 )
-from ego_self_model.store import Growth, Person, Question, Shared, StateStore, from_epoch, to_epoch
+from ego_self_model.store import (
+    COMPANION_KINDS,
+    Companion,
+    CompanionKind,
+    Growth,
+    Person,
+    Question,
+    Shared,
+    StateStore,
+    from_epoch,
+    to_epoch,
+)
 
 RECORD_VERSION: Final = 1
 
@@ -46,6 +59,7 @@ def export_records(store: StateStore, include_private: bool) -> Iterator[Mapping
         questions = store.questions(db, resolved=None)
         people = store.people(db)
         shared = store.shared(db)
+        companions = store.companions(db)
     yield {"type": "meta", "record_version": RECORD_VERSION}
     for field in sorted(fields):
         yield {"type": "self", "field": field, "value": fields[field], "updated": iso(times[field])}
@@ -63,6 +77,9 @@ def export_records(store: StateStore, include_private: bool) -> Iterator[Mapping
             "answer": question.answer,
             "resurfaced": question.resurfaced,
             "triggered": iso(question.triggered),
+            "person": question.person,
+            "lineage": list(question.lineage),
+            "last_fed": iso(question.last_fed),
         }
     for person in people:
         yield {
@@ -86,6 +103,19 @@ def export_records(store: StateStore, include_private: bool) -> Iterator[Mapping
             "memory_id": moment.memory_id,
             "at": iso(moment.at),
             "private": moment.private,
+        }
+    for companion in companions:
+        if companion.private and not include_private:
+            continue
+        yield {
+            "type": "companion",
+            "question": companion.question,
+            "kind": companion.kind,
+            "first": companion.first,
+            "second": companion.second,
+            "similarity": companion.similarity,
+            "added": iso(companion.added),
+            "private": companion.private,
         }
 
 
@@ -166,6 +196,24 @@ def _question_id(value: Any) -> str:
     return value
 
 
+def _question_ids(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise FieldValueError("not a list")
+    return tuple(_question_id(item) for item in value)
+
+
+def _similarity(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or abs(value) > 1:
+        raise FieldValueError("not a similarity")
+    return float(value)
+
+
+def _kind(value: Any) -> CompanionKind:
+    if value not in COMPANION_KINDS:
+        raise FieldValueError("not a kind")
+    return cast(CompanionKind, value)
+
+
 def _skills(limit: int) -> Callable[[Any], dict[str, float]]:
     name = _text(limit)
 
@@ -187,6 +235,7 @@ class Parsed:
     questions: Sequence[Question] = ()
     people: Sequence[Person] = ()
     shared: Sequence[Shared] = ()
+    companions: Sequence[Companion] = ()
 
 
 def _self_record(record: Mapping[str, Any], config: SelfModelConfig) -> tuple[str, Any, datetime]:
@@ -218,6 +267,22 @@ def _question_record(record: Mapping[str, Any], config: SelfModelConfig) -> Ques
         answer=_get(record, "answer", _text(config.max_text_chars), "a string", optional=True),
         resurfaced=_get(record, "resurfaced", _count, "an integer >= 0"),
         triggered=_get(record, "triggered", _time, TIME, optional=True),
+        person=_get(record, "person", _text(config.max_name_chars), "a person's name", optional=True),
+        lineage=_get(record, "lineage", _question_ids, "a list of question ids", optional=True) or (),
+        last_fed=_get(record, "last_fed", _time, TIME, optional=True),
+    )
+
+
+def _companion_record(record: Mapping[str, Any]) -> Companion:
+    kind = _get(record, "kind", _kind, "one of: " + ", ".join(COMPANION_KINDS))
+    return Companion(
+        question=_get(record, "question", _question_id, '"q_" and 12 hex digits'),
+        kind=kind,
+        first=_get(record, "first", _text(64), "a memory or notion id"),
+        second=_get(record, "second", _text(64), "a memory or notion id", optional=kind == "companion"),
+        similarity=_get(record, "similarity", _similarity, "a number from -1 to 1", optional=True),
+        added=_get(record, "added", _time, TIME),
+        private=bool(_get(record, "private", _flag, "true or false", optional=True)),
     )
 
 
@@ -261,6 +326,7 @@ def parse(records: Sequence[Mapping[str, Any]], config: SelfModelConfig) -> tupl
     questions: list[Question] = []
     people: list[Person] = []
     shared: list[Shared] = []
+    companions: list[Companion] = []
     problems: list[str] = []
     for number, record in enumerate(records, start=1):
         kind = record.get("type")
@@ -287,6 +353,8 @@ def parse(records: Sequence[Mapping[str, Any]], config: SelfModelConfig) -> tupl
                 people.append(_person_record(record, config))
             elif kind == "shared":
                 shared.append(_shared_record(record, config))
+            elif kind == "companion":
+                companions.append(_companion_record(record))
             else:
                 problems.append(f"{where}: unknown record type")
         except RecordError as exc:
@@ -294,7 +362,13 @@ def parse(records: Sequence[Mapping[str, Any]], config: SelfModelConfig) -> tupl
     for label, keys in (("question", [q.id for q in questions]), ("person", [p.key for p in people])):
         twice = sorted({k for k in keys if keys.count(k) > 1})
         problems.extend(f"{label} {key} appears twice" for key in twice)
-    parsed = Parsed(fields=fields, growth=growth, questions=questions, people=people, shared=shared)
+    held = {q.id for q in questions}
+    problems.extend(
+        f"companion of question {c.question}: no such question record" for c in companions if c.question not in held
+    )
+    parsed = Parsed(
+        fields=fields, growth=growth, questions=questions, people=people, shared=shared, companions=companions
+    )
     return parsed, problems
 
 
@@ -317,4 +391,11 @@ def import_records(store: StateStore, records: Sequence[Mapping[str, Any]], conf
         added += sum(store.add_question(db, question) for question in parsed.questions)
         added += sum(store.put_person(db, person, replace=False) for person in parsed.people)
         added += sum(store.add_shared(db, moment) for moment in parsed.shared)
+        had = {(c.question, c.kind, c.first, c.second) for c in store.companions(db)}
+        for companion in parsed.companions:
+            key = (companion.question, companion.kind, companion.first, companion.second)
+            if key not in had and store.question(db, companion.question) is not None:
+                store.add_companion(db, companion)
+                had.add(key)
+                added += 1
     return added

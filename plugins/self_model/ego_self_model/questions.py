@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sqlite3
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
@@ -77,6 +78,62 @@ def holder_name(question: Question, people: Sequence[Person]) -> str | None:
         return None
     person = find(people, question.person)
     return person.name if person is not None else question.person
+
+
+@attrs.frozen
+class Held:
+    """A question just held: the question it carries forward, whom it is held with, a superseded id not found."""
+
+    question: Question
+    carried: str | None = None
+    name: str | None = None
+    missing: str | None = None
+
+    def text(self) -> str:
+        """The answer of ``update_self(field="new_question")``."""
+        q = self.question
+        parts = [f'New open question {q.id}: "{q.text}" (importance {q.importance}).']
+        if self.carried is not None:
+            parts.append(f"It carries forward {self.carried}.")
+        if self.name is not None:
+            parts.append(f"Held with {self.name}.")
+        if self.missing is not None:
+            parts.append(f"(supersedes {self.missing} not found — held as a fresh question.)")
+        return " ".join(parts)
+
+
+def hold(
+    store: StateStore,
+    db: sqlite3.Connection,
+    question: Question,
+    *,
+    person: str | None,
+    supersedes: str | None,
+    vector: Vectors | None,
+    model: str | None,
+    now: datetime,
+) -> Held:
+    """Keep ``question`` (within the write transaction ``db``), held with ``person`` (resolved through names and
+    aliases; kept as given when nobody is called so) and carrying forward the question ``supersedes``: its
+    lineage continues, its person is inherited when none is given, and it is resolved (if it was open)."""
+    people = store.people(db)
+    old = store.question(db, supersedes) if supersedes is not None else None
+    if person is not None:
+        found = find(people, person)
+        holder: str | None = found.name if found is not None else person
+    else:
+        holder = old.person if old is not None else None
+    lineage = (*old.lineage, old.id) if old is not None else ()
+    question = attrs.evolve(question, person=holder, lineage=lineage)
+    store.add_question(db, question, vector, model)
+    if old is not None and old.resolved is None:
+        store.resolve(db, old.id, None, now)
+    return Held(
+        question=question,
+        carried=old.id if old is not None else None,
+        name=holder_name(question, people),
+        missing=supersedes if supersedes is not None and old is None else None,
+    )
 
 
 def recently_triggered(item: QuestionView, now: datetime, hours: float) -> bool:

@@ -107,15 +107,26 @@ def self_line(fields: Mapping[str, Any], latest: Growth | None, now: datetime) -
     return "Who you are becoming: " + "; ".join(parts) + "."
 
 
-def question_line(item: QuestionView) -> str:
+def question_line(item: QuestionView, holder: str | None = None) -> str:
     q = item.question
-    return f'- "{truncate(q.text, QUESTION_CHARS)}" ({q.id}, importance {q.importance})'
+    held = f", with {holder}" if holder is not None else ""
+    return f'- "{truncate(q.text, QUESTION_CHARS)}" ({q.id}, importance {q.importance}{held})'
 
 
-def open_questions_text(active: Sequence[QuestionView], unresolved: int) -> str:
+def open_questions_text(
+    active: Sequence[QuestionView], unresolved: int, holders: Mapping[str, str] | None = None
+) -> str:
+    """introspect's open questions; ``holders``: whom a question is held with, by question id."""
     if not active:
         return "Open questions: none yet." if unresolved == 0 else "Open questions: none on your mind right now."
-    return "\n".join(["Open questions:", *(question_line(item) for item in active)])
+    held = holders or {}
+    return "\n".join(["Open questions:", *(question_line(item, held.get(item.question.id)) for item in active)])
+
+
+def held_together_text(name: str, held: Sequence[QuestionView]) -> str:
+    """consider_them's questions held with the person: ``Held together with Aiko:`` and one line each."""
+    lines = [f"- [{v.question.id}] {truncate(v.question.text, QUESTION_CHARS)}" for v in held]
+    return "\n".join([f"Held together with {name}:", *lines])
 
 
 def days_words(days: int) -> str:

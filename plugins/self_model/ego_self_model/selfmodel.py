@@ -52,7 +52,10 @@ from ego_self_model.persons import close_lately, in_mind
 from ego_self_model.questions import (
     QuestionView,
     held_with,
+    hold,
+    holder_name,
     new_question_id,
+    questions_with,
     recently_triggered,
     resurface,
     view,
@@ -61,6 +64,7 @@ from ego_self_model.questions import (
 from ego_self_model.relations import left_open_line, quieter_line, reflection_lines, reunion_line, reunited_line
 from ego_self_model.render import (
     companion_line,
+    held_together_text,
     open_questions_text,
     person_text,
     regarding_line,
@@ -78,6 +82,8 @@ CONVICTIONS: Final = 5
 """Convictions am_i_being_genuine names (the notions plugin's, when it is enabled)."""
 IMPRESSIONS: Final = 3
 """Notions about a person consider_them names."""
+HELD_SHOWN: Final = 2
+"""Questions held with a person consider_them names."""
 
 COHERENCE: Final = "cognitive_coherence"
 WAKE_UP_ORDER: Final = 30
@@ -209,11 +215,17 @@ class SelfModel:
             with self.store.writing() as db:
                 same = self._same_question(db, update.text)
                 if same is None:
-                    self.store.add_question(db, question, vector, model)
-                    return Response(
-                        f'New open question {question.id}: "{question.text}" (importance {question.importance}).',
-                        scaffold=(QUESTION_SCAFFOLD,),
+                    held = hold(
+                        self.store,
+                        db,
+                        question,
+                        person=update.person,
+                        supersedes=update.supersedes,
+                        vector=vector,
+                        model=model,
+                        now=now,
                     )
+                    return Response(held.text(), scaffold=(QUESTION_SCAFFOLD,))
         return Response(f"You already hold this question ({same.id}, importance {same.importance}); nothing changed.")
 
     def _unknown_question(self, question_id: str) -> ToolError:
@@ -319,6 +331,10 @@ class SelfModel:
             ranked = sorted(held.values(), key=lambda n: (-n.confidence, n.label))[:IMPRESSIONS]
             if ranked:
                 text += f"\nImpressions of {person.name}: " + ", ".join(f'"{n.label}"' for n in ranked) + "."
+        with self.store.reading() as db:
+            together = questions_with(self.store.questions(db), person, now, self.config)[:HELD_SHOWN]
+        if together:
+            text += "\n" + held_together_text(person.name, together)
         return Response(text, scaffold=THEM_SCAFFOLD)
 
     # ------------------------------------------------------------------------------------------
@@ -403,6 +419,7 @@ class SelfModel:
             names = {person.key: person.name for person in self.store.people(db)}
             shared = [names.get(moment.person, moment.person) for moment in self.store.sharers(db, [memory.id])]
             self.store.forget_memory(db, memory.id)
+            self.store.forget_companions(db, memory.id)
         precious = preciousness(memory, sorted(shared))
         return reflection_lines(precious, precious.shared_with) if precious else []
 
@@ -471,7 +488,9 @@ class SelfModel:
             questions = self.store.questions(db)
             fields = self.store.fields(db)
             latest = self.store.growth(db, latest=1)
+            people = self.store.people(db)
         every = views(questions, now, config)
+        holders = {q.id: name for q in questions if (name := holder_name(q, people)) is not None}
         brought_back = [v for v in every if recently_triggered(v, now, config.resurfacing_window_hours)]
         fading: list[QuestionView] = []
         coherence = self._coherence()
@@ -484,7 +503,11 @@ class SelfModel:
         shown = {v.question.id for v in (*brought_back, *fading)}
         active = [v for v in every if v.state == "active" and v.question.id not in shown][: config.max_open_shown]
         sections = [
-            Section(key="self_model.questions", text=open_questions_text(active, len(every)), order=QUESTIONS_ORDER)
+            Section(
+                key="self_model.questions",
+                text=open_questions_text(active, len(every), holders),
+                order=QUESTIONS_ORDER,
+            )
         ]
         if brought_back or fading:
             sections.append(

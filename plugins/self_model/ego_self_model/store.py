@@ -71,6 +71,10 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         shown INTEGER NOT NULL DEFAULT 0
     );
     """,
+    # 3 -> 4: whether a private memory is among what a question gathered (exported only with private data)
+    """
+    ALTER TABLE companions ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+    """,
 )
 """Schema changes after version 1, in order: ``MIGRATIONS[i]`` takes the database from version ``i + 1`` to
 ``i + 2`` (within the opening transaction). Append a new one; never edit or renumber one."""
@@ -110,7 +114,7 @@ class Question:
     triggered: datetime | None = None
     """When a related memory last brought it back."""
     person: str | None = None
-    """Whom it is held with: a person's key, or the name as given when nobody of that name was known."""
+    """Whom it is held with: the person's name, or the name as given when nobody of that name was known."""
     lineage: tuple[str, ...] = ()
     """The earlier questions it carries forward (ids, oldest first)."""
     last_fed: datetime | None = None
@@ -118,6 +122,7 @@ class Question:
 
 
 CompanionKind = Literal["companion", "tension", "tension_notion"]
+COMPANION_KINDS: Final[tuple[CompanionKind, ...]] = ("companion", "tension", "tension_notion")
 
 
 @attrs.frozen
@@ -134,6 +139,8 @@ class Companion:
     """The other memory (or notion) of a tension."""
     similarity: float | None = None
     """The companion's similarity to the question (a tension's: the mean of its two)."""
+    private: bool = False
+    """A private memory is among it (its id is exported only with ``--include-private``)."""
 
 
 @attrs.frozen
@@ -214,6 +221,7 @@ def _companion(row: sqlite3.Row) -> Companion:
         second=row["second"],
         similarity=row["similarity"],
         added=from_epoch(row["added"]),
+        private=bool(row["private"]),
     )
 
 
@@ -461,7 +469,8 @@ class StateStore:
     @staticmethod
     def add_companion(db: sqlite3.Connection, companion: Companion) -> None:
         db.execute(
-            "INSERT INTO companions (question, kind, first, second, similarity, added) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO companions (question, kind, first, second, similarity, added, private) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 companion.question,
                 companion.kind,
@@ -469,6 +478,7 @@ class StateStore:
                 companion.second,
                 None if companion.similarity is None else round(companion.similarity, 3),
                 to_epoch(companion.added),
+                int(companion.private),
             ),
         )
 
