@@ -137,22 +137,24 @@ def memory_of(record: Mapping[str, Any]) -> Memory:
 
 
 def seed_with_vectors(host: PluginHost, records: Sequence[Mapping[str, Any]], batch: int = 5000) -> None:
-    """Store ``records`` with random unit vectors through the memory store's batch write (no embedding)."""
+    """Store ``records`` with random unit vectors through the memory store's batch write (no embedding); then the
+    private-text redactor learns every private text at once, as when the store is opened."""
     service = host.services.get(MEMORY_STORE, MemoryService)
     store = getattr(service, "store", None)
     if service is None or not isinstance(store, BatchStore):
         raise UsageError("--seed vectors needs the memory plugin's store (its batch write)")
-    redactor = getattr(service, "redactor", None)
     dimension = int(np.asarray(service.embed(["dimension"])).shape[-1])
     rng = np.random.default_rng(7)
     for start in range(0, len(records), batch):
         chunk = [memory_of(r) for r in records[start : start + batch]]
         vectors = rng.normal(size=(len(chunk), dimension)).astype(np.float32)
         vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        for memory in chunk:  # as the import does: the private-text redactor learns each private text
-            if memory.is_private and redactor is not None:
-                redactor.add(memory.id, memory.content, memory.timestamp.timestamp())
         store.add_many(chunk, vectors)
+    redactor = getattr(service, "redactor", None)
+    private_contents = getattr(store, "private_contents", None)
+    if redactor is None or not callable(getattr(redactor, "load", None)) or not callable(private_contents):
+        raise UsageError("--seed vectors needs the memory plugin's private-text redactor")
+    redactor.load(private_contents())
 
 
 @attrs.frozen
