@@ -234,11 +234,12 @@ class MemoryPlugin(MemorySurface):
 
     @hookimpl(specname="on_wake_up")
     def anticipation_on_wake_up(self, ctx: PluginContext) -> Section | None:
-        """An anticipated moment that has come, is near, or (one time in two) approaches: one line at most."""
+        """wake_up's second memory section (pluggy's ``specname``): an anticipated moment that has come, is near,
+        or (one time in two) approaches, in one line at most."""
         return self._anticipation(ctx)
 
-    @hookimpl(specname="on_attune")
-    def anticipation_on_attune(self, ctx: PluginContext) -> Section | None:
+    @hookimpl
+    def on_attune(self, ctx: PluginContext) -> Section | None:
         return self._anticipation(ctx)
 
     def _anticipation(self, ctx: PluginContext) -> Section | None:
