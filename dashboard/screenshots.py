@@ -1,20 +1,25 @@
 """Write the screenshots of docs/dashboard.md (docs/images/dashboard-*.png): a temporary store seeded with a few
-memories, served on a free loopback port, each view photographed by Debian's Chromium through Playwright.
+memories (an episode, a near-duplicate pair) and a shared memory gateway seeded with a few agents' events (a
+conflict, a janitor run, some of them 40 days old by the gateway's clock), the dashboard served on a free loopback
+port, each view photographed by Debian's Chromium through Playwright.
 
     python dashboard/screenshots.py
 """
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import sys
 import tempfile
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import anyio
+import httpx
 import uvicorn
 from playwright.sync_api import sync_playwright
 
@@ -68,22 +73,82 @@ def seed(host: PluginHost) -> None:
         for first, second in ((0, 1), (1, 2), (0, 2)):
             call(host, "link_memories", {"source_id": ids[first], "target_id": ids[second], "link_type": "related"})
         call(host, "consolidate", {})
+        again = "A new book about octopus intelligence arrived this morning"  # a near-duplicate: a merge candidate
+        call(host, "remember", {"content": again, "emotion": "curious", "force": True})
+        everything = service.recent(datetime(1970, 1, 1, tzinfo=UTC), 100)
+        octopus = [m.id for m in everything if "octopus" in m.content.lower() or m.content == PRIVATE[0]]
+        summary = "Octopus week: a book, a question about their dreams, and a worry kept to myself"
+        call(host, "create_episode", {"memory_ids": octopus, "summary": summary})
     walk = {"question": "What makes a walk calm?", "importance": 2}
     call(host, "update_self", {"field": "new_question", "value": walk})
+
+
+GATEWAY_EVENTS = [  # (days ago, agent, scope, kind, dedupe_key, content_md)
+    (40, "claude", "global", "decision", "build_day", "The weekly build moved from Friday to Thursday afternoon"),
+    (0, "claude", "global", "workflow", "answer_style", "Answers start with the conclusion, then the reasons"),
+    (0, "gemini", "global", "fact", "team_timezone", "The team works in JST; meetings at 10:00 and 16:00"),
+    (0, "claude", "project:ego", "config", "release_branch", "Releases are cut from the main branch"),
+    (0, "gemini", "project:ego", "config", "release_branch", "Releases are cut from the stable branch"),
+    (0, "claude", "project:ego", "todo", "dashboard_shots", "Refresh the dashboard screenshots after the Shared view"),
+    (0, "claude", "agent:claude", "workflow", "summaries", "Summarise long threads before answering"),
+    (0, "gemini", "agent:gemini", "fact", "drafts", "Gemini's own drafts folder (private to gemini)"),
+]
+
+
+def start_gateway(data: Path) -> tuple[uvicorn.Server, threading.Thread, dict[str, Any]]:
+    """A gateway over a SQLite store in ``data``, seeded through its HTTP API; the agent claude's configuration
+    and the operator token."""
+    from ego_shared_memory.config import GatewaySettings
+    from ego_shared_memory.gateway import build_app as gateway_app
+    from ego_shared_memory.store import open_store
+    from ego_shared_memory.tokens import create_token
+
+    store = open_store(f"sqlite:///{data / 'shared.db'}")
+    gateway_settings = GatewaySettings()
+    offset = [timedelta(0)]
+    now = datetime.now(UTC)
+    tokens = {
+        a: create_token(store, a, role="agent", agents=gateway_settings.agents, now=now) for a in ("claude", "gemini")
+    }
+    operator = create_token(store, "ops", role="admin", agents=(*gateway_settings.agents, "ops"), now=now)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    app = gateway_app(store, gateway_settings, clock=lambda: datetime.now(UTC) + offset[0])
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, log_level="warning"))
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    for days, agent, scope, kind, key, text in GATEWAY_EVENTS:
+        offset[0] = timedelta(days=-days)
+        body = {"agent_id": agent, "run_id": "run_2026_11_26_001", "scope": scope, "kind": kind, "dedupe_key": key,
+                "confidence": "high", "content_md": text, "source": {"system": "other"}, "supersedes": None,
+                "ttl_days": 0}  # fmt: skip
+        answer = httpx.post(f"{url}/v1/memory/append", json=body, headers={"Authorization": f"Bearer {tokens[agent]}"})
+        assert answer.status_code in (200, 201), answer.text
+    offset[0] = timedelta(0)
+    httpx.post(f"{url}/v1/janitor/run", json={}, headers={"Authorization": f"Bearer {operator}"})
+    config = {"gateway_url": url, "token": tokens["claude"], "project": "ego", "operator": operator}
+    return server, thread, config
 
 
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as data:
-        settings = Settings(data_dir=Path(data), timezone="UTC", plugin_tables={"memory": {"model_dir": str(MODEL)}})
-        chosen = ["memory", "self_model", "desires", "interoception", "emotion_trend", "notions"]
+        gateway, gateway_thread, shared = start_gateway(Path(data))
+        operator = shared.pop("operator")
+        tables = {"memory": {"model_dir": str(MODEL)}, "shared_memory": shared}
+        settings = Settings(data_dir=Path(data), timezone="UTC", plugin_tables=tables)
+        chosen = ["memory", "self_model", "desires", "interoception", "emotion_trend", "notions", "shared_memory"]
         host = build_host(settings, enabled=chosen)
         host.start()
         seed(host)
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = int(probe.getsockname()[1])
-        server = uvicorn.Server(uvicorn.Config(build_app(host), host="127.0.0.1", port=port, log_config=None))
+        app = build_app(host, gateway_operator_token=operator)
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         while not server.started:
@@ -103,16 +168,27 @@ def main() -> int:
             page.wait_for_selector("#results tbody tr")
             page.locator("#results tbody tr").first.click()
             page.wait_for_selector("#graph canvas")
+            page.click("#merge-load")
+            page.wait_for_selector("#merge-pairs tbody tr")
             time.sleep(0.5)
             page.screenshot(path=str(OUT / "dashboard-memory.png"), full_page=True)
-            for view in ("self", "history", "logs", "shared"):
+            for view in ("self", "history", "logs"):
                 page.click(f"button[data-view={view}]")
                 time.sleep(0.8)
                 page.screenshot(path=str(OUT / f"dashboard-{view}.png"))
+            page.click("button[data-view=shared]")
+            page.wait_for_selector(".scope-events")
+            page.fill("#cleanup-older", "30d")
+            page.click("#cleanup-form button")
+            page.wait_for_selector("#cleanup-events tbody tr")
+            time.sleep(0.5)
+            page.screenshot(path=str(OUT / "dashboard-shared.png"), full_page=True)
             browser.close()
         server.should_exit = True
         thread.join()
         host.stop()
+        gateway.should_exit = True
+        gateway_thread.join()
     print(f"wrote {OUT}/dashboard-*.png", file=sys.stderr)
     return 0
 
