@@ -40,7 +40,7 @@ from ego_memory.involuntary import unbidden, unbidden_line
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.mcp_surface import MemorySurface
 from ego_memory.memories import Memories, remember_log_view
-from ego_memory.privacy import PrivateContentRedactor
+from ego_memory.privacy import QUOTE_MIN, PrivateContentRedactor
 from ego_memory.progress import reporting
 from ego_memory.runtime import MemoryRuntime, open_runtime
 from ego_memory.thought import thought_quote
@@ -289,7 +289,9 @@ class MemoryPlugin(MemorySurface):
             # the agent's own continuing thought stands alone: the whole wake_up stays under 150 tokens
             thought = latest[0]
             budget = THOUGHT_BUDGET if surfaced is None else THOUGHT_BESIDE_UNBIDDEN
-            snippet = thought_quote(thought.content, budget, wide=THOUGHT_WIDE)
+            # a private thought's open end is quoted long enough for the redactor to recognise it
+            least = QUOTE_MIN if thought.is_private else 0
+            snippet = thought_quote(thought.content, budget, wide=THOUGHT_WIDE, least=least)
             when = relative_age(thought.timestamp, now) + (", private" if thought.is_private else "")
             text = f'Last introspection ({when}): "{snippet}" {THOUGHT_FRAME}'
         else:

@@ -70,10 +70,11 @@ def tail(text: str, budget: int, *, wide: int) -> str:
     return "…" + flat[start:].lstrip()
 
 
-def thought_quote(text: str, budget: int, *, wide: int) -> str:
+def thought_quote(text: str, budget: int, *, wide: int, least: int = 0) -> str:
     """How wake_up quotes an introspection in ``budget`` columns: from its last ``Still open:`` (cut at the end
-    when too long), else whole or by its end."""
+    when too long), else whole or by its end. A ``Still open:`` part shorter than ``least`` characters is quoted
+    with what precedes it, by the end (a private text's redactor masks passages from a length on)."""
     found = list(STILL_OPEN.finditer(text))
-    if found:
+    if found and len(text[found[-1].start() :].strip()) >= least:
         return truncate(text[found[-1].start() :], budget, wide=wide)
     return tail(text, budget, wide=wide)

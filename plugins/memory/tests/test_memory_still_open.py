@@ -151,3 +151,33 @@ async def test_a_private_introspection_is_marked_and_its_open_end_never_logged(
     assert "wake: " in logged
     assert "resent being the one" not in logged
     assert "always apologises first" not in logged
+
+
+def test_a_short_open_end_is_quoted_with_what_precedes_it_when_asked() -> None:
+    text = "I could not sleep after the argument with my sister about the house. Still open: why?"
+    assert thought_quote(text, THOUGHT_BUDGET, wide=THOUGHT_WIDE) == "Still open: why?"
+    longer = thought_quote(text, THOUGHT_BUDGET, wide=THOUGHT_WIDE, least=20)
+    assert longer.endswith("Still open: why?")
+    assert len(longer) >= 20
+
+
+@pytest.mark.anyio
+async def test_a_short_private_open_end_never_reaches_the_log(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    clock = Clock(NOW - timedelta(hours=1))
+    host = memory_host(make_host, model_dir, tmp_path, clock, log=True)
+    thought = "I could not sleep after the argument with my sister about the house. Still open: why her?"
+    async with mcp_client(host) as client:
+        await call_ok(client, "remember", {"content": thought, "category": "introspection", "private": True})
+        clock.set(NOW)
+        wake = await call_ok(client, "wake_up")
+    found = LAST.search(wake)
+    assert found is not None, wake
+    assert found.group(2).endswith("Still open: why her?")
+    logging.getLogger("ego.plugin.somebody").warning("quote: %s", found.group(2))
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    logged = "\n".join(str(record) for record in read_log(host))
+    assert "quote: " in logged
+    assert "why her" not in logged
