@@ -3,7 +3,8 @@
 dense top-N + FTS5 BM25 top-N → fusion (by default a weighted sum of the z-normalised BM25 and cosine scores;
 reciprocal rank fusion with ``fusion_method = "rrf"``) → Hopfield pattern completion over the candidates' real
 embeddings → time decay (half-life grows with access and links; age measured against the store's own present
-so an old corpus is not buried; retroactive interference between near-identical memories) → emotion and
+so an old corpus is not buried; full strength until an anticipated moment; a precious memory's strength counted
+as at least 0.25; retroactive interference between near-identical memories) → emotion and
 importance boosts → label-aware matching and temporal cues → spreading activation over links (one hop, and
 optionally a second) → top n.
 
