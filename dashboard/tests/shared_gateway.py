@@ -31,6 +31,7 @@ OWN_NOTE = "Claude prefers to summarise long threads before answering"
 @attrs.define
 class SeededGateway:
     url: str
+    store_url: str
     store: SqlStore
     claude: str
     gemini: str
@@ -87,7 +88,8 @@ def _append(client: httpx.Client, agent: str, scope: str, kind: str, key: str, t
 
 
 def start_gateway(tmp_path: Path) -> SeededGateway:
-    store = open_store(f"sqlite:///{tmp_path / 'shared.db'}")
+    store_url = f"sqlite:///{tmp_path / 'shared.db'}"
+    store = open_store(store_url)
     settings = GatewaySettings()
     offset = [timedelta(days=-40)]
 
@@ -114,7 +116,9 @@ def start_gateway(tmp_path: Path) -> SeededGateway:
         assert time.monotonic() < deadline, "the gateway did not start"
         assert thread.is_alive(), "the gateway stopped"
         time.sleep(0.02)
-    gateway = SeededGateway(url, store, tokens["claude"], tokens["gemini"], operator, {}, server, thread, sock, offset)
+    gateway = SeededGateway(
+        url, store_url, store, tokens["claude"], tokens["gemini"], operator, {}, server, thread, sock, offset
+    )
     with gateway.http(gateway.claude) as claude, gateway.http(gateway.gemini) as gemini:
         writers = {"claude": claude, "gemini": gemini}
         for name, agent, scope, kind, key, text in OLD_EVENTS:

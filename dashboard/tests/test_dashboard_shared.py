@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from dashboard_support import csrf_of
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from shared_gateway import GEMINI_PRIVATE, OLD_NOTE, OWN_NOTE, SeededGateway, shared_host_plugins, start_gateway
 from starlette.testclient import TestClient
 
@@ -196,3 +199,73 @@ def test_an_unreachable_gateway_is_said(make_host: HostFactory, gateway: SeededG
     assert view["configured"]
     assert view["reachable"] is False
     assert "cannot connect" in view["error"]
+
+
+OTHER_AGENTS_TEXT = st.text(
+    alphabet=st.sampled_from(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJ .,!?朝川散歩桜手紙雨電車友達音楽夢光夏冬静かな本海山空"
+    ),
+    min_size=24,
+    max_size=90,
+).filter(lambda text: len(text.strip()) >= 24 and len(set(text)) >= 8)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=st.lists(OTHER_AGENTS_TEXT, min_size=1, max_size=2))
+def test_property_no_answer_serves_a_run_of_another_agents_scope(
+    make_host: HostFactory, gateway: SeededGateway, texts: list[str]
+) -> None:
+    """Arbitrary texts gemini keeps in its own scope (two hours old by the gateway's clock): no 12-character run of
+    any of them appears in any answer of the Shared view, a plan that covers them, or its refused confirmation."""
+    gateway.offset[0] = timedelta(hours=-2)
+    written = []
+    with gateway.http(gateway.gemini) as gemini:
+        for number, text in enumerate(texts):
+            body = {"agent_id": "gemini", "run_id": "run_2026_11_26_002", "scope": "agent:gemini", "kind": "fact",
+                    "dedupe_key": f"note_{len(text)}_{number}", "confidence": "high", "content_md": text,
+                    "source": {"system": "other"}, "supersedes": None, "ttl_days": 0}  # fmt: skip
+            answer = gemini.post("/v1/memory/append", json=body)
+            if answer.status_code in (200, 201):
+                written.append(text)
+    gateway.offset[0] = timedelta(0)
+    assume(written)
+    with gateway.http(gateway.operator) as ops:
+        plan_id = ops.post("/v1/janitor/cleanup", json={"older_than": "1h", "scopes": ["*", "agent:*"]}).json()[
+            "plan_id"
+        ]
+    with dashboard(make_host, gateway) as client:
+        csrf = {"X-Ego-Csrf": csrf_of(client)}
+        bodies = [
+            client.get("/").text,
+            client.get("/api/shared").text,
+            client.get("/api/shared", params={"scopes": "global,project:ego"}).text,
+            client.get("/api/shared", params={"scopes": "agent:gemini"}).text,
+            client.get(f"/api/shared/cleanup/{plan_id}").text,
+            client.post(f"/api/shared/cleanup/{plan_id}/confirm", headers=csrf).text,
+            client.post("/api/shared/cleanup", json={"older_than": "1h", "where": "shared"}, headers=csrf).text,
+        ]
+    assert json.loads(bodies[4])["counts"]["agent:gemini"] >= len(written)  # the plan holds them
+    assert json.loads(bodies[3]).get("error")  # the agent's token may not read gemini's scope
+    served = "\n".join(bodies)
+    decoded = json.dumps([json.loads(body) for body in bodies[1:]], ensure_ascii=False)
+    runs = {text[i : i + 12] for text in written for i in range(len(text) - 11)}
+    assert not sorted(run for run in runs if run.strip() and (run in served or run in decoded))
+
+
+def test_an_agent_with_a_local_store_is_read_through_the_local_client(
+    make_host: HostFactory, gateway: SeededGateway
+) -> None:
+    config = {"db": gateway.store_url, "agent_id": "claude"}
+    host = make_host(shared_host_plugins(), config={"shared_memory": config})
+    with TestClient(build_app(host, gateway_operator_token=gateway.operator), base_url="http://127.0.0.1") as client:
+        view = client.get("/api/shared").json()
+        refused = client.post(
+            "/api/shared/cleanup", json={"older_than": "30d"}, headers={"X-Ego-Csrf": csrf_of(client)}
+        )
+    assert view["mode"] == "local"
+    assert view["operator"] is False
+    assert view["agent_id"] == "claude"
+    assert [e["event_id"] for e in view["events_by_scope"]["agent:claude"]] == [gateway.events["own"]]
+    assert not leaked(json.dumps(view, ensure_ascii=False))
+    assert refused.status_code == 409
+    assert gateway.store.get(gateway.events["old"]) is not None
