@@ -334,7 +334,9 @@ class DesireStore:
 
     def feel_impulses(self, now: float) -> dict[str, float]:
         """The impulses not felt yet, summed by desire, marked felt in the same transaction (so only one reader
-        feels each)."""
+        feels each). With nothing pending, nothing is written."""
+        if not self.pending_impulses():
+            return {}
         with self._lock, self._transaction() as db:
             pending = self._pending(db)
             db.execute("UPDATE impulse SET felt_at = ? WHERE felt_at IS NULL", (now,))
