@@ -485,6 +485,7 @@ MERGE_CHECKS = 400
 MERGEABLE_CONTRASTS = frozenset({None, "wording"})
 """The dedup plugin's rule: a pair reworded may be one memory; a pair differing by a negation or a number is not."""
 KEPT_FILE = "kept_pairs.json"
+KEPT_SHOWN = 50
 
 
 def merge_threshold(host: PluginHost, service: MemoryService) -> tuple[float, str]:
@@ -587,12 +588,24 @@ def merge_candidates(host: PluginHost, kept: KeptPairs) -> dict[str, Any]:
                     "similarity": round(value, 4),
                 }
             )
+    newest_kept = sorted(kept_pairs.items(), key=lambda item: item[1], reverse=True)[:KEPT_SHOWN]
+    kept_cards = {m.id: m for m in service.get([i for key, _at in newest_kept for i in key.split("|")])}
+    kept_rows = [
+        {
+            "a": memory_card(kept_cards[first]) if first in kept_cards else {"id": first, "gone": True},
+            "b": memory_card(kept_cards[second]) if second in kept_cards else {"id": second, "gone": True},
+            "kept_at": at,
+        }
+        for key, at in newest_kept
+        for first, second in [key.split("|")]
+    ]
     return {
         "available": True,
         "threshold": threshold,
         "threshold_from": source,
         "window": len(window),
         "kept": len(kept_pairs),
+        "kept_pairs": kept_rows,
         "forget_served": host.tool_served("forget"),
         "pairs": pairs,
     }

@@ -340,6 +340,10 @@ def test_property_no_view_serves_a_run_of_any_private_text(
     ids = [m["id"] for m in listed]
     episode = {"memory_ids": [*ids[:3], seeded.public_ids[0]], "summary": "Remembering: " + " ".join(texts)}
     call(seeded.host, "create_episode", episode)
+    kept = client.post(
+        "/api/merge-candidates/keep", json={"a": ids[0], "b": ids[1]}, headers={"X-Ego-Csrf": csrf_of(client)}
+    )
+    assert kept.status_code == 200  # a kept pair of private memories is listed by its cards
     bodies = [client.get(path).text for path in VIEWS]
     for memory_id in ids:
         bodies.append(client.get(f"/api/memories/{memory_id}").text)

@@ -284,6 +284,10 @@ def test_episode_in_the_detail_and_merge_review(page: Page, seeded: Seeded) -> N
     expect(page.locator("#merge-summary")).to_contain_text("1 pair(s) kept both of")
     kept = (seeded.host.settings.data_dir / "dashboard" / "kept_pairs.json").read_text(encoding="utf-8")
     assert kept.count("|") == 1
+    page.click("#merge-kept-box summary")
+    page.locator("#merge-kept tbody tr").filter(has_text=near[0]).locator("button.undo-keep").click()
+    expect(page.locator("#merge-pairs tbody tr").filter(has_text=near[0])).to_have_count(1)
+    expect(page.locator("#merge-kept-box")).to_be_hidden()
     html = page.content()
     for text, _emotion in PRIVATE:
         assert text[:12] not in html

@@ -81,7 +81,11 @@ def test_merge_candidates_keep_both_and_undo(client: TestClient, seeded: Seeded)
     kept = client.post("/api/merge-candidates/keep", json=body, headers=csrf)
     assert kept.status_code == 200, kept.text
     assert near not in pair_ids(candidates(client))
-    assert candidates(client)["kept"] == 1
+    listed = candidates(client)
+    assert listed["kept"] == 1
+    (kept_row,) = listed["kept_pairs"]  # type: ignore[misc]
+    assert {kept_row["a"]["id"], kept_row["b"]["id"]} == set(near)
+    assert {kept_row["a"]["content"], kept_row["b"]["content"]} == set(NEAR)
     store = seeded.host.settings.data_dir / "dashboard" / KEPT_FILE
     assert stat.S_IMODE(store.stat().st_mode) == 0o600
     assert {m.id for m in service.get(list(near))} == set(near)  # keeping both changes no memory

@@ -225,6 +225,7 @@
     $("merge-summary").textContent = data.pairs.length + " pair(s) among the newest " + data.window + " memories at similarity ≥ " +
       fixed(data.threshold) + " (" + data.threshold_from + "); " + data.kept + " pair(s) kept both of.";
     table.hidden = data.pairs.length === 0;
+    renderKept(data);
     const tbody = table.tBodies[0]; clear(tbody);
     data.pairs.forEach(function (pair) {
       const tr = el("tr");
@@ -232,6 +233,7 @@
       tr.appendChild(el("td", fixed(pair.similarity)));
       [pair.a, pair.b].forEach(function (card) {
         const td = el("td", cardText(card) + (card.protected ? " — protected" : ""), card.private ? "private" : card.protected ? "protected" : "");
+        td.addEventListener("click", function () { openMemory(card.id).catch(function (x) { showError(x.message); }); });
         tr.appendChild(td);
       });
       const actions = el("td");
@@ -252,6 +254,25 @@
       });
       tr.appendChild(actions);
       tbody.appendChild(tr);
+    });
+  }
+
+  function renderKept(data) {
+    $("merge-kept-box").hidden = data.kept_pairs.length === 0;
+    const tbody = $("merge-kept").tBodies[0]; clear(tbody);
+    data.kept_pairs.forEach(function (pair) {
+      const tr = el("tr");
+      tr.appendChild(el("td", when(pair.kept_at)));
+      [pair.a, pair.b].forEach(function (card) {
+        tr.appendChild(el("td", card.gone ? "(forgotten)" : cardText(card), card.private ? "private" : ""));
+      });
+      const td = el("td"); const undo = el("button", "undo keep both");
+      undo.className = "undo-keep";
+      undo.addEventListener("click", function () {
+        api("/api/merge-candidates/unkeep", { method: "POST", body: JSON.stringify({ a: pair.a.id, b: pair.b.id }) })
+          .then(loadMerge).catch(function (x) { showError(x.message); });
+      });
+      td.appendChild(undo); tr.appendChild(td); tbody.appendChild(tr);
     });
   }
 
