@@ -234,12 +234,10 @@ def ripened_text(question: Question, lines: Sequence[str], holder: str | None) -
     return "\n".join(block)
 
 
-def supersede_hint(question: Question) -> ScaffoldLine:
-    return ScaffoldLine(
-        'If the question itself has changed shape, say it anew: update_self(field="new_question", value='
-        f'{{"question": ..., "supersedes": "{question.id}"}})',
-        needs={"update_self"},
-    )
+SUPERSEDE_SCAFFOLD: Final = ScaffoldLine(
+    'If it has changed shape, say it anew (update_self new_question with "supersedes").', needs={"update_self"}
+)
+"""The question's id is in the block, right above; the short form keeps introspect near its budget."""
 
 
 @attrs.frozen
@@ -288,7 +286,11 @@ class Ripening:
         notions = self._notions()
         deposits = 0
         for question in chosen:
-            hits = memory.nearest(question.text, self.config.ripening_search)
+            try:
+                hits = memory.nearest(question.text, self.config.ripening_search)
+            except Exception as exc:  # the memory plugin's problem: this question waits for its next turn
+                _log.warning("ripening could not search the memories (%s)", type(exc).__name__)
+                continue
             with self.store.writing() as db:
                 current = self.store.question(db, question.id)
                 if current is None or current.resolved is not None:
@@ -325,7 +327,11 @@ class Ripening:
             company = self.store.companions(db, question.id)
             people = self.store.people(db)
         ids = [i for c in company if c.kind != "tension_notion" for i in (c.first, c.second) if i is not None]
-        memories = {m.id: m for m in memory.get(list(dict.fromkeys(ids)))}
+        try:
+            memories = {m.id: m for m in memory.get(list(dict.fromkeys(ids)))}
+        except Exception as exc:  # the memory plugin's problem: the question stays ripe for the next introspect
+            _log.warning("reading a ripe question's company failed (%s)", type(exc).__name__)
+            return None
         notions = {n.id: n for n in self._notions()} if any(c.kind == "tension_notion" for c in company) else {}
         now = self.ctx.now()
         lines = company_lines(company, memories, notions, now)
@@ -338,7 +344,7 @@ class Ripening:
             key="self_model.ripened",
             text=ripened_text(question, lines, holder_name(question, people)),
             order=RIPENED_ORDER,
-            scaffold=(FIT_SCAFFOLD, supersede_hint(question)),
+            scaffold=(FIT_SCAFFOLD, SUPERSEDE_SCAFFOLD),
         )
 
     def open_edge(self) -> Section | None:

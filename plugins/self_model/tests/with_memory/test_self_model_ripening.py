@@ -183,7 +183,7 @@ async def test_a_ripe_question_comes_back_once_with_its_company_and_a_tension(
             "This one is held with Master — it may be wanting to go back to them.",
         ]
         assert "They don't obviously fit together. What do they want to say to each other?" in scaffold(introspection)
-        hint = f'update_self(field="new_question", value={{"question": ..., "supersedes": "{home}"}})'
+        hint = 'If it has changed shape, say it anew (update_self new_question with "supersedes").'
         assert hint in scaffold(introspection)
         assert "Resurfacing" not in introspection
 
