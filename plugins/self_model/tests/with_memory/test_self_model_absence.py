@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from self_model_support import NOON
+from self_model_support import NOON, question_id
 
 from ego_core import PEOPLE, Clock, People, PluginContext, PluginHost, hookimpl
 from ego_core.testing import call_ok, mcp_client
@@ -135,3 +135,22 @@ async def test_a_reunion_is_said_on_remember_and_once_in_wake_up(
     assert back.count("after a while") == 1
     assert "Reunited with Master recently — the first shared moment in about a month." in first
     assert "Reunited" not in second, "a reunion is told once"
+
+
+@pytest.mark.anyio
+async def test_a_reunion_brings_back_what_the_two_of_you_left_open(
+    memory_host: Callable[..., PluginHost], clock: Clock
+) -> None:
+    async with mcp_client(memory_host()) as client:
+        await share_at(client, clock, [NOON, NOON + timedelta(days=1)])
+        held = await call_ok(
+            client,
+            "update_self",
+            {"field": "new_question", "value": {"question": "Where would we live by the sea?", "with": "Master"}},
+        )
+        question = question_id(held)
+        clock.set(NOON + timedelta(days=20))
+        back = await call_ok(client, "remember", {"content": "Master called from the harbour town."})
+    lines = back.partition("\n\n---\n")[0].splitlines()
+    reunion = lines.index("A shared moment with Master after a while — about three weeks since the last.")
+    assert lines[reunion + 1] == f'There\'s something you two left open: "[{question}] Where would we live by the sea?"'
