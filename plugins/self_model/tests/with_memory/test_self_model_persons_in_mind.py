@@ -104,6 +104,18 @@ async def test_someone_long_unseen_surfaces_on_their_own_by_chance(
 
 
 @pytest.mark.anyio
+async def test_the_people_of_a_memory_recall_brought_along_unbidden_are_not_found_ones(
+    memory_host: Callable[..., PluginHost], clock: Clock
+) -> None:
+    async with mcp_client(memory_host(memory={"involuntary_probability": 1.0}, **NEVER)) as client:
+        await a_dormant_past(client, clock)
+        found = await call_ok(client, "recall", {"context": "walking along the river at dawn", "n_results": 2})
+    lines = recall_lines(found)
+    assert lines[3].startswith("2. [1y ago]"), found
+    assert "So, Aiko is at the back of my mind too." in lines
+
+
+@pytest.mark.anyio
 async def test_without_the_chance_nobody_surfaces_unbidden(
     memory_host: Callable[..., PluginHost], clock: Clock
 ) -> None:
