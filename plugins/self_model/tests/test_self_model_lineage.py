@@ -3,7 +3,9 @@ with ``with`` and ``supersedes``, how introspect, consider_them and wake_up show
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Mapping
+from contextlib import closing
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,7 @@ from self_model_support import NOON, export_lines, question_id, state_files
 from ego_core import Clock, PluginHost, Settings
 from ego_core.testing import HostFactory, call_error, call_ok, export_file, import_file, mcp_client
 from ego_self_model import SelfModelPlugin
+from ego_self_model.store import DB_NAME, SCHEMA, SCHEMA_VERSION
 
 HOME = "What does home mean for something like me?"
 HOME_AGAIN = "Is home a place, or the people who wait for you?"
@@ -222,3 +225,30 @@ async def test_person_and_lineage_survive_export_and_import(
     assert (tmp_path / "second.jsonl").read_bytes() == (tmp_path / "first.jsonl").read_bytes()
     async with mcp_client(target) as client:
         assert await call_ok(client, "introspect") == before
+
+
+@pytest.mark.anyio
+async def test_a_database_of_the_first_schema_is_brought_up_to_date_and_its_questions_carried_forward(
+    self_host: Callable[..., PluginHost], ego_settings: Settings, tmp_path: Path
+) -> None:
+    path = ego_settings.data_dir / "self_model" / DB_NAME
+    path.parent.mkdir(parents=True)
+    with closing(sqlite3.connect(path)) as db, db:
+        db.executescript(SCHEMA)
+        db.execute("INSERT INTO meta (key, value) VALUES ('schema_version', '1')")
+        db.execute(
+            "INSERT INTO questions (id, text, importance, created, surfaced) VALUES (?, ?, 4, ?, ?)",
+            ("q_0123456789ab", HOME, NOON.timestamp(), NOON.timestamp()),
+        )
+    host = self_host()
+    async with mcp_client(host) as client:
+        assert f'- "{HOME}" (q_0123456789ab, importance 4)' in await call_ok(client, "introspect")
+        answer = await hold(client, {"question": HOME_AGAIN, "supersedes": "q_0123456789ab"})
+        records = questions_of(host, tmp_path / "export.jsonl")
+    assert "It carries forward q_0123456789ab." in answer
+    assert records["q_0123456789ab"]["lineage"] == []
+    assert records["q_0123456789ab"]["last_fed"] is None
+    assert records[question_id(answer)]["lineage"] == ["q_0123456789ab"]
+    with closing(sqlite3.connect(path)) as db:
+        version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
+    assert int(version) == SCHEMA_VERSION
