@@ -128,6 +128,7 @@ def hold(
     store.add_question(db, question, vector, model)
     if old is not None and old.resolved is None:
         store.resolve(db, old.id, None, now)
+        store.clear_companions(db, old.id)
     return Held(
         question=question,
         carried=old.id if old is not None else None,

@@ -242,6 +242,7 @@ class SelfModel:
             if question.resolved is not None:
                 return Response(f"{question.id} was already resolved; nothing changed.")
             self.store.resolve(db, question.id, update.answer, now)
+            self.store.clear_companions(db, question.id)
         answer = f' Your answer: "{update.answer}"' if update.answer else ""
         return Response(
             f'Resolved {question.id}: "{truncate(question.text, 160)}".{answer}', scaffold=(RESOLVED_SCAFFOLD,)

@@ -215,6 +215,25 @@ async def test_forgetting_a_companion_takes_it_out_of_the_company(
 
 
 @pytest.mark.anyio
+async def test_a_resolved_or_superseded_question_lets_its_company_go(
+    memory_host: Callable[..., PluginHost], clock: Clock, tmp_path: Path
+) -> None:
+    host = memory_host()
+    async with mcp_client(host) as client:
+        home = await ask(client, HOME)
+        other = await ask(client, "Is a home something you build or something you find?")
+        await keep(client, WALLS)
+        await keep(client, WORD)
+        await consolidate(client, clock, FADING)
+        gathered = {c["question"] for c in records(host, tmp_path / "a.jsonl", "companion")}
+        await call_ok(client, "update_self", {"field": "resolve_question", "value": home})
+        await ask(client, "Where do I feel most at home?", supersedes=other)
+        left = records(host, tmp_path / "b.jsonl", "companion")
+    assert gathered == {home, other}
+    assert left == []
+
+
+@pytest.mark.anyio
 async def test_a_companion_deleted_while_the_self_model_was_away_is_skipped_silently(
     memory_host: Callable[..., PluginHost], make_host: HostFactory, clock: Clock, tmp_path: Path
 ) -> None:
