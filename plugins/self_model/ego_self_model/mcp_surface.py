@@ -25,11 +25,11 @@ from ego_core import (
 )
 from ego_self_model.fields import key_of
 from ego_self_model.people import Bond, blank, bond, find, names_of
-from ego_self_model.questions import views
+from ego_self_model.questions import holder_name, views
 from ego_self_model.relations import since_words
 from ego_self_model.render import person_text, skill_words, trust_words
 from ego_self_model.selfmodel import SelfModel
-from ego_self_model.store import Person
+from ego_self_model.store import Person, Question
 
 SELF_URI = "ego://self"
 PERSON_TEMPLATE = "ego://people/{person}"
@@ -44,6 +44,12 @@ PERSON_STEP_ORDER = 15
 
 def _quoted(person: str) -> str:
     return person.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _question_line(question: Question, people: Sequence[Person]) -> str:
+    holder = holder_name(question, people)
+    held = f", with {holder}" if holder is not None else ""
+    return f'- "{truncate(question.text, 200)}" (importance {question.importance}{held})'
 
 
 def self_text(model: SelfModel) -> str:
@@ -72,9 +78,7 @@ def self_text(model: SelfModel) -> str:
         lines += [f'- {relative_age(g.at, now)}: "{truncate(g.text, 200)}"' for g in growth]
     active = [v for v in views(questions, now, model.config) if v.state == "active"][:QUESTIONS_SHOWN]
     lines += ["", "## Open questions", ""]
-    lines += [f'- "{truncate(v.question.text, 200)}" (importance {v.question.importance})' for v in active] or [
-        "None on my mind right now."
-    ]
+    lines += [_question_line(v.question, people) for v in active] or ["None on my mind right now."]
     lines += ["", "## People", ""]
     lines += [_person_line(person, ties[person.key], model, now) for person in people[:PEOPLE_SHOWN]] or [
         "Nobody noted yet."

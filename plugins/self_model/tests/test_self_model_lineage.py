@@ -252,3 +252,13 @@ async def test_a_database_of_the_first_schema_is_brought_up_to_date_and_its_ques
     with closing(sqlite3.connect(path)) as db:
         version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
     assert int(version) == SCHEMA_VERSION
+
+
+@pytest.mark.anyio
+async def test_the_self_resource_names_whom_a_question_is_held_with(self_host: Callable[..., PluginHost]) -> None:
+    async with mcp_client(self_host()) as client:
+        await hold(client, {"question": HOME, "with": "Aiko"})
+        await hold(client, {"question": HOME_AGAIN})
+        [content] = (await client.read_resource("ego://self")).contents
+    assert f'- "{HOME}" (importance 3, with Aiko)' in content.text
+    assert f'- "{HOME_AGAIN}" (importance 3)' in content.text
