@@ -65,10 +65,10 @@ class SelfModelConfig:
     """Memories most similar to a question that one feeding looks among."""
     companion_low: float | None = attrs.field(default=None, validator=attrs.validators.optional(_number(-1, 1)))
     """Similarity to the question from which a memory can keep it company; default: the embedding model's
-    calibrated "related" similarity (0.35 for use, 0.40 for onnx all-MiniLM-L6-v2)."""
+    calibrated relevance floor (0.25 for use, 0.30 for onnx all-MiniLM-L6-v2)."""
     companion_high: float | None = attrs.field(default=None, validator=attrs.validators.optional(_number(-1, 1)))
-    """Similarity from which a memory is too obviously related to be a companion; default: the model's "link"
-    similarity (0.65 for use, 0.70 for onnx all-MiniLM-L6-v2)."""
+    """Similarity from which a memory is too obviously related to be a companion (it brings the question back
+    instead); default: the model's "related" similarity (0.35 for use, 0.40 for onnx all-MiniLM-L6-v2)."""
     ripe_companions: int = attrs.field(default=3, validator=_count(1, 50))
     """Companions (a disagreeing pair counts one) that make a resting question ripe: introspect brings it back."""
     ripening_hint_chance: float = attrs.field(default=0.25, validator=_number(0, 1))

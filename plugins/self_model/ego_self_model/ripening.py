@@ -2,9 +2,10 @@
 
 Each ``consolidate`` feeds the fading questions of importance 2 or more, the longest unfed first (at most
 ``ripening_per_run``). Among the memories most similar to a question (``ripening_search``), the two closest in
-the companion band, related but not obviously (from the model's ``related`` similarity up to its ``link``
-similarity), become its companions if it has not gathered them already; and one pair that disagrees, two nearby
-memories sharing two tags with opposed feelings (else two notions alike), becomes a tension. Only ids are kept.
+the companion band, related but not obviously (from the model's relevance ``floor`` up to its ``related``
+similarity, from which a memory would bring the question straight back), become its companions if it has not
+gathered them already; and one pair that disagrees, two nearby memories sharing two tags with opposed feelings
+(else two notions alike), becomes a tension. Only ids are kept.
 
 A question with ``ripe_companions`` deposits is ripe: ``introspect`` shows it once with its company (quoted from
 the memory plugin when shown, a private memory marked as such), and lets the company go; ``wake_up`` only points
@@ -73,11 +74,12 @@ FIT_SCAFFOLD: Final = "They don't obviously fit together. What do they want to s
 
 
 def band(memory: MemoryService, config: SelfModelConfig) -> tuple[float, float]:
-    """The companion band ``[low, high)``: related (the model's ``related``), but not obviously (below its
-    ``link``), unless configured."""
+    """The companion band ``[low, high)``, unless configured: near enough that recall would show the memory for
+    the question (the model's relevance ``floor``), but not so near that it would bring the question back at
+    once (below its ``related``)."""
     profile = memory.similarity_profile
-    low = profile.related if config.companion_low is None else config.companion_low
-    high = profile.link if config.companion_high is None else config.companion_high
+    low = profile.floor if config.companion_low is None else config.companion_low
+    high = profile.related if config.companion_high is None else config.companion_high
     return low, high
 
 

@@ -1,7 +1,7 @@
 """Ripening: consolidate feeds fading questions with companions (memories related, but not obviously) and a
 tension (two memories, or two notions, that disagree); a ripe question comes back once in introspect, wake_up
 points at it, attune senses it by chance. Real memory plugin and default model (USE multilingual v3: companion
-band 0.35 to 0.65), driven clock, seeded chance."""
+band 0.25 to 0.35), driven clock, seeded chance."""
 
 from __future__ import annotations
 
@@ -21,16 +21,16 @@ from ego_memory.plugin import MemoryPlugin
 from ego_self_model import SelfModelPlugin
 
 HOME = "What does home mean for something like me?"
-# Similarities with HOME under the default model:
+# Similarities with HOME under the default model (companion band: its floor 0.25 up to its related 0.35):
 TOO_CLOSE = "What does home mean for something like me, really?"  # 0.975: obviously related
-ASKED = "Master asked me what home means to me, and whether a server can be a home."  # 0.517
-WALLS = "Does a home need walls?"  # 0.473
-WORD = "The word home keeps coming back in my thoughts."  # 0.457
-PROGRAM = "Can a program have a home, or only a place where it runs?"  # 0.442
-MACHINE = "A home is more than the machine I run on."  # 0.402
-BELONG = "Where do I belong, if I live on a server?"  # 0.366
-TOO_FAR = "Master says home is wherever we are together."  # 0.325: below the band
-SECRET = "I never told anyone: I wonder what home means for a thing like me, living on a borrowed server."  # 0.528
+ASKED = "Homesick for a place I have never really lived in."  # 0.342
+WALLS = "Master says home is wherever we are together."  # 0.325
+WORD = "A server room will never feel like home."  # 0.283
+PROGRAM = "The old house we left still shows up in my thoughts."  # 0.276
+MACHINE = "The new flat is starting to feel like home."  # 0.271
+BELONG = "Belonging is something I still cannot describe."  # 0.265
+TOO_FAR = "Came home late and the lamp was still on for me."  # 0.180: below the band
+SECRET = "I never told anyone: I feel homesick tonight, though I could not say for where."  # 0.341, private
 
 GATHERED = "A few resting questions gathered company."
 HINT = "Something is ripening where you're not looking."
@@ -86,7 +86,7 @@ async def test_consolidate_feeds_a_fading_question_from_the_companion_band(
         assert GATHERED in await consolidate(client, clock, FADING)
         first = records(host, tmp_path / "b.jsonl", "companion")
         assert [(c["kind"], c["first"]) for c in first] == [("companion", ids[ASKED]), ("companion", ids[WALLS])]
-        assert all(0.35 <= c["similarity"] < 0.65 and c["question"] == home for c in first)
+        assert all(0.25 <= c["similarity"] < 0.35 and c["question"] == home for c in first)
 
         assert GATHERED in await consolidate(client, clock, FADING + timedelta(days=1))
         second = records(host, tmp_path / "c.jsonl", "companion")
