@@ -300,12 +300,14 @@ class Memories:
             body = self.ctx.services.get(BODY_SENSE, BodySense)
             if body is not None:
                 body_state = dict(body.body_state())
-        now = self.ctx.now()
-        anticipated, note = parse_anticipated(args.get("anticipated_at"), self.ctx.settings.tz, now)
-        if note:
-            notes.append(note)
-        elif anticipated is not None:
-            notes.append(f"Looking forward to it: {when_words(anticipated, now, self.ctx.settings.tz)}.")
+        anticipated: datetime | None = None
+        if "anticipated_at" in args:
+            now = self.ctx.now()
+            anticipated, note = parse_anticipated(args["anticipated_at"], self.ctx.settings.tz, now)
+            if note:
+                notes.append(note)
+            elif anticipated is not None:
+                notes.append(f"Looking forward to it: {when_words(anticipated, now, self.ctx.settings.tz)}.")
         draft = RememberDraft(
             content=content,
             emotion=emotion,

@@ -53,7 +53,7 @@ REMEMBER_SCHEMA: Mapping[str, Any] = {
         "private": {"type": "boolean"},
         "force": {"type": "boolean"},
         "body_state": {"type": "object"},
-        "anticipated_at": {"type": "string"},
+        "anticipated_at": {"type": "string", "maxLength": 64},
     },
     "required": ["content"],
     "additionalProperties": False,
