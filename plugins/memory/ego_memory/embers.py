@@ -17,7 +17,7 @@ EMBER_NEWEST = 5
 EMBER_INTENSITY = 0.6
 EMBERS_OFFERED = 2
 """Only the two warmest of all plugins' fragments are shown: offering more would change nothing."""
-EMBER_QUOTE = 28
+EMBER_QUOTE = 24
 """Columns of a fragment's quote (a CJK character counts ``EMBER_WIDE``): two fragments fit wake_up's budget."""
 EMBER_WIDE = 4
 

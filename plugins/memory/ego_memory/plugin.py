@@ -49,14 +49,12 @@ from ego_memory.wording import count_of
 
 _log = logging.getLogger("ego.plugin.memory")
 
-PRIVATE_HINT = ScaffoldLine(
-    "If something is hard to say yet, you can keep it with remember(private=true).", needs={"remember"}
-)
+PRIVATE_HINT = ScaffoldLine("remember(private=true) keeps what is hard to say yet.", needs={"remember"})
 INTROSPECT_CONSOLIDATE = ScaffoldLine("If memory feels fragmented, run consolidate.", needs={"consolidate"})
-THOUGHT_BUDGET = 90
-"""wake_up quotes the last introspection in at most this many columns (a CJK character counts THOUGHT_WIDE):
-whole wake_up responses stay under 150 tokens with every plugin enabled."""
-THOUGHT_BESIDE_UNBIDDEN = 60
+THOUGHT_BUDGET = 72
+"""wake_up quotes the last introspection (its open end) in at most this many columns (a CJK character counts
+THOUGHT_WIDE): whole wake_up responses, embers included, stay under 150 tokens with every plugin enabled."""
+THOUGHT_BESIDE_UNBIDDEN = 52
 """The quote's columns when an unbidden memory is quoted below it (the two lines share the budget)."""
 THOUGHT_WIDE = 4
 """The quote is bound in tokens: a CJK character is about one token, as four Latin characters are."""
@@ -332,7 +330,9 @@ class MemoryPlugin(MemorySurface):
     @hookimpl
     def scaffold_for(self, tool: str) -> Sequence[ScaffoldItem] | None:
         if tool == "wake_up":
-            return [PRIVATE_HINT]
+            # the hint teaches private memories until the first one is kept (wake_up's budget is tight)
+            known = self.memories is not None and bool(self.memories.store.private_ids())
+            return [] if known else [PRIVATE_HINT]
         if tool == "introspect":
             return [INTROSPECT_SAVE, INTROSPECT_CONSOLIDATE]
         return None

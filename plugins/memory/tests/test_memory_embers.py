@@ -68,7 +68,7 @@ async def test_the_two_warmest_of_the_newest_intense_memories_smoulder(
         wake = await call_ok(client, "wake_up")
     found = EMBERS.search(wake)
     assert found is not None, wake
-    assert found.group(1) == "...moved about: We watched the storm roll… / ...happy about: Master said my summary…"
+    assert found.group(1) == "...moved about: We watched the storm… / ...happy about: Master said my summary…"
     # the snow is intense but no longer among the five newest; the thought is quoted above already
     assert "snow" not in found.group(1)
     assert "eager" not in found.group(1)

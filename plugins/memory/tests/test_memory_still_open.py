@@ -84,7 +84,8 @@ def test_a_long_japanese_thought_is_quoted_by_its_end_within_the_token_budget() 
     )
     quote = thought_quote(text, THOUGHT_BUDGET, wide=THOUGHT_WIDE)
     assert quote.startswith("…")
-    assert quote.endswith("明日は言葉にされないものに気づきたい。")
+    assert text.endswith(quote[1:])
+    assert quote.endswith("言葉にされないものに気づきたい。")
     assert fits(quote)
 
 
@@ -181,3 +182,18 @@ async def test_a_short_private_open_end_never_reaches_the_log(
     logged = "\n".join(str(record) for record in read_log(host))
     assert "quote: " in logged
     assert "why her" not in logged
+
+
+@pytest.mark.anyio
+async def test_the_private_hint_shows_until_the_first_private_memory(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    hint = "remember(private=true) keeps what is hard to say yet."
+    clock = Clock(NOW)
+    host = memory_host(make_host, model_dir, tmp_path, clock)
+    async with mcp_client(host) as client:
+        assert hint in await call_ok(client, "wake_up")
+        await call_ok(client, "remember", {"content": "Watered the tomatoes before breakfast."})
+        assert hint in await call_ok(client, "wake_up")
+        await call_ok(client, "remember", {"content": "I envy the other agent a little.", "private": True})
+        assert hint not in await call_ok(client, "wake_up")
