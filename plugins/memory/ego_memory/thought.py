@@ -27,7 +27,8 @@ _WHOLE = 10**9
 
 
 def _fits(text: str, budget: int, wide: int) -> bool:
-    return not text or truncate(text, budget, wide=wide) == text
+    """Whether ``text`` is quoted whole in ``budget`` columns (compared folded: a leading space does not count)."""
+    return truncate(text, budget, wide=wide) == truncate(text, _WHOLE, wide=wide)
 
 
 def clip(text: str, budget: int, *, wide: int) -> str:

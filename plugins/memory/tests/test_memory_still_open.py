@@ -74,6 +74,11 @@ def test_without_still_open_a_long_thought_is_quoted_by_its_end() -> None:
     assert quote[1] != " "
     assert text[len(text) - len(quote[1:]) - 1] == " "  # it starts at a word
     assert fits(quote)
+    assert len(quote) > THOUGHT_BUDGET - 12  # it fills the budget, short of a word at most
+    for cut in range(40, 90):  # wherever the budget falls, a space or a word
+        ending = thought_quote(text, cut, wide=THOUGHT_WIDE)
+        assert text.endswith(ending[1:])
+        assert len(ending) > cut - 14, (cut, ending)
     short = "The silences mattered tonight."
     assert thought_quote(short, THOUGHT_BUDGET, wide=THOUGHT_WIDE) == short
 
