@@ -75,10 +75,15 @@ def test_without_still_open_a_long_thought_is_quoted_by_its_end() -> None:
     assert text[len(text) - len(quote[1:]) - 1] == " "  # it starts at a word
     assert fits(quote)
     assert len(quote) > THOUGHT_BUDGET - 12  # it fills the budget, short of a word at most
-    for cut in range(40, 90):  # wherever the budget falls, a space or a word
-        ending = thought_quote(text, cut, wide=THOUGHT_WIDE)
-        assert text.endswith(ending[1:])
-        assert len(ending) > cut - 14, (cut, ending)
+    pier = (
+        "On the winter pier the lighthouse keeper's daughter taught me to read Morse code by lantern light, one "
+        "blink at a time, until the harbour lights spelled words."
+    )
+    for long_text in (text, pier):
+        for cut in range(40, 90):  # wherever the budget falls, on a space or in a word
+            ending = thought_quote(long_text, cut, wide=THOUGHT_WIDE)
+            assert long_text.endswith(ending[1:])
+            assert len(ending) > cut - 14, (cut, ending)
     short = "The silences mattered tonight."
     assert thought_quote(short, THOUGHT_BUDGET, wide=THOUGHT_WIDE) == short
 
