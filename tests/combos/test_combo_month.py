@@ -117,7 +117,7 @@ async def test_a_month_in_the_life(world: EgoWorld, tmp_path: Path) -> None:
             await agent.at(morning)
             wake = await agent.call("wake_up")
             if last_introspection:
-                assert f'"{last_introspection[:40]}' in wake, wake  # yesterday's own thought, not an older one
+                assert f'{last_introspection}"' in wake, wake  # yesterday's own thought (by its end), not an older one
             await agent.call("introspect")
             rising = levels(await agent.call("feel_desires"))
             if ending:
@@ -181,11 +181,11 @@ async def test_a_month_in_the_life(world: EgoWorld, tmp_path: Path) -> None:
                 assert "Forgot" in gone
 
             await agent.at(morning + timedelta(hours=12))
-            last_introspection = f"Day {day + 1} in my own words: after we {topic.split(' and ')[0]}"
+            last_introspection = f"I felt {MOODS[day % len(MOODS)]} on day {day + 1}."
             await agent.call(
                 "remember",
                 {
-                    "content": f"{last_introspection}, I felt {MOODS[day % len(MOODS)]}.",
+                    "content": f"In my own words: after we {topic.split(' and ')[0]}. {last_introspection}",
                     "category": "introspection",
                     "emotion": "contentment",
                     "valence": 0.8,
