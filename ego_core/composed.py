@@ -11,9 +11,9 @@ from ego_core.core_commands import core_commands
 from ego_core.core_prompts import core_prompts
 from ego_core.hookspecs import hookimpl
 from ego_core.offerings import Prompt
-from ego_core.responses import compose_sections
+from ego_core.responses import compose_sections, estimate_tokens
 from ego_core.status import UNAVAILABLE_WORDING
-from ego_core.types import Command, Response, ScaffoldItem, ScaffoldLine, Section, Tool
+from ego_core.types import Command, Response, ScaffoldContext, ScaffoldItem, ScaffoldLine, Section, Tool
 
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -31,6 +31,24 @@ ATTUNE_SCAFFOLD: tuple[ScaffoldItem, ...] = ("What am I actually feeling right n
 
 EMBERS_ORDER = 15
 EMBERS_SHOWN = 2
+EMBERS_PRIORITY = 35
+WAKE_UP_TOKENS = 150
+INTROSPECT_TOKENS = 400
+ATTUNE_TOKENS = 200
+"""What each composed answer may cost the agent (WordPiece tokens); sections of low priority give way."""
+
+
+def _reserved(*texts: str | ScaffoldItem) -> int:
+    """Tokens the answer spends whatever the sections: its header, its scaffold and the separator."""
+    lines = [item.text if isinstance(item, ScaffoldLine) else item for item in texts]
+    return estimate_tokens("\n".join(["---", *lines]))
+
+
+def _hints(ctx: PluginContext, tool: str, arguments: Mapping[str, Any]) -> list[ScaffoldItem]:
+    """What ``scaffold_for`` adds to ``tool``'s answer, gathered before composing it (no data yet), so the
+    budget counts it."""
+    context = ScaffoldContext(tool=tool, arguments=arguments)
+    return [item for _plugin, items in ctx.hooks.scaffold_for(tool=tool, context=context) for item in items]
 
 
 def embers_section(ctx: PluginContext) -> Section | None:
@@ -40,7 +58,7 @@ def embers_section(ctx: PluginContext) -> Section | None:
         return None
     warmest = sorted(offered, key=lambda ember: -ember.warmth)[:EMBERS_SHOWN]
     text = "Embers: " + " / ".join(ember.text.strip() for ember in warmest)
-    return Section(key="embers", text=text, order=EMBERS_ORDER)
+    return Section(key="embers", text=text, order=EMBERS_ORDER, priority=EMBERS_PRIORITY)
 
 
 class CorePlugin:
@@ -98,28 +116,39 @@ class CorePlugin:
     def wake_up(self, _args: Mapping[str, Any]) -> Response:
         ctx = self._context()
         ctx.host.begin_session(ctx.now())  # before the sections: ctx.previous_session() is the one before this
-        texts, scaffold = compose_sections([*ctx.hooks.on_wake_up(), ("core", embers_section(ctx))])
         now = ctx.now().astimezone(ctx.settings.tz)
         header = f"Awake: {now:%a %d %b %Y, %H:%M} ({ctx.settings.timezone})."
+        hints = _hints(ctx, "wake_up", _args)
+        texts, scaffold = compose_sections(
+            [*ctx.hooks.on_wake_up(), ("core", embers_section(ctx))],
+            budget=WAKE_UP_TOKENS,
+            reserved=_reserved(header, *WAKE_UP_SCAFFOLD, *hints),
+        )
         if not texts:
             texts = ["Nothing carried over yet: no memories, desires or self-model are kept in this setup."]
         failed = ctx.host.unavailable_stages()
         if failed:
             named = ", ".join(f"{plugin} ({UNAVAILABLE_WORDING[stage]})" for plugin, stage in failed.items())
             texts.append(f"Not working right now: {named}; whoever runs ego can see why with `ego doctor`.")
-        return Response(data="\n".join([header, *texts]), scaffold=(*WAKE_UP_SCAFFOLD, *scaffold))
+        return Response(data="\n".join([header, *texts]), scaffold=(*WAKE_UP_SCAFFOLD, *scaffold, *hints), hinted=True)
 
     def introspect(self, _args: Mapping[str, Any]) -> Response:
         ctx = self._context()
-        texts, scaffold = compose_sections(ctx.hooks.on_introspect())
+        hints = _hints(ctx, "introspect", _args)
+        texts, scaffold = compose_sections(
+            ctx.hooks.on_introspect(), budget=INTROSPECT_TOKENS, reserved=_reserved(*INTROSPECT_SCAFFOLD, *hints)
+        )
         if not texts:
             texts = ["Nothing to reflect on yet: no memories, desires or questions are being kept."]
-        return Response(data="\n\n".join(texts), scaffold=(*INTROSPECT_SCAFFOLD, *scaffold))
+        return Response(data="\n\n".join(texts), scaffold=(*INTROSPECT_SCAFFOLD, *scaffold, *hints), hinted=True)
 
     def attune(self, args: Mapping[str, Any]) -> Response:
         ctx = self._context()
         person = str(args.get("person") or "").strip() or None
-        texts, scaffold = compose_sections(ctx.hooks.on_attune(person=person))
+        hints = _hints(ctx, "attune", args)
+        texts, scaffold = compose_sections(
+            ctx.hooks.on_attune(person=person), budget=ATTUNE_TOKENS, reserved=_reserved(*ATTUNE_SCAFFOLD, *hints)
+        )
         if not texts:
             texts = ["Nothing to attune to yet: no memories, desires or body sense are kept in this setup."]
-        return Response(data="\n".join(texts), scaffold=(*ATTUNE_SCAFFOLD, *scaffold))
+        return Response(data="\n".join(texts), scaffold=(*ATTUNE_SCAFFOLD, *scaffold, *hints), hinted=True)

@@ -239,8 +239,50 @@ def duration_words(elapsed: timedelta) -> str:
     return "well over a year"
 
 
-def compose_sections(results: Sequence[tuple[str, Any]]) -> tuple[list[str], list[ScaffoldItem]]:
-    """Order sections by (order, key); a plugin may return a Section, a str, or a list of them."""
+_TOKEN_PIECE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")
+TOKEN_MARGIN = 1.1
+""":func:`estimate_tokens` counts about 5-10 % fewer tokens than a WordPiece tokenizer on English prose: budgets
+are met with this margin."""
+
+
+def estimate_tokens(text: str) -> int:
+    """About how many tokens ``text`` costs an LLM (measured against a WordPiece tokenizer): a common word, a
+    number or a punctuation mark one each, a long word more, each CJK or kana character one."""
+    count = 0
+    for piece in _TOKEN_PIECE.findall(text):
+        if piece[0].isdigit():
+            count += (len(piece) + 3) // 4
+        elif piece[0].isalpha():
+            wide = sum(1 for char in piece if unicodedata.east_asian_width(char) in "WF")
+            count += wide + (len(piece) - wide + 5) // 6 if wide else 1 + max(0, len(piece) - 7) // 4
+        else:
+            count += 1
+    return count
+
+
+def _within(sections: list[Section], budget: int, reserved: int) -> list[Section]:
+    """``sections`` without the lowest-priority ones (the later first among equals) until their text and scaffold
+    fit ``budget`` tokens beside ``reserved`` (what the answer says anyway)."""
+
+    def cost(section: Section) -> int:
+        lines = [section.text, *(item.text if isinstance(item, ScaffoldLine) else item for item in section.scaffold)]
+        return estimate_tokens("\n".join(lines))
+
+    kept = list(sections)
+    total = reserved + sum(cost(section) for section in kept)
+    for section in sorted(sections, key=lambda s: (s.priority, -s.order, s.key)):
+        if total * TOKEN_MARGIN <= budget:
+            break
+        kept.remove(section)
+        total -= cost(section)
+    return kept
+
+
+def compose_sections(
+    results: Sequence[tuple[str, Any]], *, budget: int | None = None, reserved: int = 0
+) -> tuple[list[str], list[ScaffoldItem]]:
+    """Order sections by (order, key); a plugin may return a Section, a str, or a list of them. With ``budget``
+    (tokens), the sections of lowest priority are left out until the rest fits beside ``reserved`` tokens."""
     sections: list[Section] = []
     for plugin, result in results:
         items = result if isinstance(result, list | tuple) else [result]
@@ -249,6 +291,8 @@ def compose_sections(results: Sequence[tuple[str, Any]]) -> tuple[list[str], lis
                 sections.append(item)
             elif isinstance(item, str) and item.strip():
                 sections.append(Section(key=plugin, text=item))
+    if budget is not None:
+        sections = _within(sections, budget, reserved)
     sections.sort(key=lambda s: (s.order, s.key))
     texts = [s.text.rstrip() for s in sections if s.text.strip()]
     scaffold = [line for s in sections for line in s.scaffold]

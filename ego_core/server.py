@@ -167,9 +167,10 @@ class ToolRunner:
         else:
             raise TypeError(f"tool {name} returned {type(result).__name__}, expected str or ego_core.Response")
         items: list[ScaffoldItem] = list(response.scaffold)
-        context = ScaffoldContext(tool=name, arguments=args, data=response.data)
-        for _plugin, lines in self.host.hooks.scaffold_for(tool=name, context=context):
-            items.extend(lines)
+        if not response.hinted:
+            context = ScaffoldContext(tool=name, arguments=args, data=response.data)
+            for _plugin, lines in self.host.hooks.scaffold_for(tool=name, context=context):
+                items.extend(lines)
         return compose(response.data, scaffold_text(items, self.served()))
 
     def _log_call(

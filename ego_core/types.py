@@ -174,6 +174,9 @@ class Response:
     data: str
     scaffold: tuple[ScaffoldItem, ...] = ()
     declined: bool = False
+    hinted: bool = False
+    """The scaffold already holds what ``scaffold_for`` adds (the composed tools gather it first, to fit their
+    budget); the server does not ask again."""
 
 
 @attrs.frozen
@@ -181,13 +184,17 @@ class Section:
     """A block of a composed response (``wake_up``, ``introspect``, ``consolidate``).
 
     Sections are shown in ascending ``order``; ties are broken by ``key``. Scaffold lines are appended to the
-    composed response's scaffold.
+    composed response's scaffold. When a composed answer would be longer than its token budget (wake_up 150,
+    attune 200, introspect 400), the sections of lowest ``priority`` are left out first, with their scaffold.
     """
 
     key: str
     text: str
     order: int = 100
     scaffold: tuple[ScaffoldItem, ...] = ()
+    priority: int = 50
+    """0-100: how much the agent needs this section when not everything fits (what continues its thought and
+    what happens once ~80-90; the body sense or a pointer to another tool ~20-30)."""
 
 
 @attrs.frozen

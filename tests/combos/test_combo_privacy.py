@@ -4,7 +4,10 @@ memory's text reaches a log file, a workspace file, ``ego export`` without ``--i
 memory store, unless that run was also said in public. Each example proves its outputs were really written.
 A forgotten memory is no memory at all: what the agent wrote elsewhere from it is its own text from then on, so
 the texts checked are those of the private memories still kept (the first one always is), and a run a kept text
-shares with a forgotten one by chance ("morning Master") is not taken for a quote of the kept one."""
+shares with a forgotten one by chance ("morning Master") is not taken for a quote of the kept one. Chance is
+always on (involuntary recollections in recall and wake_up, a person who surfaces, the ripening hint) and private
+memories may be moments shared with Master, intense, or looking forward to a day: every line a mind in time adds
+(anticipations, unbidden recollections, echoes, embers, reunions, ripened questions, the forget reflection) runs."""
 
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from typing import Any
 import anyio
 import pytest
 from combo_support import PLUGINS
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from ego_core import Clock, PluginHost, Settings
@@ -86,8 +89,8 @@ class Session:
         self.called.add(tool)
         return bool(result.is_error), tool_text(result)
 
-    def remember(self, content: str, private: bool) -> None:
-        failed, text = self.call("remember", {"content": content, "private": private, "force": True})
+    def remember(self, content: str, private: bool, **more: Any) -> None:
+        failed, text = self.call("remember", {"content": content, "private": private, "force": True, **more})
         saved = re.match(r"Saved \(id: (mem_[0-9a-f]{12})\)", text)
         assert not failed, text
         assert saved, text
@@ -116,7 +119,18 @@ def step(session: Session, draw: Any, tool: str) -> None:
 
     if tool == "remember":
         if draw(st.booleans()):
-            session.remember(draw(private_texts), private=True)
+            more: dict[str, Any] = {}
+            if draw(st.booleans()):
+                later = session.clock.now() + timedelta(days=draw(st.integers(1, 40)))
+                more["anticipated_at"] = later.date().isoformat()
+            if draw(st.booleans()):
+                more["intensity"] = 0.9  # a peak; shared with Master below, it is precious
+            content = draw(private_texts)
+            if draw(st.booleans()):
+                content = f"{content} with Master"
+            held = [*session.alive_private.values(), *session.forgotten_private]
+            assume(all(content not in other and other not in content for other in held))  # each private text its own
+            session.remember(content, private=True, **more)
         else:
             session.remember(draw(public_texts), private=False)
         return
@@ -197,13 +211,15 @@ def test_private_text_reaches_no_output_of_any_plugin(
     configure_logging(logs, "DEBUG")
     clock = Clock(START)
     config = {
-        "memory": {},
+        "memory": {"involuntary_probability": 1.0},
         "workspace_sync": {"workspace_dir": str(workspace)},
         "shared_memory": {"db": f"sqlite:///{shared_db}", "agent_id": "claude"},
         "desires": {"feel_desires_tool": True},  # the opt-in tools too: every tool is exercised
         "emotion_trend": {"tool": True},
+        "self_model": {"involuntary_person_chance": 1.0, "ripening_hint_chance": 1.0},
     }
-    settings_ = Settings(data_dir=root / "data", timezone="UTC", log_arguments=log_arguments)
+    seed = data.draw(st.integers(0, 2**16), label="random seed")
+    settings_ = Settings(data_dir=root / "data", timezone="UTC", log_arguments=log_arguments, random_seed=seed)
     host = make_host({pid: make() for pid, make in PLUGINS.items()}, config=config, settings=settings_, clock=clock)
     host.start()
     session = Session(host, clock)
@@ -219,7 +235,7 @@ def test_private_text_reaches_no_output_of_any_plugin(
         tools += data.draw(st.lists(st.sampled_from(sorted(BUILT_IN_TOOLS)), max_size=12), label="then more")
         for tool in tools:
             step(session, data.draw, tool)
-            clock.set(clock.now() + timedelta(hours=data.draw(st.integers(0, 30))))
+            clock.set(clock.now() + timedelta(hours=data.draw(st.sampled_from([0, 3, 20, 24 * 9, 24 * 45]))))
         summary = export_file(host, export, include_private=False)
         assert summary.records > 0
     finally:

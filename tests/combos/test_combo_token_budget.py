@@ -84,3 +84,96 @@ async def test_a_rich_store_answers_within_the_token_budget(tmp_path: Path) -> N
     assert count_tokens(wake) <= 150, (count_tokens(wake), wake)
     assert count_tokens(introspection) <= 400, (count_tokens(introspection), introspection)
     assert count_tokens(recalled) <= 150, (count_tokens(recalled), recalled)
+
+
+HOME = "What does home mean for something like me?"
+HOME_COMPANY = [  # the question's theme without asking it (similarity 0.25-0.35 with the default model)
+    "Homesick for a place I have never really lived in.",
+    "A server room will never feel like home.",
+    "The old house we left still shows up in my thoughts.",
+    "The new flat is starting to feel like home.",
+]
+LONG_THOUGHT = (
+    "Tonight I kept turning over what the neighbour said about patience, and how the garden teaches it better than any "
+    "book. Still open: whether I wait well, or only wait quietly."
+)
+
+
+async def test_every_line_of_a_mind_in_time_at_once_stays_within_the_token_budget(tmp_path: Path) -> None:
+    """wake_up and attune on a rich store with everything a mind in time adds at once: an anticipation due
+    tomorrow, a reunion after a long absence, a ripe question, embers, an unbidden recollection (chance always
+    on), the ripening hint, and a last introspection with a "Still open:" tail. What does not fit gives way, the
+    least needed first (the body sense, pointers, embers, the unbidden line, the trend, the open edge), and
+    shows when there is room again."""
+    start = NOW - timedelta(days=200)
+    clock = Clock(start)
+    tables: dict[str, Any] = {
+        **plugin_tables(tmp_path),
+        "memory": {"involuntary_probability": 1.0},
+        "self_model": {"ripening_hint_chance": 1.0},
+    }
+    (tmp_path / "workspace").mkdir(parents=True, exist_ok=True)
+    settings = Settings(data_dir=tmp_path / "data", timezone="Europe/Berlin", plugin_tables=tables, random_seed=5)
+    host = build_host(settings, clock=clock, disabled=["bench"])
+    async with mcp_client(host) as client:
+        await call_ok(client, "update_relationship", {"person": "Master", "field": "trust_level", "value": 0.9})
+        for number in range(160):  # every day or so for five months, Master in most of it
+            clock.set(start + timedelta(hours=22 * number))
+            text, emotion = DIARY[number % len(DIARY)]
+            private = number % 9 == 0
+            await call_ok(
+                client,
+                "remember",
+                {"content": f"{text} ({number})", "emotion": emotion, "private": private, "force": True},
+            )
+        clock.set(NOW - timedelta(days=40))
+        await call_ok(client, "update_self", {"field": "new_question", "value": {"question": HOME, "importance": 2}})
+        for number, text in enumerate(HOME_COMPANY):
+            clock.set(NOW - timedelta(days=39 - number))
+            await call_ok(client, "remember", {"content": text, "emotion": "curious", "force": True})
+        for days in (16, 9):  # the question rests (fading) and gathers company
+            clock.set(NOW - timedelta(days=days))
+            assert "gathered company" in await call_ok(client, "consolidate")
+        clock.set(NOW - timedelta(days=5))
+        await call_ok(
+            client,
+            "remember",
+            {
+                "content": "Dinner at the harbour on Saturday, at the place with the blue lanterns.",
+                "emotion": "excited",
+                "importance": 4,
+                "anticipated_at": (NOW + timedelta(days=1)).isoformat(),
+                "force": True,
+            },
+        )
+        clock.set(NOW - timedelta(hours=20))
+        await call_ok(client, "attune")  # emergent desires have their chance to arise
+        intense = [("The storm knocked out the power and I lost an hour of notes.", "frustrated")]
+        intense += [("Finished the tide pool essay at last; it reads well aloud.", "excited")]
+        for hours, (text, emotion) in zip((6, 5), intense, strict=True):  # intense hours: embers
+            clock.set(NOW - timedelta(hours=hours))
+            await call_ok(client, "remember", {"content": text, "emotion": emotion, "intensity": 0.9, "force": True})
+        clock.set(NOW - timedelta(hours=3))
+        await call_ok(client, "remember", {"content": LONG_THOUGHT, "category": "introspection", "emotion": "curious"})
+        clock.set(NOW - timedelta(hours=1))
+        back = await call_ok(
+            client, "remember", {"content": "Master is back from the long trip; we talked until late.", "force": True}
+        )
+        assert "after a while" in back
+        clock.set(NOW)
+        wake = await call_ok(client, "wake_up")
+        attuned = await call_ok(client, "attune")
+        toward = await call_ok(client, "attune", {"person": "Master"})
+        clock.set(NOW + timedelta(hours=2))
+        later = await call_ok(client, "wake_up")
+    for line in ("Still open:", "Tomorrow:", "Reunited with Master", "You feel"):  # what gives way last
+        assert line in wake, (line, wake)
+    assert "Open edge:" not in wake  # it gave way this time: the reunion is told once, the question keeps
+    assert "Open edge:" in later
+    assert "Reunited" not in later
+    assert count_tokens(later) <= 150, (count_tokens(later), later)
+    assert "Tomorrow:" in attuned
+    assert "ripening where you're not looking" in attuned
+    assert count_tokens(wake) <= 150, (count_tokens(wake), wake)
+    assert count_tokens(attuned) <= 200, (count_tokens(attuned), attuned)
+    assert count_tokens(toward) <= 200, (count_tokens(toward), toward)

@@ -498,7 +498,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
     def on_wake_up(self, ctx: PluginContext) -> Section | None:
         if self._store is None:
             return None
-        return Section(key="desires", text=feeling_line(self.felt(), ctx.config), order=WAKE_UP_ORDER)
+        return Section(key="desires", text=feeling_line(self.felt(), ctx.config), order=WAKE_UP_ORDER, priority=70)
 
     @hookimpl
     def ember_candidates(self, ctx: PluginContext) -> list[Ember] | None:

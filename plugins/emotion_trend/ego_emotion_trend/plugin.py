@@ -73,7 +73,7 @@ class EmotionTrendPlugin(PluginBase):
     def on_wake_up(self, ctx: PluginContext) -> Section | None:
         trend = _read(ctx, named=False, fading=False)  # counts only: the line names no memory
         line = wake_up_line(trend, ctx.config) if trend is not None else None
-        return Section(key=TOOL, text=line, order=WAKE_UP_ORDER) if line else None
+        return Section(key=TOOL, text=line, order=WAKE_UP_ORDER, priority=45) if line else None
 
     @hookimpl
     def on_attune(self, ctx: PluginContext) -> Section | None:

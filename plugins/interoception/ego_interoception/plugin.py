@@ -39,7 +39,7 @@ class InteroceptionPlugin:
         body = ctx.services.get(BODY_SENSE, BodySenseService)
         if body is None:
             return None
-        return Section(key="interoception", text=body.summary(), order=WAKE_UP_ORDER)
+        return Section(key="interoception", text=body.summary(), order=WAKE_UP_ORDER, priority=30)
 
     @hookimpl
     def on_attune(self, ctx: PluginContext) -> Section | None:

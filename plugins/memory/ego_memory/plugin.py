@@ -51,11 +51,14 @@ _log = logging.getLogger("ego.plugin.memory")
 
 PRIVATE_HINT = ScaffoldLine("remember(private=true) keeps what is hard to say yet.", needs={"remember"})
 INTROSPECT_CONSOLIDATE = ScaffoldLine("If memory feels fragmented, run consolidate.", needs={"consolidate"})
-THOUGHT_BUDGET = 72
+THOUGHT_BUDGET = 80
 """wake_up quotes the last introspection (its open end) in at most this many columns (a CJK character counts
-THOUGHT_WIDE): whole wake_up responses, embers included, stay under 150 tokens with every plugin enabled."""
-THOUGHT_BESIDE_UNBIDDEN = 52
-"""The quote's columns when an unbidden memory is quoted below it (the two lines share the budget)."""
+THOUGHT_WIDE): about 30 tokens of wake_up's 150."""
+THOUGHT_PRIORITY = 90
+"""The agent's own continuing thought is the last thing wake_up's budget lets go of."""
+UNBIDDEN_PRIORITY = 40
+ANTICIPATION_PRIORITY = 80
+"""An arrival is told once: it keeps its place when wake_up's budget is short."""
 THOUGHT_WIDE = 4
 """The quote is bound in tokens: a CJK character is about one token, as four Latin characters are."""
 THOUGHT_FRAME = "(your own thought)"
@@ -244,7 +247,9 @@ class MemoryPlugin(MemorySurface):
         if self.memories is None:
             return None
         line = surfacing_line(self.memories.store, ctx.now(), ctx.settings.tz, ctx.random)
-        return Section(key="memory.anticipation", text=line, order=ANTICIPATION_ORDER) if line else None
+        if not line:
+            return None
+        return Section(key="memory.anticipation", text=line, order=ANTICIPATION_ORDER, priority=ANTICIPATION_PRIORITY)
 
     # ------------------------------------------------------------------------------------------
     # ego export / ego import
@@ -266,7 +271,7 @@ class MemoryPlugin(MemorySurface):
             return portable.import_records(memories, records, advance)
 
     @hookimpl
-    def on_wake_up(self, ctx: PluginContext) -> Section | None:
+    def on_wake_up(self, ctx: PluginContext) -> list[Section] | None:
         if self.memories is None:
             return None
         store = self.memories.store
@@ -286,7 +291,7 @@ class MemoryPlugin(MemorySurface):
         if latest:
             # the agent's own continuing thought stands alone: the whole wake_up stays under 150 tokens
             thought = latest[0]
-            budget = THOUGHT_BUDGET if surfaced is None else THOUGHT_BESIDE_UNBIDDEN
+            budget = THOUGHT_BUDGET
             # a private thought's open end is quoted long enough for the redactor to recognise it
             least = QUOTE_MIN if thought.is_private else 0
             snippet = thought_quote(thought.content, budget, wide=THOUGHT_WIDE, least=least)
@@ -295,12 +300,14 @@ class MemoryPlugin(MemorySurface):
         else:
             newest = store.latest(1)
             if not newest:
-                return Section(key="memory", text="No memories yet.", order=10)
+                return [Section(key="memory", text="No memories yet.", order=10, priority=THOUGHT_PRIORITY)]
             age = relative_age(newest[0].timestamp, now)
             text = f"Memories: {store.count()}, the newest from {age}."
+        sections = [Section(key="memory", text=text, order=10, priority=THOUGHT_PRIORITY)]
         if surfaced is not None:
-            text += "\n" + unbidden_line(surfaced, now)
-        return Section(key="memory", text=text, order=10)
+            line = unbidden_line(surfaced, now)
+            sections.append(Section(key="memory.unbidden", text=line, order=11, priority=UNBIDDEN_PRIORITY))
+        return sections
 
     @hookimpl
     def ember_candidates(self) -> Sequence[Ember] | None:

@@ -142,7 +142,7 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
     @hookimpl
     def on_wake_up(self) -> list[Section]:
         edge = self._ripening().open_edge()
-        return [self._running().wake_up(), *([edge] if edge is not None else [])]
+        return [*self._running().wake_up(), *([edge] if edge is not None else [])]
 
     @hookimpl
     def on_attune(self, person: str | None) -> list[Section]:

@@ -60,6 +60,7 @@ PRIVATE_MARK: Final = "(private) "
 """Marks a private memory among the company, as remember marks its related memories."""
 
 OPEN_EDGE_ORDER: Final = 12
+OPEN_EDGE_PRIORITY: Final = 50
 """In wake_up, right after the last introspection (memory, 10)."""
 RIPENED_ORDER: Final = 35
 """In introspect, where the resurfacing section would be (it takes its place)."""
@@ -367,7 +368,7 @@ class Ripening:
             text = f'Open edge: "{truncate(active[0].text, EDGE_CHARS)}"'
         else:
             return None
-        return Section(key="self_model.open_edge", text=text, order=OPEN_EDGE_ORDER)
+        return Section(key="self_model.open_edge", text=text, order=OPEN_EDGE_ORDER, priority=OPEN_EDGE_PRIORITY)
 
     def hint(self, chance: random.Random) -> Section | None:
         """attune's hint, by chance, when a resting question has gathered some company (nothing is consumed)."""

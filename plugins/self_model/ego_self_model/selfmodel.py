@@ -87,6 +87,9 @@ HELD_SHOWN: Final = 2
 
 COHERENCE: Final = "cognitive_coherence"
 WAKE_UP_ORDER: Final = 30
+COMPANION_PRIORITY: Final = 65
+REUNION_PRIORITY: Final = 85
+"""A reunion is told once: it never gives way to wake_up's budget before the companion line."""
 QUESTIONS_ORDER: Final = 30
 RESURFACING_ORDER: Final = 35
 SELF_ORDER: Final = 50
@@ -440,7 +443,7 @@ class SelfModel:
             now=self.ctx.now(),
         )
 
-    def wake_up(self) -> Section:
+    def wake_up(self) -> list[Section]:
         now = self.ctx.now()
         with self.store.reading() as db:
             people = self.store.people(db)
@@ -450,11 +453,15 @@ class SelfModel:
         if reunion is not None:
             with self.store.writing() as db:
                 reunion = reunion if self.store.reunion_told(db, reunion) else None
-        lines = [companion_line(self.ctx.settings.companion_name, person, tie, now, history=False)]
+        companion = companion_line(self.ctx.settings.companion_name, person, tie, now, history=False)
+        sections = [Section(key="self_model", text=companion, order=WAKE_UP_ORDER, priority=COMPANION_PRIORITY)]
         if reunion is not None:
             name = next((p.name for p in people if p.key == reunion.person), reunion.person)
-            lines.append(reunited_line(name, timedelta(seconds=reunion.gap)))
-        return Section(key="self_model", text="\n".join(lines), order=WAKE_UP_ORDER)
+            told = reunited_line(name, timedelta(seconds=reunion.gap))
+            sections.append(
+                Section(key="self_model.reunion", text=told, order=WAKE_UP_ORDER, priority=REUNION_PRIORITY)
+            )
+        return sections
 
     def attune(self, name: str | None) -> Section:
         """The person attuned toward (the companion when none is named) in one line, as in wake_up."""

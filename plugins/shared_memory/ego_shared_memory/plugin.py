@@ -150,7 +150,7 @@ class SharedMemoryPlugin:
         if self._client is None:
             return None
         pointer = ScaffoldLine("shared_snapshot shows what the other agents know.", {"shared_snapshot"})
-        return Section(key="shared_memory", text="", order=WAKE_UP_ORDER, scaffold=(pointer,))
+        return Section(key="shared_memory", text="", order=WAKE_UP_ORDER, scaffold=(pointer,), priority=20)
 
     @hookimpl
     def doctor_checks(self, ctx: PluginContext) -> Sequence[Check]:
