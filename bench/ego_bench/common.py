@@ -73,6 +73,11 @@ class SharedCacheEmbedder:
         return np.stack([self.cache[key] for key in keys]).astype(np.float32)
 
 
+RANKING_ONLY: Mapping[str, Any] = {"involuntary_probability": 0.0}
+"""Memory-table overrides for the benchmarks that measure ranking: no memory surfaces by chance in recall (an
+involuntary recollection would make the figures irreproducible and measure chance, not ranking)."""
+
+
 @contextmanager
 def memory_host(
     data_dir: Path,

@@ -42,7 +42,7 @@ from typing import Any
 
 import attrs
 
-from ego_bench.common import percentiles, report_header
+from ego_bench.common import RANKING_ONLY, percentiles, report_header
 from ego_core import Clock, PluginHost, Response, Settings, build_host
 from ego_dedup.plugin import DedupPlugin
 from ego_memory.memories import Memories
@@ -244,7 +244,7 @@ def session(
     fresh = attrs.evolve(
         settings,
         data_dir=directory,
-        plugin_tables={"memory": dict(memory_table), "dedup": dict(dedup_table)},
+        plugin_tables={"memory": {**memory_table, **RANKING_ONLY}, "dedup": dict(dedup_table)},
     )
     memory = MemoryPlugin()
     host = build_host(fresh, autoload=False, plugins={"memory": memory, "dedup": DedupPlugin()}, clock=clock)

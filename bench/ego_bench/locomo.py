@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from ego_bench.common import copy_store, memory_host, percentiles, report_header
+from ego_bench.common import RANKING_ONLY, copy_store, memory_host, percentiles, report_header
 from ego_core import Clock, RecallQuery, RememberDraft, Settings, Vectors
 from ego_memory.filters import Filters
 from ego_memory.memories import Memories
@@ -421,7 +421,7 @@ def run_locomo(
     with tempfile.TemporaryDirectory(prefix="ego-locomo-", dir=work_dir) as tmp:
         root = Path(tmp)
         for index, mode in enumerate(link_modes):
-            mode_table = {**table, **LINK_MODES[mode]}
+            mode_table = {**table, **LINK_MODES[mode], **RANKING_ONLY}
             default, wall = Tally(), Tally()
             ablations = {stage: Tally() for stage in dict.fromkeys((*STAGES, *new_stages))} if ablate else {}
             variants: dict[str, Sequence[str]] = {"loo": ()}
