@@ -153,13 +153,32 @@ class MemoryService(Protocol):
 DESIRE_LEVELS = "desires.levels"
 
 
+def _levels(value: Mapping[str, float]) -> Mapping[str, float]:
+    return MappingProxyType(dict(value))
+
+
+@attrs.frozen
+class DesireSample:
+    """The desires' levels as the agent felt them at one moment (levels only, never text)."""
+
+    at: datetime
+    levels: Mapping[str, float] = attrs.field(factory=dict, converter=_levels)
+    """Every desire's level then, in [0, 1], by name."""
+
+
 @runtime_checkable
 class DesireLevels(Protocol):
-    """The desires plugin's current levels, for plugins that react to them (the self-model's resurfacing)."""
+    """The desires plugin's current levels, for plugins that react to them (the self-model's resurfacing), and
+    their recorded history (the dashboard's History view)."""
 
     def levels(self) -> Mapping[str, float]:
         """Every desire's level now, in [0, 1], by name (``curiosity``, ``cognitive_coherence``, ...)."""
         ...
+
+    def history(self, since: datetime, until: datetime) -> Sequence[DesireSample]:
+        """The levels the agent felt from ``since`` to ``until`` (both included), oldest first: at most one sample
+        per 15 minutes, kept 90 days. An implementer subclassing this protocol without its own history has none."""
+        return ()
 
 
 QuestionState = Literal["active", "fading", "dormant"]
@@ -254,6 +273,28 @@ class Absence:
     last_shared: datetime
 
 
+@attrs.frozen
+class TrustChange:
+    """A person's trust level as it was set at one moment (never any text about them)."""
+
+    at: datetime
+    trust: float
+    """The trust level set then, in [0, 1]."""
+
+
+@attrs.frozen
+class KnownPerson:
+    """A person the self-model knows, as a summary (never notes, topics or any memory text)."""
+
+    name: str
+    trust: float
+    """The trust level now, in [0, 1]."""
+    trust_words: str
+    """The trust level as the agent hears it (``you trust them deeply``)."""
+    shared: int = 0
+    """How many moments (memories naming them) were shared with them."""
+
+
 @runtime_checkable
 class People(Protocol):
     """The people of the self-model as memories name them (a memory naming a person is a moment shared with
@@ -268,6 +309,17 @@ class People(Protocol):
         """How long ``person`` (the companion when None; names and aliases both work) has been away at ``at``;
         None for someone unknown or never shared with."""
         ...
+
+    def known(self) -> Sequence[KnownPerson]:
+        """Everyone the self-model knows, by name. An implementer subclassing this protocol without its own list
+        knows nobody."""
+        return ()
+
+    def trust_history(self, person: str) -> Sequence[TrustChange]:
+        """The changes of ``person``'s trust level (names and aliases both work), oldest first: the newest 200
+        are kept. Empty for someone unknown. An implementer subclassing this protocol without its own history has
+        none."""
+        return ()
 
 
 PRECIOUS_INTENSITY = 0.6

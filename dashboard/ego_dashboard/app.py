@@ -345,6 +345,8 @@ def build_app(
         Route("/api/notions/{notion_id}/merge", merge_notion, methods=["POST"]),
         Route("/api/self", reader(self_view), methods=["GET"]),
         Route("/api/history", reader(lambda r: state.history(host, params(r))), methods=["GET"]),
+        Route("/api/history/desires", reader(lambda r: state.desire_history(host, params(r))), methods=["GET"]),
+        Route("/api/people", reader(lambda r: state.people(host)), methods=["GET"]),
         Route("/api/logs", reader(lambda r: state.logs(host, params(r))), methods=["GET"]),
         Route("/api/merge-candidates", reader(lambda r: state.merge_candidates(host, kept_pairs)), methods=["GET"]),
         Route("/api/merge-candidates/keep", keep_pair, methods=["POST"]),

@@ -24,12 +24,14 @@ from ego_core import (
     MEMORY_STORE,
     NOTIONS_STORE,
     OPEN_QUESTIONS,
+    PEOPLE,
     BodySense,
     DesireLevels,
     Memory,
     MemoryService,
     NotionStore,
     OpenQuestions,
+    People,
     PluginHost,
     RecallHit,
 )
@@ -93,6 +95,7 @@ def plugins(host: PluginHost) -> dict[str, Any]:
         "body": host.services.get(BODY_SENSE, BodySense) is not None,
         "questions": host.services.get(OPEN_QUESTIONS, OpenQuestions) is not None,
         "notions": host.services.get(NOTIONS_STORE, NotionStore) is not None,
+        "people": _people(host) is not None,
         "shared_memory": "shared_memory" in active,
         "tools": sorted(tool.name for _p, tool in host.tools()),
     }
@@ -474,6 +477,74 @@ def history(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
         name = str(entry.get("tool", "?"))
         tools[name] = tools.get(name, 0) + 1
     return {"range": span_name, "memory": service is not None, "buckets": buckets, "tools": tools}
+
+
+DESIRE_RANGES = {
+    "24h": timedelta(hours=24),
+    "7d": timedelta(days=7),
+    "30d": timedelta(days=30),
+    "90d": timedelta(days=90),
+}
+
+
+def desire_history(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
+    """The desire levels the agent felt over a range (the desires plugin records at most one sample per 15
+    minutes): ``desires`` is False when the plugin is disabled (or records no history)."""
+    span_name = params.get("range") or "7d"
+    if span_name not in DESIRE_RANGES:
+        raise BadParameterError(f"range: expected one of {', '.join(DESIRE_RANGES)}")
+    now = host.clock.now()
+    service = _desires(host)
+    if service is None:
+        return {"range": span_name, "desires": False, "names": [], "samples": []}
+    samples = service.history(now - DESIRE_RANGES[span_name], now)
+    names = sorted({name for sample in samples for name in sample.levels})
+    return {
+        "range": span_name,
+        "desires": True,
+        "names": names,
+        "samples": [
+            {"at": sample.at.isoformat(), "levels": {k: float(v) for k, v in sorted(sample.levels.items())}}
+            for sample in samples
+        ],
+    }
+
+
+def _desires(host: PluginHost) -> DesireLevels | None:
+    """The desire levels, or None when no plugin provides them or the provider is older than the contract."""
+    try:
+        return host.services.get(DESIRE_LEVELS, DesireLevels)
+    except TypeError:
+        return None
+
+
+def _people(host: PluginHost) -> People | None:
+    """The self-model's people, or None when no plugin provides them or the provider is older than the contract."""
+    try:
+        return host.services.get(PEOPLE, People)
+    except TypeError:
+        return None
+
+
+def people(host: PluginHost) -> dict[str, Any]:
+    """The people the self-model knows (name, trust in words and as a number, moments shared) with each one's
+    trust history; ``people`` is None when the self-model is disabled."""
+    service = _people(host)
+    if service is None:
+        return {"people": None}
+    rows = []
+    for person in service.known():
+        changes = service.trust_history(person.name)
+        rows.append(
+            {
+                "name": person.name,
+                "trust": person.trust,
+                "trust_words": person.trust_words,
+                "shared": person.shared,
+                "trust_history": [{"at": change.at.isoformat(), "trust": change.trust} for change in changes],
+            }
+        )
+    return {"people": rows}
 
 
 MERGE_WINDOW = 500

@@ -1,10 +1,13 @@
 """Helpers of the dashboard tests: a real host (memory, self_model, desires, interoception, the real embedding
-model) seeded with public and private memories, links and an open question."""
+model) seeded with public and private memories, links, an open question, Master's trust set twice and the desires
+felt three times in the past hours."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +73,7 @@ def build_seeded(make_host: HostFactory, plugins: dict[str, object] | None = Non
     private_ids: list[str] = []
     question_id = ""
     episode_id = ""
+    seed_trust(host, chosen)  # before the memories: Master is known by then
     if "memory" in chosen:
         for content, emotion in PUBLIC:
             call(host, "remember", {"content": content, "emotion": emotion, "force": True})
@@ -77,8 +81,6 @@ def build_seeded(make_host: HostFactory, plugins: dict[str, object] | None = Non
             call(host, "remember", {"content": content, "emotion": emotion, "private": True, "force": True})
         memories = host.services.get("memory.store")
         assert memories is not None
-        from datetime import UTC, datetime
-
         for memory in memories.recent(datetime(1970, 1, 1, tzinfo=UTC), 100):
             (private_ids if memory.is_private else public_ids).append(memory.id)
         call(host, "link_memories", {"source_id": public_ids[0], "target_id": public_ids[1]})
@@ -93,9 +95,43 @@ def build_seeded(make_host: HostFactory, plugins: dict[str, object] | None = Non
         questions = host.services.get("self_model.questions")
         assert questions is not None
         question_id = questions.unresolved()[0].id
+    seed_felt(host, chosen)
     return Seeded(
         host=host, public_ids=public_ids, private_ids=private_ids, question_id=question_id, episode_id=episode_id
     )
+
+
+TRUST_SEEDED = (0.6, 0.8)
+"""Master's trust level as it is set, two days and then one day ago (Master is new at the first)."""
+FELT_HOURS_AGO = (5, 3, 1)
+"""When the seeded host's desires were felt (an introspect each), in hours before now."""
+
+
+def seed_trust(host: PluginHost, chosen: Mapping[str, object]) -> None:
+    """Master's trust set twice, two days and one day ago (the self-model records each change, and the level
+    Master starts with)."""
+    if "self_model" not in chosen:
+        return
+    now = datetime.now(UTC)
+    try:
+        for days, trust in zip((2, 1), TRUST_SEEDED, strict=True):
+            host.clock.set(now - timedelta(days=days))
+            call(host, "update_relationship", {"person": "Master", "field": "trust_level", "value": trust})
+    finally:
+        host.clock.set(None)
+
+
+def seed_felt(host: PluginHost, chosen: Mapping[str, object]) -> None:
+    """The desires felt three times, hours apart (the desires plugin records one sample per 15 minutes)."""
+    if "desires" not in chosen:
+        return
+    now = datetime.now(UTC)
+    try:
+        for hours in FELT_HOURS_AGO:
+            host.clock.set(now - timedelta(hours=hours))
+            call(host, "introspect", {})
+    finally:
+        host.clock.set(None)
 
 
 def csrf_of(client: TestClient) -> str:

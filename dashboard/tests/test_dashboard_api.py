@@ -7,11 +7,11 @@ import contextlib
 import hashlib
 import json
 import logging
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from dashboard_support import PRIVATE, Seeded, build_seeded, call, csrf_of
+from dashboard_support import FELT_HOURS_AGO, PRIVATE, TRUST_SEEDED, Seeded, build_seeded, call, csrf_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
@@ -29,6 +29,8 @@ VIEWS = [
     "/api/memories",
     "/api/self",
     "/api/history",
+    "/api/history/desires",
+    "/api/people",
     "/api/logs",
     "/api/shared",
     "/api/merge-candidates",
@@ -197,6 +199,7 @@ def test_resolve_a_question_through_update_self(client: TestClient, seeded: Seed
         ("/api/memories", {"q": "walk", "date_from": "2026-02-01", "date_to": "2026-01-01"}),
         ("/api/memories/x/graph", {"depth": "9"}),
         ("/api/history", {"range": "1y"}),
+        ("/api/history/desires", {"range": "1y"}),
         ("/api/logs", {"level": "loud"}),
     ],
 )
@@ -266,10 +269,44 @@ def test_views_say_when_a_plugin_is_missing(make_host: HostFactory) -> None:
         assert now["questions"] is None
         assert now["memory"]["count"] == len(seeded.public_ids) + len(seeded.private_ids)
         assert client.get("/api/self").json() == {"questions": None, "notions": None}
+        assert client.get("/api/people").json() == {"people": None}
+        assert client.get("/api/history/desires").json() == {
+            "range": "7d",
+            "desires": False,
+            "names": [],
+            "samples": [],
+        }
+        assert client.get("/api/status").json()["plugins"]["people"] is False
         csrf = csrf_of(client)
         answer = client.post("/api/questions/q_000000000000/resolve", headers={"X-Ego-Csrf": csrf}, json={})
         assert answer.status_code == 409
         assert "update_self" in answer.json()["error"]
+
+
+def test_the_desire_history_and_the_people_with_their_trust(client: TestClient, seeded: Seeded) -> None:
+    now = datetime.now(UTC)
+    week = client.get("/api/history/desires").json()
+    assert week["range"] == "7d"
+    assert week["desires"] is True
+    assert len(week["names"]) == 9
+    assert "curiosity" in week["names"]
+    times = [datetime.fromisoformat(s["at"]) for s in week["samples"]]
+    assert len(times) == len(FELT_HOURS_AGO)  # one sample per introspect, each in its own 15 minutes
+    for at, hours in zip(times, FELT_HOURS_AGO, strict=True):
+        assert abs(at - (now - timedelta(hours=hours))) < timedelta(minutes=5)
+    assert all(set(s["levels"]) == set(week["names"]) for s in week["samples"])
+    assert all(0 <= v <= 1 for s in week["samples"] for v in s["levels"].values())
+    day = client.get("/api/history/desires", params={"range": "24h"}).json()
+    assert day["samples"] == week["samples"]  # all within the last day
+    people = client.get("/api/people").json()["people"]
+    master = next(p for p in people if p["name"] == "Master")
+    assert master["trust"] == TRUST_SEEDED[-1]
+    assert master["trust_words"] == "you trust them deeply"
+    assert master["shared"] == 1  # the public memory about the garden names Master
+    assert [c["trust"] for c in master["trust_history"]] == list(TRUST_SEEDED)  # new with the first, then changed
+    moments = [datetime.fromisoformat(c["at"]) for c in master["trust_history"]]
+    assert moments == sorted(moments)
+    assert client.get("/api/status").json()["plugins"]["people"] is True
 
 
 def test_works_without_any_feature_plugin(make_host: HostFactory) -> None:
@@ -278,6 +315,8 @@ def test_works_without_any_feature_plugin(make_host: HostFactory) -> None:
         assert client.get("/api/now").json()["memory"] is None
         assert client.get("/api/memories").json() == {"available": False, "results": []}
         assert client.get("/api/history").json()["memory"] is False
+        assert client.get("/api/history/desires").json()["desires"] is False
+        assert client.get("/api/people").json() == {"people": None}
         assert client.get(f"/api/memories/m_{datetime.now(UTC):%Y}/graph").status_code == 404
 
 

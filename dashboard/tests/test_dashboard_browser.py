@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from dashboard_support import PRIVATE, Seeded, call
+from dashboard_support import FELT_HOURS_AGO, PRIVATE, TRUST_SEEDED, Seeded, call
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from shared_gateway import GEMINI_PRIVATE, OLD_NOTE, OWN_NOTE, SeededGateway, shared_host_plugins, start_gateway
 from starlette.applications import Starlette
@@ -86,8 +86,22 @@ def test_every_view_renders(page: Page, seeded: Seeded) -> None:
     assert page.locator("#circumplex").bounding_box() is not None
     page.click("button[data-view=self]")
     expect(page.locator("#questions tbody tr")).to_have_count(1)
+    master = page.locator("#people tbody tr", has_text="Master")
+    expect(master.locator("td")).to_have_text(["Master", "you trust them deeply", "0.80", "1", ""])
+    expect(master.locator("canvas.spark")).to_be_visible()  # the trust history of the seeded changes
+    shown = page.evaluate("Chart.getChart(document.querySelector('#people canvas.spark')).data.datasets[0].data")
+    assert shown == list(TRUST_SEEDED)
+    expect(page.locator("#people-missing")).to_be_hidden()
     page.click("button[data-view=history]")
     expect(page.locator("#h-emotion")).to_be_visible()
+    expect(page.locator("#h-desires")).to_be_visible()
+    expect(page.locator("#h-desires-count")).to_have_text(f"{len(FELT_HOURS_AGO)} samples of 9 desires")
+    expect(page.locator("#h-desires-missing")).to_be_hidden()
+    desires = page.evaluate(
+        "Chart.getChart(document.getElementById('h-desires')).data.datasets.map(d => [d.label, d.data.length])"
+    )
+    assert len(desires) == 9
+    assert all(count == len(FELT_HOURS_AGO) for _label, count in desires)
     page.click("button[data-view=logs]")
     expect(page.locator("#view-logs")).to_be_visible()
     page.click("button[data-view=shared]")

@@ -339,6 +339,33 @@
     chart("salience", { type: "line", data: { labels: days, datasets: qs.slice(0, 10).map(function (q) {
       return { label: q.text.slice(0, 30), data: q.curve.map(function (p) { return p.salience; }), pointRadius: 0 };
     }) }, options: { scales: { y: { min: 0, max: 1 } } } });
+    await loadPeople();
+  }
+
+  async function loadPeople() {
+    const data = await api("/api/people");
+    $("people-missing").hidden = data.people !== null;
+    const tbody = $("people").tBodies[0]; clear(tbody);
+    Object.keys(charts).filter(function (id) { return id.indexOf("trust-") === 0; }).forEach(function (id) {
+      charts[id].destroy(); delete charts[id];
+    });
+    (data.people || []).forEach(function (p, i) {
+      const tr = el("tr");
+      [p.name, p.trust_words, fixed(p.trust), p.shared].forEach(function (v) { tr.appendChild(el("td", v)); });
+      const cell = el("td");
+      if (p.trust_history.length) {
+        const canvas = el("canvas", null, "spark"); canvas.id = "trust-" + i; canvas.height = 40; canvas.width = 200;
+        cell.appendChild(canvas);
+      } else cell.appendChild(el("span", "no changes recorded", "missing"));
+      tr.appendChild(cell);
+      tbody.appendChild(tr);
+      if (p.trust_history.length) {
+        chart("trust-" + i, { type: "line", data: {
+          labels: p.trust_history.map(function (c) { return when(c.at); }),
+          datasets: [{ label: "trust", data: p.trust_history.map(function (c) { return c.trust; }), stepped: true, pointRadius: 2 }],
+        }, options: { responsive: false, plugins: { legend: { display: false } }, scales: { x: { display: false }, y: { min: 0, max: 1, display: false } } } });
+      }
+    });
   }
 
   function notionAction(id, action, payload) {
@@ -359,10 +386,24 @@
       { label: "memories", data: data.buckets.map(function (b) { return b.memories || 0; }), backgroundColor: "#9bb59a" },
       { label: "tool calls", data: data.buckets.map(function (b) { return b.tool_calls; }), backgroundColor: "#6a8caf" },
     ] } });
+    await loadDesireHistory();
     const tbody = $("h-tools").tBodies[0]; clear(tbody);
     Object.entries(data.tools).sort(function (a, b) { return b[1] - a[1]; }).forEach(function (t) {
       const tr = el("tr"); tr.appendChild(el("td", t[0])); tr.appendChild(el("td", t[1])); tbody.appendChild(tr);
     });
+  }
+
+  async function loadDesireHistory() {
+    const data = await api("/api/history/desires?range=" + encodeURIComponent($("range").value));
+    $("h-desires-missing").hidden = data.desires;
+    const format = data.range === "24h" ? { hour: "2-digit", minute: "2-digit" } : { month: "short", day: "numeric", hour: "2-digit" };
+    $("h-desires-count").textContent = data.desires ? data.samples.length + " samples of " + data.names.length + " desires" : "";
+    chart("h-desires", { type: "line", data: {
+      labels: data.samples.map(function (s) { return new Date(s.at).toLocaleString(undefined, format); }),
+      datasets: data.names.map(function (name) {
+        return { label: name, data: data.samples.map(function (s) { return name in s.levels ? s.levels[name] : null; }), spanGaps: true, pointRadius: 0 };
+      }),
+    }, options: { scales: { y: { min: 0, max: 1 } } } });
   }
 
   // ---- Logs

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -31,6 +32,7 @@ from ego_core import (
     MEMORY_STORE,
     NOTIONS_STORE,
     Check,
+    DesireSample,
     Ember,
     InvalidArgumentError,
     Memory,
@@ -138,14 +140,29 @@ def _satisfy_log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
     return {"name": desire_name(str(args.get("name", ""))) or "(not a desire)", "quality": args.get("quality")}
 
 
-class LevelsService:
-    """Implements :class:`ego_core.DesireLevels`: every desire's level now, read at each call."""
+HISTORY_EVERY_SECONDS: Final = 900.0
+"""The felt levels are recorded at most once per 15-minute bucket (the first felt in it)."""
+HISTORY_KEEP_SECONDS: Final = 90 * 86400.0
+"""Recorded levels older than 90 days are deleted."""
 
-    def __init__(self, read: Callable[[], Mapping[str, float]]) -> None:
+
+class LevelsService:
+    """Implements :class:`ego_core.DesireLevels`: every desire's level now, read at each call, and the recorded
+    history of the felt levels."""
+
+    def __init__(
+        self,
+        read: Callable[[], Mapping[str, float]],
+        history: Callable[[datetime, datetime], Sequence[DesireSample]],
+    ) -> None:
         self._read = read
+        self._history = history
 
     def levels(self) -> Mapping[str, float]:
         return self._read()
+
+    def history(self, since: datetime, until: datetime) -> Sequence[DesireSample]:
+        return self._history(since, until)
 
 
 class DesiresPlugin(DesiresSurface, PluginBase):
@@ -177,7 +194,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
         except OSError as exc:
             ctx.log.warning("desires: the catalog could not be written (%s); built-in words used", type(exc).__name__)
         self._ctx, self._store, self._catalog = ctx, store, catalog
-        ctx.provide(DESIRE_LEVELS, LevelsService(self.levels))
+        ctx.provide(DESIRE_LEVELS, LevelsService(self.levels, self.history))
 
     @hookimpl
     def on_shutdown(self) -> None:
@@ -226,10 +243,23 @@ class DesiresPlugin(DesiresSurface, PluginBase):
         if impulses:
             ctx.log.info("desires: impulse(s) felt toward %s", ", ".join(sorted(impulses)))
         inputs = self._inputs(ctx, config, now, impulses)
-        return snapshot(store.anchors(), inputs, now, config)
+        felt = snapshot(store.anchors(), inputs, now, config)
+        try:
+            store.record(felt.levels(), now.timestamp(), HISTORY_EVERY_SECONDS, HISTORY_KEEP_SECONDS)
+        except (DesireStoreError, sqlite3.Error) as exc:  # the history is a record: the agent still feels
+            ctx.log.warning("desires: the felt levels were not recorded (%s)", type(exc).__name__)
+        return felt
 
     def levels(self) -> Mapping[str, float]:
         return self.snapshot().levels()
+
+    def history(self, since: datetime, until: datetime) -> list[DesireSample]:
+        """The felt levels recorded from ``since`` to ``until``, oldest first (:meth:`felt` records them)."""
+        _ctx, store = self._running()
+        return [
+            DesireSample(at=datetime.fromtimestamp(at, UTC), levels=levels)
+            for at, levels in store.history(since.timestamp(), until.timestamp())
+        ]
 
     def satisfy(self, names: Sequence[str], quality: float, source: str) -> dict[str, tuple[Anchor | None, Anchor]]:
         """Satisfy ``names`` with ``quality`` in one transaction; each desire's state before and after."""

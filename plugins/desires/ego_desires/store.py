@@ -20,8 +20,9 @@ from ego_desires.curve import EARLIEST, INITIAL, LATEST, Anchor
 from ego_desires.emergent import EMERGENT, EmergentRow
 
 FILE_NAME: Final = "desires.sqlite3"
-SCHEMA_VERSION: Final = 3
-"""1: the nine desires; 2: emergent desires and the usual levels (baselines) added; 3: impulses added."""
+SCHEMA_VERSION: Final = 4
+"""1: the nine desires; 2: emergent desires and the usual levels (baselines) added; 3: impulses added; 4: the
+history of the felt levels added."""
 BUSY_TIMEOUT_MS: Final = 30_000
 
 _SCHEMA = """
@@ -52,6 +53,14 @@ CREATE TABLE IF NOT EXISTS impulse (
     felt_at REAL
 );
 CREATE INDEX IF NOT EXISTS impulse_by_memory ON impulse (memory_id, at);
+CREATE TABLE IF NOT EXISTS history (
+    bucket INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    at REAL NOT NULL,
+    level REAL NOT NULL,
+    PRIMARY KEY (bucket, name)
+);
+CREATE INDEX IF NOT EXISTS history_by_time ON history (at);
 """
 
 
@@ -106,7 +115,7 @@ class DesireStore:
                 for statement in filter(str.strip, _SCHEMA.split(";")):
                     tx.execute(statement)
                 row = tx.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                if row is None or str(row[0]) in ("1", "2"):  # earlier versions only lacked tables created above
+                if row is None or str(row[0]) in ("1", "2", "3"):  # earlier versions only lacked tables created above
                     tx.execute(
                         "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -289,6 +298,49 @@ class DesireStore:
                 )
                 count += 1
         return count
+
+    # -- history -----------------------------------------------------------------------------------
+
+    def record(self, levels: Mapping[str, float], now: float, every: float, keep: float) -> bool:
+        """Keep ``levels`` as felt at ``now``: the first levels of each ``every``-second bucket stay, later ones of
+        the same bucket are not written; samples older than ``keep`` seconds are deleted. True when written."""
+        bucket = math.floor(now / every)
+        with self._lock:
+            db = self._db
+            if db is None:
+                raise DesireStoreError("the desires store is closed")
+            found = db.execute("SELECT count(*) FROM history WHERE bucket = ?", (bucket,)).fetchone()
+        if int(found[0]) >= len(levels):
+            return False
+        with self._lock, self._transaction() as db:
+            for name, level in levels.items():
+                if name in DESIRES and math.isfinite(level):
+                    db.execute(
+                        "INSERT OR IGNORE INTO history (bucket, name, at, level) VALUES (?, ?, ?, ?)",
+                        (bucket, name, now, min(1.0, max(0.0, level))),
+                    )
+            db.execute("DELETE FROM history WHERE at < ?", (now - keep,))
+        return True
+
+    def history(self, since: float, until: float) -> list[tuple[float, dict[str, float]]]:
+        """The recorded samples from ``since`` to ``until`` (UTC seconds, both included), oldest first: each
+        bucket's time (its earliest write) and its levels by desire."""
+        with self._lock:
+            db = self._db
+            if db is None:
+                raise DesireStoreError("the desires store is closed")
+            rows = db.execute(
+                "SELECT bucket, name, at, level FROM history WHERE at >= ? AND at <= ? ORDER BY bucket, name",
+                (since, until),
+            ).fetchall()
+        samples: dict[int, tuple[float, dict[str, float]]] = {}
+        for bucket, name, at, level in rows:
+            if name not in DESIRES or not isinstance(level, int | float) or not isinstance(at, int | float):
+                continue
+            first, levels = samples.setdefault(int(bucket), (float(at), {}))
+            samples[int(bucket)] = (min(first, float(at)), levels)
+            levels[str(name)] = min(1.0, max(0.0, float(level)))
+        return list(samples.values())
 
     # -- impulses ----------------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 import pytest
 from desires_support import AFTERNOON, NINE, DesireHostFactory, level_map
 
-from ego_core import PEOPLE, Absence, AbsenceBand, PluginContext, hookimpl
+from ego_core import PEOPLE, Absence, AbsenceBand, KnownPerson, PluginContext, TrustChange, hookimpl
 from ego_core.testing import call_ok, mcp_client
 
 pytestmark = pytest.mark.anyio
@@ -31,6 +31,12 @@ class AwayPeople:
         if self.band is None:
             return None
         return Absence(person="Aiko", band=self.band, words="about a month", last_shared=at - timedelta(days=30))
+
+    def known(self) -> Sequence[KnownPerson]:
+        return ()
+
+    def trust_history(self, person: str) -> Sequence[TrustChange]:
+        return ()
 
     @hookimpl
     def on_startup(self, ctx: PluginContext) -> None:

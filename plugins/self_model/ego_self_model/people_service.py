@@ -1,5 +1,5 @@
 """The ``self_model.people`` service: which of some memories were shared with which person, and how long each
-has been away."""
+has been away, and how their trust level changed."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from ego_core import Absence
+from ego_core import Absence, KnownPerson, TrustChange
 from ego_self_model.absence import absence
 from ego_self_model.fields import key_of
 from ego_self_model.people import find
+from ego_self_model.render import trust_words
 from ego_self_model.store import StateStore
 
 CHUNK = 500
@@ -48,3 +49,24 @@ class PeopleService:
             key, name = (known.key, known.name) if known is not None else (key_of(wanted), wanted.strip())
             moments = self.store.moments(db, key)
         return absence(name, moments, at)
+
+    def trust_history(self, person: str) -> list[TrustChange]:
+        if not isinstance(person, str) or not key_of(person):
+            return []
+        with self.store.reading() as db:
+            known = find(self.store.people(db), person)
+            if known is None:
+                return []
+            rows = self.store.trust_history(db, known.key)
+        return [TrustChange(at=at, trust=trust) for _key, at, trust in rows]
+
+    def known(self) -> list[KnownPerson]:
+        with self.store.reading() as db:
+            people = self.store.people(db)
+            counts = {
+                str(row[0]): int(row[1]) for row in db.execute("SELECT person, count(*) FROM shared GROUP BY person")
+            }
+        return [
+            KnownPerson(name=p.name, trust=p.trust, trust_words=trust_words(p.trust), shared=counts.get(p.key, 0))
+            for p in sorted(people, key=lambda p: p.name.casefold())
+        ]

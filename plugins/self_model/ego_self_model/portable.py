@@ -4,8 +4,9 @@ Records, in this order: ``meta``; ``self`` (one per self-model field); ``growth`
 (every one: active, fading, dormant and resolved, with whom it is held, its lineage and when ripening last fed
 it); ``person``; ``shared`` (a memory shared with a person: its id and time, never its text; a private one only
 with ``--include-private``); ``companion`` (what a resting question gathered: memory or notion ids, never text;
-one with a private memory only with ``--include-private``). Question vectors are not exported: a question is
-embedded again, once, when the next memory is saved. Times are ISO 8601 in UTC.
+one with a private memory only with ``--include-private``); ``trust`` (each kept change of a person's trust
+level: the person's key, its time and value, oldest first; no text about them). Question vectors are not
+exported: a question is embedded again, once, when the next memory is saved. Times are ISO 8601 in UTC.
 
 An import checks every record first (types and limits, naming record and field) and writes nothing if one is
 wrong; it keeps what the store already has (a field already set, a question or person already known), so
@@ -60,6 +61,7 @@ def export_records(store: StateStore, include_private: bool) -> Iterator[Mapping
         people = store.people(db)
         shared = store.shared(db)
         companions = store.companions(db)
+        trust = store.trust_history(db)
     yield {"type": "meta", "record_version": RECORD_VERSION}
     for field in sorted(fields):
         yield {"type": "self", "field": field, "value": fields[field], "updated": iso(times[field])}
@@ -117,6 +119,8 @@ def export_records(store: StateStore, include_private: bool) -> Iterator[Mapping
             "added": iso(companion.added),
             "private": companion.private,
         }
+    for person_key, at, level in trust:
+        yield {"type": "trust", "person": person_key, "at": iso(at), "trust": level}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -236,6 +240,8 @@ class Parsed:
     people: Sequence[Person] = ()
     shared: Sequence[Shared] = ()
     companions: Sequence[Companion] = ()
+    trust: Sequence[tuple[str, datetime, float]] = ()
+    """(person's key, time, trust level)."""
 
 
 def _self_record(record: Mapping[str, Any], config: SelfModelConfig) -> tuple[str, Any, datetime]:
@@ -310,6 +316,14 @@ def _person_record(record: Mapping[str, Any], config: SelfModelConfig) -> Person
     )
 
 
+def _trust_record(record: Mapping[str, Any], config: SelfModelConfig) -> tuple[str, datetime, float]:
+    return (
+        key_of(_get(record, "person", _text(config.max_name_chars), "a person's key")),
+        _get(record, "at", _time, TIME),
+        _get(record, "trust", _unit, "a number from 0 to 1"),
+    )
+
+
 def _shared_record(record: Mapping[str, Any], config: SelfModelConfig) -> Shared:
     return Shared(
         person=_get(record, "person", _text(config.max_name_chars), "a person's key"),
@@ -327,6 +341,7 @@ def parse(records: Sequence[Mapping[str, Any]], config: SelfModelConfig) -> tupl
     people: list[Person] = []
     shared: list[Shared] = []
     companions: list[Companion] = []
+    trust: list[tuple[str, datetime, float]] = []
     problems: list[str] = []
     for number, record in enumerate(records, start=1):
         kind = record.get("type")
@@ -355,6 +370,8 @@ def parse(records: Sequence[Mapping[str, Any]], config: SelfModelConfig) -> tupl
                 shared.append(_shared_record(record, config))
             elif kind == "companion":
                 companions.append(_companion_record(record))
+            elif kind == "trust":
+                trust.append(_trust_record(record, config))
             else:
                 problems.append(f"{where}: unknown record type")
         except RecordError as exc:
@@ -367,7 +384,13 @@ def parse(records: Sequence[Mapping[str, Any]], config: SelfModelConfig) -> tupl
         f"companion of question {c.question}: no such question record" for c in companions if c.question not in held
     )
     parsed = Parsed(
-        fields=fields, growth=growth, questions=questions, people=people, shared=shared, companions=companions
+        fields=fields,
+        growth=growth,
+        questions=questions,
+        people=people,
+        shared=shared,
+        companions=companions,
+        trust=trust,
     )
     return parsed, problems
 
@@ -389,7 +412,19 @@ def import_records(store: StateStore, records: Sequence[Mapping[str, Any]], conf
                 added += 1
         added += sum(store.add_growth(db, entry) for entry in parsed.growth)
         added += sum(store.add_question(db, question) for question in parsed.questions)
-        added += sum(store.put_person(db, person, replace=False) for person in parsed.people)
+        inserted = [
+            person for person in parsed.people if store.put_person(db, person, replace=False, record_trust=False)
+        ]
+        added += len(inserted)
+        # a person already known keeps their own trust and its history; a person new here brings theirs, or (an
+        # export from before the history) starts it with the level the file gives
+        new = {person.key for person in inserted}
+        added += sum(store.add_trust(db, key, at, level) for key, at, level in parsed.trust if key in new)
+        with_history = {key for key, _at, _level in parsed.trust}
+        for person in inserted:
+            moment = person.updated or person.created
+            if person.key not in with_history and moment is not None:
+                store.add_trust(db, person.key, moment, person.trust)
         added += sum(store.add_shared(db, moment) for moment in parsed.shared)
         had = {(c.question, c.kind, c.first, c.second) for c in store.companions(db)}
         for companion in parsed.companions:

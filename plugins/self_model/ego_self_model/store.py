@@ -25,6 +25,8 @@ from ego_core import Vectors, write_transaction
 
 DB_NAME: Final = "self_model.sqlite3"
 BUSY_TIMEOUT_MS: Final = 30_000
+TRUST_KEPT: Final = 200
+"""The newest 200 changes of each person's trust level are kept."""
 
 SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -74,6 +76,14 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     # 3 -> 4: whether a private memory is among what a question gathered (exported only with private data)
     """
     ALTER TABLE companions ADD COLUMN private INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 4 -> 5: each change of a person's trust level (the newest TRUST_KEPT per person)
+    """
+    CREATE TABLE IF NOT EXISTS trust_history (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, person TEXT NOT NULL, at REAL NOT NULL, trust REAL NOT NULL,
+        UNIQUE (person, at)
+    );
+    CREATE INDEX IF NOT EXISTS trust_history_by_person ON trust_history (person, at);
     """,
 )
 """Schema changes after version 1, in order: ``MIGRATIONS[i]`` takes the database from version ``i + 1`` to
@@ -507,7 +517,48 @@ class StateStore:
         return _person(row) if row is not None else None
 
     @staticmethod
-    def put_person(db: sqlite3.Connection, person: Person, *, replace: bool = True) -> bool:
+    def put_person(db: sqlite3.Connection, person: Person, *, replace: bool = True, record_trust: bool = True) -> bool:
+        """Write ``person`` (only when unknown unless ``replace``). With ``record_trust``, a trust level that is
+        new (a new person) or changed is added to the person's trust history, at ``person.updated``."""
+        row = db.execute("SELECT trust FROM people WHERE key = ?", (person.key,)).fetchone()
+        written = StateStore._write_person(db, person, replace=replace)
+        if record_trust and written and (row is None or float(row["trust"]) != person.trust):
+            moment = person.updated or person.created
+            if moment is not None:
+                StateStore.add_trust(db, person.key, moment, person.trust)
+        return written
+
+    @staticmethod
+    def add_trust(db: sqlite3.Connection, person: str, at: datetime, trust: float) -> bool:
+        """Add a trust level set at ``at`` to ``person``'s (a key's) history, keeping the newest
+        :data:`TRUST_KEPT`. Replaces a level recorded at the same moment; False when it was already there."""
+        seconds = to_epoch(at)
+        found = db.execute("SELECT trust FROM trust_history WHERE person = ? AND at = ?", (person, seconds)).fetchone()
+        if found is not None and float(found["trust"]) == trust:
+            return False
+        db.execute(
+            "INSERT OR REPLACE INTO trust_history (person, at, trust) VALUES (?, ?, ?)", (person, seconds, trust)
+        )
+        db.execute(
+            "DELETE FROM trust_history WHERE person = ? AND seq NOT IN (SELECT seq FROM trust_history "
+            "WHERE person = ? ORDER BY at DESC, seq DESC LIMIT ?)",
+            (person, person, TRUST_KEPT),
+        )
+        return True
+
+    @staticmethod
+    def trust_history(db: sqlite3.Connection, person: str | None = None) -> list[tuple[str, datetime, float]]:
+        """The kept trust levels of ``person`` (a key; everyone when None) as (key, time, trust), oldest first."""
+        if person is None:
+            rows = db.execute("SELECT person, at, trust FROM trust_history ORDER BY person, at, seq")
+        else:
+            rows = db.execute(
+                "SELECT person, at, trust FROM trust_history WHERE person = ? ORDER BY at, seq", (person,)
+            )
+        return [(str(row["person"]), from_epoch(row["at"]), float(row["trust"])) for row in rows]
+
+    @staticmethod
+    def _write_person(db: sqlite3.Connection, person: Person, *, replace: bool) -> bool:
         verb = "INSERT OR REPLACE" if replace else "INSERT OR IGNORE"
         cursor = db.execute(
             f"{verb} INTO people (key, name, trust, preferred_topics, sensitive_topics, aliases, notes, "

@@ -6,12 +6,12 @@ import json
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ego_core import DESIRE_LEVELS, PluginContext, PluginHost, Section, hookimpl
+from ego_core import DESIRE_LEVELS, DesireSample, PluginContext, PluginHost, Section, hookimpl
 from ego_core.testing import export_file
 
 REPO = Path(__file__).resolve().parents[3]
@@ -45,6 +45,9 @@ class DesiresStandIn:
         if self.broken:
             raise RuntimeError("the desires stand-in was told to fail")
         return dict(self.current)
+
+    def history(self, since: datetime, until: datetime) -> Sequence[DesireSample]:
+        return ()
 
     @hookimpl
     def on_startup(self, ctx: PluginContext) -> None:

@@ -64,7 +64,10 @@ async def test_export_import_round_trip_is_exact_and_idempotent(
         *["question"] * 4,
         "person",
         "person",
+        "trust",  # each person's first trust level: no text about them
+        "trust",
     ]
+    assert all(set(r) == {"plugin", "type", "person", "at", "trust"} for r in exported if r["type"] == "trust")
     questions = {r["id"]: r for r in exported if r["type"] == "question"}
     assert set(questions) == set(ids.values())
     assert questions[ids["bored"]]["answer"] == "Yes."
@@ -96,6 +99,8 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"type": "growth", "at": "2026-03-14T12:00:00", "text": "x"}, "`at`: expected an ISO 8601 time"),
     ({"type": "person", "name": "Aiko"}, "`preferred_topics`: missing"),
     ({"type": "shared", "person": "aiko", "memory_id": "mem_1", "at": NOON.isoformat(), "private": "no"}, "`private`"),
+    ({"type": "trust", "person": "aiko", "at": NOON.isoformat(), "trust": 1.5}, "`trust`: expected"),
+    ({"type": "trust", "person": "aiko", "at": "noon", "trust": 0.5}, "`at`: expected an ISO 8601 time"),
     ({"type": "mood"}, "unknown record type"),
 ]
 
