@@ -143,6 +143,14 @@ class MemoryService(Protocol):
         and memories anticipating a moment still after ``at``."""
         ...
 
+    def similar_pairs(
+        self, memory_ids: Sequence[str], threshold: float, limit: int | None = None
+    ) -> list[tuple[str, str, float]]:
+        """Pairs of ``memory_ids`` whose stored vectors are at least ``threshold`` similar, as ``(first, second,
+        similarity)`` with ``first`` before ``second`` in ``memory_ids``: the most similar first, at most
+        ``limit``. Ids without a stored vector are left out. For merge candidates (dedup, the dashboard)."""
+        ...
+
     def dormant_near(self, text: str, k: int = 5, *, at: datetime) -> list[tuple[Memory, float]]:
         """Dormant memories near ``text``: among its 30 most similar memories, those whose recall strength at
         ``at`` is below 0.3, most similar first, at most ``k``, with their similarity. Nothing is marked as

@@ -16,8 +16,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-import numpy as np
-
 from ego_core import (
     BODY_SENSE,
     DESIRE_LEVELS,
@@ -628,37 +626,27 @@ def merge_candidates(host: PluginHost, kept: KeptPairs) -> dict[str, Any]:
         return {"available": False, "pairs": []}
     threshold, source = merge_threshold(host, service)
     window = service.recent(EPOCH, MERGE_WINDOW)
-    vectors = service.embeddings([m.id for m in window])
-    present = [m for m in window if m.id in vectors]
+    by_id = {m.id: m for m in window}
     kept_pairs = kept.load()
     pairs: list[dict[str, Any]] = []
-    if len(present) >= 2:
-        matrix = np.stack([np.asarray(vectors[m.id], dtype=np.float64).reshape(-1) for m in present])
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        matrix = matrix / np.where(norms > 0, norms, 1.0)
-        similarity = matrix @ matrix.T
-        rows, cols = np.triu_indices(len(present), k=1)
-        values = similarity[rows, cols]
-        hits = np.flatnonzero(values >= threshold)
-        hits = hits[np.argsort(-values[hits], kind="stable")][:MERGE_CHECKS]
-        found: list[tuple[Memory, Memory, float]] = []
-        for index in hits:
-            a, b = present[int(rows[index])], present[int(cols[index])]
-            if pair_key(a.id, b.id) in kept_pairs:
-                continue
-            if service.contrast(a.content, b.content) in MERGEABLE_CONTRASTS:
-                found.append((a, b, min(1.0, float(values[index]))))
-                if len(found) == MERGE_MAX:
-                    break
-        guarded = service.protected([m.id for pair in found for m in pair[:2]], host.clock.now()) if found else set()
-        for a, b, value in found:
-            pairs.append(
-                {
-                    "a": {**memory_card(a), "protected": a.id in guarded},
-                    "b": {**memory_card(b), "protected": b.id in guarded},
-                    "similarity": round(value, 4),
-                }
-            )
+    found: list[tuple[Memory, Memory, float]] = []
+    for first, second, value in service.similar_pairs(list(by_id), threshold, MERGE_CHECKS):
+        a, b = by_id[first], by_id[second]
+        if pair_key(a.id, b.id) in kept_pairs:
+            continue
+        if service.contrast(a.content, b.content) in MERGEABLE_CONTRASTS:
+            found.append((a, b, value))
+            if len(found) == MERGE_MAX:
+                break
+    guarded = service.protected([m.id for pair in found for m in pair[:2]], host.clock.now()) if found else set()
+    for a, b, value in found:
+        pairs.append(
+            {
+                "a": {**memory_card(a), "protected": a.id in guarded},
+                "b": {**memory_card(b), "protected": b.id in guarded},
+                "similarity": round(value, 4),
+            }
+        )
     newest_kept = sorted(kept_pairs.items(), key=lambda item: item[1], reverse=True)[:KEPT_SHOWN]
     kept_cards = {m.id: m for m in service.get([i for key, _at in newest_kept for i in key.split("|")])}
     kept_rows = [

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import attrs
-import numpy as np
 
 from ego_core import ConsolidationRun, Memory, MemoryService, ScaffoldItem, ScaffoldLine, Section, truncate
 
@@ -79,23 +78,12 @@ def find_pairs(
     strongest first, at most ``limit``. A memory protected at ``at`` (``MemoryService.protected``: precious, or
     anticipating a moment still ahead) is never in a pair, nor are two memories anticipating different moments."""
     protected = service.protected([m.id for m in memories], at)
-    vectors = service.embeddings([m.id for m in memories if m.id not in protected])
-    present = [m for m in memories if m.id in vectors]
-    if len(present) < 2:
-        return []
-    matrix = np.stack([np.asarray(vectors[m.id], dtype=np.float64).reshape(-1) for m in present])
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    matrix = matrix / np.where(norms > 0, norms, 1.0)
-    similarity = matrix @ matrix.T
-    rows, cols = np.triu_indices(len(present), k=1)
-    values = similarity[rows, cols]
-    hits = np.flatnonzero(values >= threshold)
-    order = sorted(hits, key=lambda i: -float(values[i]))
+    by_id = {m.id: m for m in memories if m.id not in protected}
     pairs: list[MergePair] = []
-    for i in order:
-        a, b = present[int(rows[i])], present[int(cols[i])]
+    for first, second, similarity in service.similar_pairs(list(by_id), threshold):
+        a, b = by_id[first], by_id[second]
         if a.anticipated == b.anticipated and service.contrast(a.content, b.content) in MERGEABLE_CONTRASTS:
-            pairs.append(MergePair(a=a, b=b, similarity=float(min(1.0, values[i]))))
+            pairs.append(MergePair(a=a, b=b, similarity=similarity))
             if len(pairs) == limit:
                 break
     pairs.sort(key=lambda p: (-p.similarity, p.a.id, p.b.id))

@@ -249,6 +249,11 @@ class FixedMemories:
     def dormant_near(self, text: str, k: int = 5, *, at: datetime) -> list[tuple[Memory, float]]:
         return []
 
+    def similar_pairs(
+        self, memory_ids: Sequence[str], threshold: float, limit: int | None = None
+    ) -> list[tuple[str, str, float]]:
+        return []
+
     @hookimpl
     def on_startup(self, ctx: PluginContext) -> None:
         ctx.provide(MEMORY_STORE, self)

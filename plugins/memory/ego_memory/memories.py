@@ -12,6 +12,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 import attrs
+import numpy as np
 
 from ego_core import (
     BODY_SENSE,
@@ -236,6 +237,25 @@ class Memories:
 
     def protected(self, memory_ids: Sequence[str], at: datetime) -> set[str]:
         return self.strengths.protected(memory_ids, at)
+
+    @one_blas_thread
+    def similar_pairs(
+        self, memory_ids: Sequence[str], threshold: float, limit: int | None = None
+    ) -> list[tuple[str, str, float]]:
+        vectors = self.store.embeddings(list(memory_ids))
+        present = [memory_id for memory_id in dict.fromkeys(memory_ids) if memory_id in vectors]
+        if len(present) < 2:
+            return []
+        matrix = np.stack([np.asarray(vectors[memory_id], dtype=np.float64).reshape(-1) for memory_id in present])
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        matrix = matrix / np.where(norms > 0, norms, 1.0)
+        rows, cols = np.triu_indices(len(present), k=1)
+        values = (matrix @ matrix.T)[rows, cols]
+        hits = np.flatnonzero(values >= threshold)
+        hits = hits[np.argsort(-values[hits], kind="stable")]
+        if limit is not None:
+            hits = hits[:limit]
+        return [(present[int(rows[i])], present[int(cols[i])], min(1.0, float(values[i]))) for i in hits]
 
     @one_blas_thread
     def dormant_near(self, text: str, k: int = 5, *, at: datetime) -> list[tuple[Memory, float]]:

@@ -84,6 +84,30 @@ async def test_dormant_near_finds_only_faded_memories_near_the_text(
         assert all(m.access_count == 0 for m in memories.get([old_sea, old_cake, fresh_sea]))
 
 
+@pytest.mark.anyio
+async def test_similar_pairs_are_the_pairs_at_the_threshold_most_similar_first(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    host = memory_host(make_host, model_dir, tmp_path / "data", Clock(NOW))
+    async with mcp_client(host) as client:
+        walk = await remember(client, "We walked along the sea at dusk and collected shells.")
+        again = await remember(client, "At dusk we walked by the sea and picked up shells.", force=True)
+        also = await remember(client, "We strolled on the beach in the evening, gathering seashells.", force=True)
+        cake = await remember(client, "Baked a lemon cake for the first time; it sank in the middle.")
+    memories = service(host)
+    ids = [walk, again, also, cake, "mem_000000000000"]
+    pairs = memories.similar_pairs(ids, 0.5)
+    assert pairs
+    assert all(cake not in (first, second) for first, second, _ in pairs)
+    assert all(ids.index(first) < ids.index(second) for first, second, _ in pairs)
+    assert [s for _, _, s in pairs] == sorted((s for _, _, s in pairs), reverse=True)
+    assert all(0.5 <= s <= 1.0 for _, _, s in pairs)
+    assert (walk, again) in {(first, second) for first, second, _ in pairs}
+    assert memories.similar_pairs(ids, 0.5, limit=1) == pairs[:1]
+    assert memories.similar_pairs(ids, 1.01) == []
+    assert memories.similar_pairs([walk], 0.0) == []
+
+
 # ---------------------------------------------------------------------------------------------------
 # Anticipation: input
 
