@@ -137,7 +137,8 @@ async def test_the_dashboard_beside_a_running_server(both: Both) -> None:
     seen = await call(both.mcp_url, "search_memories", {"context": "river walk at dawn", "n_results": 10})
     assert found[0]["id"] not in seen
     both.board.send_signal(signal.SIGINT)  # Ctrl-C: the host stops (stores closed) before the process ends
-    assert both.board.wait(timeout=60) == 130
+    # 130 when the interrupt reaches ego, 0 when uvicorn's own handler takes it and shuts down gracefully first
+    assert both.board.wait(timeout=60) in (0, 130)
     stop(both.serve)
     doctor = subprocess.run(
         [*EGO, "--agent", "claude", "doctor"],
