@@ -57,7 +57,7 @@ class SharedError(Exception):
 
 
 class AgentClient(Protocol):
-    """The plugin's client (``ego_shared_memory.client.SharedClient``): what the agent's tools call."""
+    """The plugin's client, as the agent's tools have it."""
 
     def describe(self) -> str: ...
     def snapshot(self, scopes: Sequence[str] | None, limit: int) -> dict[str, Any]: ...
@@ -71,17 +71,22 @@ class Gateway(Protocol):
     def close(self) -> None: ...
 
 
-def _gateway(url: str, token: str, timeout: float) -> Gateway:
-    from ego_shared_memory.client import GatewayClient
+READERS = "shared_memory.readers"
 
-    class GatewayCalls(GatewayClient):
-        """The plugin's gateway client, with the calls the agent's tools do not make (an event by id, the
-        janitor's endpoints), sent and retried the same way."""
 
-        def request(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> tuple[int, dict[str, Any]]:
-            return self._call(method, path, json=dict(body)) if body is not None else self._call(method, path)
+class Readers(Protocol):
+    """The shared memory plugin's ``shared_memory.readers`` service: new clients, and the errors they raise."""
 
-    return GatewayCalls(url, token, timeout=timeout)
+    unreachable: type[Exception]
+    refused: type[Exception]
+
+    def agent(self) -> AgentClient: ...
+    def gateway(self, token: str | None = None) -> Gateway | None: ...
+
+
+def _reason(exc: Exception) -> str:
+    """Why a shared-memory client could not reach its store (its ``reason``)."""
+    return str(getattr(exc, "reason", exc))
 
 
 def _refused(status: int, payload: Mapping[str, Any]) -> SharedError:
@@ -137,27 +142,25 @@ class SharedView:
             "tools": [t.name for p, t in self.host.tools() if p == "shared_memory"],
         }
 
-    def _clients(self) -> tuple[AgentClient, Gateway | None, Gateway | None]:
+    def _readers(self) -> Readers:
         config = self._config()
         if config is None:
             raise SharedError(409, "the shared memory plugin is not enabled")
+        readers: Readers | None = self.host.services.get(READERS)
+        if readers is None:
+            raise SharedError(409, "the shared memory plugin is not configured (gateway_url or db)")
+        return readers
+
+    def _clients(self) -> tuple[AgentClient, Gateway | None, Gateway | None]:
+        readers = self._readers()
         with self._lock:
             if self._agent is None:
-                if config.gateway_url:
-                    from ego_shared_memory.client import GatewayClient
-
-                    self._agent = GatewayClient(config.gateway_url, config.token, timeout=config.timeout_seconds)
-                    self._agent_calls = _gateway(config.gateway_url, config.token, config.timeout_seconds)
-                    if self.operator_token:
-                        self._operator = _gateway(config.gateway_url, self.operator_token, config.timeout_seconds)
-                elif config.db:
-                    from ego_shared_memory.client import LocalClient
-                    from ego_shared_memory.config import GatewaySettings
-
-                    self._agent = LocalClient(config.db, config.agent_id, GatewaySettings.of(config))
-                    self._agent_id = config.agent_id
-                else:
-                    raise SharedError(409, "the shared memory plugin is not configured (gateway_url or db)")
+                self._agent = readers.agent()
+                self._agent_calls = readers.gateway()
+                if self._agent_calls is not None and self.operator_token:
+                    self._operator = readers.gateway(self.operator_token)
+                if self._agent_calls is None:
+                    self._agent_id = getattr(self._config(), "agent_id", None)
             return self._agent, self._agent_calls, self._operator
 
     def close(self) -> None:
@@ -187,15 +190,16 @@ class SharedView:
         out = self.state()
         if not out["configured"]:
             return out
-        from ego_shared_memory.client import RefusedError, UnreachableError
-
+        readers = self._readers()
+        unreachable, refused = readers.unreachable, readers.refused
         agent, _calls, operator = self._clients()
         try:
             snapshot = agent.snapshot(self._scopes(requested_scopes, agent), EVENTS_SHOWN)
-        except UnreachableError as exc:
-            return {**out, "reachable": False, "error": exc.reason, "where": agent.describe()}
-        except RefusedError as exc:
-            raise SharedError(400, str(exc.payload.get("message") or exc.payload.get("error"))) from None
+        except unreachable as exc:
+            return {**out, "reachable": False, "error": _reason(exc), "where": agent.describe()}
+        except refused as exc:
+            payload: Mapping[str, Any] = getattr(exc, "payload", {})
+            raise SharedError(400, str(payload.get("message") or payload.get("error"))) from None
         self._agent_id = str(snapshot.get("agent_id") or self._agent_id or "") or None
         by_scope: dict[str, list[dict[str, Any]]] = {scope: [] for scope in snapshot.get("scopes", [])}
         for event in snapshot.get("recent_events", []):
@@ -223,13 +227,12 @@ class SharedView:
                 out["audit"] = self._audit(operator)
             except SharedError as exc:
                 out["operator_error"] = exc.message
-            except UnreachableError as exc:
-                out["operator_error"] = exc.reason
+            except unreachable as exc:
+                out["operator_error"] = _reason(exc)
         return out
 
     def _operator_call(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        from ego_shared_memory.client import UnreachableError
-
+        unreachable = self._readers().unreachable
         _agent, _calls, operator = self._clients()
         if operator is None:
             raise SharedError(
@@ -237,8 +240,8 @@ class SharedView:
             )
         try:
             status, payload = operator.request(method, path, body)
-        except UnreachableError as exc:
-            raise SharedError(502, exc.reason) from None
+        except unreachable as exc:
+            raise SharedError(502, _reason(exc)) from None
         if status not in (200, 201):
             raise _refused(status, payload)
         return payload
@@ -335,8 +338,7 @@ class SharedView:
     def _plan_view(self, plan: Mapping[str, Any]) -> dict[str, Any]:
         """The plan, with the first events it would delete as the agent's token reads them (an event of a scope
         the agent may not read is named by its scope only)."""
-        from ego_shared_memory.client import UnreachableError
-
+        unreachable = self._readers().unreachable
         _agent, calls, _operator = self._clients()
         counts = {str(k): v for k, v in dict(plan.get("counts", {})).items()}
         readable = all(may_read(self._agent_id, scope) for scope in counts)
@@ -346,7 +348,7 @@ class SharedView:
             if calls is not None:
                 try:
                     status, payload = calls.request("GET", f"/v1/memory/events/{event_id}")
-                except UnreachableError:
+                except unreachable:
                     status, payload = 502, {}
                 if status == 200 and may_read(self._agent_id, str(payload.get("scope"))):
                     row = event_row(payload)

@@ -29,6 +29,7 @@ from ego_core import (
 from ego_shared_memory.cli import commands
 from ego_shared_memory.client import GatewayClient, LocalClient, PendingAppends, SharedClient, UnreachableError
 from ego_shared_memory.config import CONFIG_ENV, GatewaySettings, SharedMemoryConfig
+from ego_shared_memory.readers import READERS, Readers
 from ego_shared_memory.tools import SharedTools
 
 WAKE_UP_ORDER = 60
@@ -130,6 +131,7 @@ class SharedMemoryPlugin:
         if not _configured(config):
             return
         _check(config)
+        ctx.provide(READERS, Readers(config))
         if config.gateway_url is not None:
             assert config.token is not None
             self._client = GatewayClient(config.gateway_url, config.token, timeout=config.timeout_seconds)
