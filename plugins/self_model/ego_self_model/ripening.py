@@ -61,6 +61,8 @@ PRIVATE_MARK: Final = "(private) "
 
 OPEN_EDGE_ORDER: Final = 12
 OPEN_EDGE_PRIORITY: Final = 50
+RIPENED_PRIORITY: Final = 85
+"""The ripened block is shown once (its company is let go): introspect's budget never leaves it out."""
 """In wake_up, right after the last introspection (memory, 10)."""
 RIPENED_ORDER: Final = 35
 """In introspect, where the resurfacing section would be (it takes its place)."""
@@ -348,6 +350,7 @@ class Ripening:
             text=ripened_text(question, lines, holder_name(question, people)),
             order=RIPENED_ORDER,
             scaffold=(FIT_SCAFFOLD, SUPERSEDE_SCAFFOLD),
+            priority=RIPENED_PRIORITY,
         )
 
     def open_edge(self) -> Section | None:

@@ -88,6 +88,8 @@ HELD_SHOWN: Final = 2
 COHERENCE: Final = "cognitive_coherence"
 WAKE_UP_ORDER: Final = 30
 COMPANION_PRIORITY: Final = 65
+RESURFACING_PRIORITY: Final = 75
+"""A question a memory just brought back keeps its place in introspect's budget."""
 REUNION_PRIORITY: Final = 85
 """A reunion is told once: it never gives way to wake_up's budget before the companion line."""
 QUESTIONS_ORDER: Final = 30
@@ -531,6 +533,7 @@ class SelfModel:
                     key="self_model.resurfacing",
                     text=resurfacing_text(brought_back, fading, now),
                     order=RESURFACING_ORDER,
+                    priority=RESURFACING_PRIORITY,
                 )
             )
         sections.append(
