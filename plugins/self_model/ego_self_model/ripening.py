@@ -60,10 +60,10 @@ PRIVATE_MARK: Final = "(private) "
 """Marks a private memory among the company, as remember marks its related memories."""
 
 OPEN_EDGE_ORDER: Final = 12
+"""In wake_up, right after the last introspection (memory, 10)."""
 OPEN_EDGE_PRIORITY: Final = 50
 RIPENED_PRIORITY: Final = 85
 """The ripened block is shown once (its company is let go): introspect's budget never leaves it out."""
-"""In wake_up, right after the last introspection (memory, 10)."""
 RIPENED_ORDER: Final = 35
 """In introspect, where the resurfacing section would be (it takes its place)."""
 HINT_ORDER: Final = 35
