@@ -160,6 +160,7 @@ def _plugins(args: argparse.Namespace, host: PluginHost) -> int:
                 for s in statuses
             ],
             "tools": {tool.name: plugin for plugin, tool in host.tools()},
+            "owner_tools": {tool.name: plugin for plugin, tool in host.tools(owner=True) if tool.tier == "owner"},
             "recent_failures": logged,
         }
         print(json.dumps(payload, indent=2))
@@ -175,8 +176,8 @@ def _plugins(args: argparse.Namespace, host: PluginHost) -> int:
         if status.reason:
             print(f"  {'':<{width}}  why: {status.reason}")
     tools_by_plugin: dict[str, list[str]] = {}
-    for plugin, tool in host.tools():
-        tools_by_plugin.setdefault(plugin, []).append(tool.name)
+    for plugin, tool in host.tools(owner=True):
+        tools_by_plugin.setdefault(plugin, []).append(f"{tool.name} (owner)" if tool.tier == "owner" else tool.name)
     print("tools:")
     for plugin, names in sorted(tools_by_plugin.items()):
         print(f"  {plugin}: {', '.join(names)}")

@@ -220,6 +220,9 @@ class HookCaller:
     def on_forget(self, *, memory: Memory) -> list[tuple[str, Sequence[str]]]:
         return self._dispatch.fan_out("on_forget", memory=memory)
 
+    def on_memory_revised(self, *, before: Memory, after: Memory) -> list[tuple[str, Sequence[str]]]:
+        return self._dispatch.fan_out("on_memory_revised", before=before, after=after)
+
     def on_consolidate(self, *, run: ConsolidationRun) -> list[tuple[str, SectionResult]]:
         return self._dispatch.fan_out("on_consolidate", run=run)
 

@@ -166,6 +166,12 @@ class MemorySpecs:
         """Notification after a memory was deleted: remove every trace of it that your plugin keeps; may return
         extra response lines (a removal that could not be completed yet)."""
 
+    @spec(HookKind.NOTIFICATION)
+    def on_memory_revised(self, before: Memory, after: Memory, ctx: PluginContext) -> Sequence[str] | None:
+        """Notification after a memory's importance, tags or privacy changed (its text never changes): keep what
+        your plugin derived from it in step; a memory that became private must leave every copy of its text
+        you keep. May return extra response lines (a copy that could not be removed yet)."""
+
     @spec(HookKind.COLLECTOR)
     def on_consolidate(self, run: ConsolidationRun, ctx: PluginContext) -> Section | None:
         """Collector: work and report lines during ``consolidate`` (merge candidates, ...)."""

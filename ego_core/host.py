@@ -43,6 +43,7 @@ from ego_core.types import Command, Tool
 from ego_core.version import __version__
 
 _log = logging.getLogger("ego.host")
+TIER_ORDER = {"surface": 0, "backend": 1, "owner": 2}
 
 
 class PluginHost:
@@ -384,23 +385,27 @@ class PluginHost:
                 results.append((plugin_id, value))
         return results
 
-    def tools(self) -> list[tuple[str, Tool]]:
-        """Served tools as (plugin id, tool): surface tools first, then backend, each by name."""
-        served = [(p, t) for p, t in self.registries.tools.values() if self._serves(p, t)]
-        return sorted(served, key=lambda pt: (pt[1].tier != "surface", pt[1].name))
+    def tools(self, *, owner: bool = False) -> list[tuple[str, Tool]]:
+        """Served tools as (plugin id, tool): surface tools first, then backend, each by name; ``owner`` adds
+        the tools only the owner's surfaces run (tier ``"owner"``), last."""
+        served = [
+            (p, t) for p, t in self.registries.tools.values() if self._serves(p, t) and (owner or t.tier != "owner")
+        ]
+        return sorted(served, key=lambda pt: (TIER_ORDER[pt[1].tier], pt[1].name))
 
     def _serves(self, plugin_id: str, tool: Tool) -> bool:
         """A tool is served while its plugin is, and every plugin it ``needs`` is active."""
         return plugin_id not in self._withdrawn and all(self.is_active(need) for need in tool.needs)
 
-    def tool(self, name: str) -> tuple[str, Tool] | None:
+    def tool(self, name: str, *, owner: bool = False) -> tuple[str, Tool] | None:
         item = self.registries.tools.get(name)
-        if item is None or not self._serves(*item):
+        if item is None or not self._serves(*item) or (item[1].tier == "owner" and not owner):
             return None
         return item
 
-    def tool_served(self, name: str) -> bool:
-        return self.tool(name) is not None
+    def tool_served(self, name: str, *, owner: bool = False) -> bool:
+        """Whether an agent can call ``name`` (with ``owner``: whether the owner's surfaces can)."""
+        return self.tool(name, owner=owner) is not None
 
     def embedder_names(self) -> list[str]:
         return self.registries.embedder_names()

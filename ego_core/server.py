@@ -48,24 +48,27 @@ def _text_result(text: str, *, is_error: bool = False) -> types.CallToolResult:
 class ToolRunner:
     """Validates, runs, composes, logs and announces one tool call."""
 
-    def __init__(self, host: PluginHost) -> None:
+    def __init__(self, host: PluginHost, *, owner: bool = False) -> None:
+        """``owner``: the runner of the owner's own surface (the dashboard), which may also run the tools of
+        tier ``"owner"``; an agent's runner never does."""
         self.host = host
+        self.owner = owner
         self._validators: dict[str, ArgumentValidator] = {}
-        for _plugin, tool in host.tools():
+        for _plugin, tool in host.tools(owner=owner):
             self._validators[tool.name] = ArgumentValidator(tool.input_schema)
 
     def list_tools(self) -> list[types.Tool]:
         return [
             types.Tool(name=tool.name, description=tool.description, input_schema=dict(tool.input_schema))
-            for _plugin, tool in self.host.tools()
+            for _plugin, tool in self.host.tools(owner=self.owner)
         ]
 
     def input_schema(self, name: str) -> Mapping[str, Any] | None:
-        found = self.host.tool(name)
+        found = self.host.tool(name, owner=self.owner)
         return dict(found[1].input_schema) if found else None
 
     def served(self) -> set[str]:
-        return {tool.name for _plugin, tool in self.host.tools()}
+        return {tool.name for _plugin, tool in self.host.tools(owner=self.owner)}
 
     async def call(
         self,
@@ -77,7 +80,7 @@ class ToolRunner:
         """Run one call; ``progress`` sends the client a progress notification (the request's own progress
         token), for what the handler reports through ``ctx.progress``."""
         started = time.perf_counter()
-        found = self.host.tool(name)
+        found = self.host.tool(name, owner=self.owner)
         if found is None:
             available = ", ".join(sorted(self.served()))
             text = f"Unknown tool: {name}. Available tools: {available}."

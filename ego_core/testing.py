@@ -295,6 +295,7 @@ BUILT_IN_TOOLS = frozenset(
         "recall",
         "search_memories",
         "forget",
+        "revise_memory",
         "link_memories",
         "create_episode",
         "get_episode",

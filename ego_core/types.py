@@ -235,13 +235,16 @@ class Tool:
     valid call logs the values instead (through the redaction pipeline), or what ``log_view`` makes of them.
     ``needs`` names plugins the tool cannot work without: it is served only while every one of them is enabled
     and running (a plugin that merely uses another when present does not name it).
+    ``tier``: ``"surface"`` (listed first), ``"backend"`` (reached through scaffolds), or ``"owner"``: never
+    offered to an agent (not listed, an agent's call is an unknown tool), run only by the owner's own surfaces
+    (``ToolRunner(host, owner=True)``: the dashboard) through the same validation, hooks and log.
     """
 
     name: str
     description: str
     input_schema: Mapping[str, Any]
     handler: ToolHandler
-    tier: Literal["surface", "backend"] = "backend"
+    tier: Literal["surface", "backend", "owner"] = "backend"
     log_view: LogView | None = None
     needs: frozenset[str] = attrs.field(default=frozenset(), converter=_name_set)
 

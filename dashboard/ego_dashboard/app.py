@@ -38,6 +38,8 @@ from ego_dashboard.shared import SharedError, SharedView
 _log = logging.getLogger("ego.dashboard")
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 TOOL_AGENT = "dashboard"
+REVISABLE = ("importance", "tags", "private")
+"""What ``POST /api/memories/{id}/revise`` may change (through the memory plugin's ``revise_memory``)."""
 """The ``agent`` field of the ``tool_call`` records of corrections made from the dashboard."""
 MAX_BODY = 4096
 CSP = (
@@ -163,7 +165,7 @@ def build_app(
 
     def tool_runner() -> ToolRunner:
         if not runner:
-            runner.append(ToolRunner(host))
+            runner.append(ToolRunner(host, owner=True))
         return runner[0]
 
     def served(payload: Any, status: int = 200) -> JSONResponse:
@@ -204,7 +206,7 @@ def build_app(
         return value
 
     async def call_tool(name: str, args: Mapping[str, Any]) -> Response:
-        if not host.tool_served(name):
+        if not host.tool_served(name, owner=True):
             return error(409, f"the tool {name} is not served (its plugin is not enabled)")
         result = await tool_runner().call(name, args, agent=TOOL_AGENT)
         if result.is_error:
@@ -222,6 +224,15 @@ def build_app(
     async def forget(request: Request) -> Response:
         await body(request)
         return await call_tool("forget", {"memory_id": memory_id(request)})
+
+    async def revise(request: Request) -> Response:
+        payload = await body(request)
+        unknown = sorted(set(payload) - set(REVISABLE))
+        if unknown:
+            return error(400, f"unknown field {unknown[0][:40]!r}: a revision changes {', '.join(REVISABLE)}")
+        if not payload:
+            return error(400, f"nothing to change: give {', '.join(REVISABLE)}")
+        return await call_tool("revise_memory", {"memory_id": memory_id(request), **payload})
 
     async def reveal(request: Request) -> Response:
         if not reveal_private:
@@ -340,6 +351,7 @@ def build_app(
         Route("/api/memories/{memory_id}", reader(lambda r: state.detail(host, memory_id(r))), methods=["GET"]),
         Route("/api/memories/{memory_id}/graph", reader(graph), methods=["GET"]),
         Route("/api/memories/{memory_id}/forget", forget, methods=["POST"]),
+        Route("/api/memories/{memory_id}/revise", revise, methods=["POST"]),
         Route("/api/questions/{question_id}/resolve", resolve_question, methods=["POST"]),
         Route("/api/notions/{notion_id}/relabel", relabel_notion, methods=["POST"]),
         Route("/api/notions/{notion_id}/merge", merge_notion, methods=["POST"]),

@@ -236,6 +236,7 @@ def detail(host: PluginHost, memory_id: str) -> dict[str, Any] | None:
             target = targets.get(link["target"])
             link["target_card"] = memory_card(target) if target is not None else None
     card["episode"] = episode_of(service, memory_id)
+    card["revisable"] = host.tool_served("revise_memory", owner=True)
     return card
 
 

@@ -1,5 +1,6 @@
 """The page in a real browser (Debian's Chromium driven by Playwright): each view renders, a search finds a
-memory, a private memory shows as private, and a forget from the page removes the memory."""
+memory, a private memory shows as private, a forget from the page removes the memory, and a correction of
+importance, tags or privacy goes through."""
 
 from __future__ import annotations
 
@@ -133,6 +134,42 @@ def test_search_detail_and_forget_from_the_page(page: Page, seeded: Seeded) -> N
     html = page.content()
     for text, _emotion in PRIVATE:
         assert text[:12] not in html
+
+
+def test_correct_importance_tags_and_privacy_from_the_page(page: Page, seeded: Seeded) -> None:
+    page.click("button[data-view=memory]")
+    page.fill("#q", "garden tomatoes ripening")
+    page.click("#search button")
+    first = page.locator("#results tbody tr").first
+    expect(first).to_contain_text("tomatoes")
+    memory_id = str(first.get_attribute("data-id"))
+    first.click()
+    expect(page.locator("#revise")).to_be_visible()
+    page.select_option("#r-importance", "5")
+    page.fill("#r-tags", "garden, 家庭菜園")
+    page.click("#r-save")
+    expect(page.locator("#r-done")).to_contain_text("saved")
+    expect(page.locator("#detail-meta")).to_contain_text("家庭菜園")
+    memories = seeded.host.services.get("memory.store")
+    assert memories is not None
+    [stored] = memories.get([memory_id])
+    assert (stored.importance, stored.tags) == (5, ("garden", "家庭菜園"))
+
+    page.check("#r-private")
+    page.click("#r-save")
+    expect(page.locator("#detail-text")).to_have_text("private memory: its text is not shown")
+    expect(page.locator(f"#results tbody tr[data-id='{memory_id}'] td.private")).to_have_count(1)
+    assert "tomatoes" not in page.content()
+
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    page.uncheck("#r-private")
+    page.click("#r-save")
+    expect(page.locator("#detail-text")).to_contain_text("tomatoes")
+    assert asked
+    assert "public" in asked[0]
+    [stored] = memories.get([memory_id])
+    assert not stored.is_private
 
 
 def serve(app: Starlette) -> tuple[uvicorn.Server, threading.Thread, str]:

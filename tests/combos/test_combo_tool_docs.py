@@ -1,4 +1,4 @@
-"""docs/tools.md documents every tool the built-in plugins serve, with every parameter."""
+"""docs/tools.md documents every tool the built-in plugins serve (owner tools too), with every parameter."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def sections(text: str) -> dict[str, str]:
 def test_every_served_tool_and_parameter_is_documented(combo_host) -> None:
     host: PluginHost = combo_host()
     documented = sections(DOCS.read_text(encoding="utf-8"))
-    served = host.tools()
+    served = host.tools(owner=True)
     assert served
     for _plugin, tool in served:
         assert tool.name in documented, f"docs/tools.md has no section '## {tool.name}'"
@@ -29,6 +29,6 @@ def test_every_served_tool_and_parameter_is_documented(combo_host) -> None:
 
 def test_every_documented_tool_exists(combo_host) -> None:
     host: PluginHost = combo_host()
-    served = {tool.name for _plugin, tool in host.tools()}
+    served = {tool.name for _plugin, tool in host.tools(owner=True)}
     documented = set(sections(DOCS.read_text(encoding="utf-8")))
     assert documented <= served, f"documented but not served: {sorted(documented - served)}"

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import anyio
 import attrs
 import pytest
 
@@ -38,7 +39,7 @@ from ego_core import (
 from ego_core.dispatch import HostHooks
 from ego_core.hookspecs import HookKind, hook_kinds, hook_names
 from ego_core.portable import export_file, import_file
-from ego_core.testing import HostFactory, configure_logging, mcp_client, tool_text
+from ego_core.testing import HostFactory, ToolRunner, configure_logging, mcp_client, tool_text
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
@@ -277,6 +278,48 @@ def test_hook_on_forget(make_host: HostFactory) -> None:
     host = make_host({"cleaner": Cleaner()})
     assert host.hooks.on_forget(memory=MEMORY) == []
     assert forgotten == [MEMORY.id]
+
+
+def test_hook_on_memory_revised(make_host: HostFactory) -> None:
+    seen: list[tuple[bool, bool]] = []
+
+    class Mirror:
+        @hookimpl
+        def on_memory_revised(self, before: Memory, after: Memory) -> list[str]:
+            seen.append((before.is_private, after.is_private))
+            return ["mirror updated"]
+
+    host = make_host({"mirror": Mirror()})
+    after = attrs.evolve(MEMORY, is_private=True)
+    assert host.hooks.on_memory_revised(before=MEMORY, after=after) == [("mirror", ["mirror updated"])]
+    assert seen == [(False, True)]
+
+
+def test_owner_tools_are_never_offered_to_an_agent(make_host: HostFactory) -> None:
+    class Owner:
+        @hookimpl
+        def register_tools(self, register: Callable[[Tool], None]) -> None:
+            register(Tool(name="mend", description="d", input_schema=EMPTY, handler=lambda a: "mended", tier="owner"))
+            register(Tool(name="look", description="d", input_schema=EMPTY, handler=lambda a: "looked"))
+
+    host = make_host({"owner": Owner()})
+    host.start()
+    assert [t.name for _p, t in host.tools() if _p == "owner"] == ["look"]
+    assert [t.name for _p, t in host.tools(owner=True) if _p == "owner"] == ["look", "mend"]
+    assert (host.tool_served("mend"), host.tool_served("mend", owner=True)) == (False, True)
+
+    async def calls() -> tuple[str, str, bool]:
+        async with mcp_client(host) as client:
+            listed = {tool.name for tool in (await client.list_tools()).tools}
+            refused = await client.call_tool("mend", {})
+        owned = await ToolRunner(host, owner=True).call("mend", {})
+        assert "mend" not in listed
+        return tool_text(refused), tool_text(owned), bool(refused.is_error)
+
+    refused, owned, is_error = anyio.run(calls)
+    assert is_error
+    assert refused.startswith("Unknown tool: mend.")
+    assert owned == "mended"
 
 
 def test_hook_on_consolidate(make_host: HostFactory) -> None:

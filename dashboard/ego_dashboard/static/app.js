@@ -165,6 +165,7 @@
       const label = !target ? "(gone)" : target.private ? "private memory" : target.content;
       links.appendChild(el("li", l.type + ": " + label));
     });
+    showRevision(m);
     const g = await api("/api/memories/" + encodeURIComponent(id) + "/graph?depth=2");
     await drawGraph(g);
   }
@@ -204,6 +205,41 @@
     const answer = await api("/api/memories/" + encodeURIComponent(selected) + "/reveal", { method: "POST", body: "{}" });
     $("detail-text").textContent = answer.content; // shown, never stored
     $("reveal").hidden = true;
+  }
+
+  let shown = null; // the memory the correction form was filled from
+  function showRevision(m) {
+    shown = m;
+    $("revise").hidden = !m.revisable;
+    $("r-importance").value = m.private ? "" : String(m.importance);
+    $("r-tags").value = m.private ? "" : (m.tags || []).join(", ");
+    $("r-tags").placeholder = m.private ? "private: type to replace them" : "comma-separated; replaces them";
+    $("r-private").checked = !!m.private;
+    $("r-done").textContent = "";
+  }
+
+  function tagList(text) {
+    return text.split(/[,、，]/).map(function (t) { return t.trim(); }).filter(function (t) { return t; });
+  }
+
+  async function reviseSelected() {
+    if (!selected || !shown) return;
+    const change = {};
+    const importance = $("r-importance").value;
+    if (importance && (shown.private || Number(importance) !== shown.importance)) change.importance = Number(importance);
+    const tags = $("r-tags").value;
+    if (shown.private ? tags.trim() : tagList(tags).join(",") !== (shown.tags || []).join(",")) change.tags = tagList(tags);
+    const makePrivate = $("r-private").checked;
+    if (makePrivate !== !!shown.private) {
+      if (!makePrivate && !window.confirm("Make this memory public? Its text will be shown here and written to the workspace files.")) return;
+      change.private = makePrivate;
+    }
+    if (!Object.keys(change).length) { $("r-done").textContent = "nothing to change"; return; }
+    const id = selected;
+    await api("/api/memories/" + encodeURIComponent(id) + "/revise", { method: "POST", body: JSON.stringify(change) });
+    await openMemory(id);
+    $("r-done").textContent = "saved (change it back the same way)";
+    await loadMemory();
   }
 
   async function forgetSelected() {
@@ -537,6 +573,10 @@
   $("range").addEventListener("change", function () { loadHistory().catch(function (x) { showError(x.message); }); });
   $("reveal").addEventListener("click", function () { revealSelected().catch(function (x) { showError(x.message); }); });
   $("forget").addEventListener("click", function () { forgetSelected().catch(function (x) { showError(x.message); }); });
+  $("revise").addEventListener("submit", function (event) {
+    event.preventDefault();
+    reviseSelected().catch(function (x) { showError(x.message); });
+  });
   $("merge-load").addEventListener("click", function () { loadMerge().catch(function (x) { showError(x.message); }); });
   $("shared-scopes").addEventListener("submit", function (e) {
     e.preventDefault(); sharedScopes = $("shared-scope-input").value.trim(); loadShared().catch(function (x) { showError(x.message); });

@@ -126,6 +126,9 @@ class MemoryConfig:
     exact_search_limit: int = attrs.field(default=50_000, validator=attrs.validators.ge(0))
     """Recall's dense search runs exactly, on a copy of every vector in the process (2 KB a memory), while the
     store holds at most this many memories; beyond, and for searches with filters, Chroma's index answers."""
+    revise_tool: bool = False
+    """Offer ``revise_memory`` (change a memory's importance, tags or privacy) to the agent; without it only the
+    owner's surfaces run it (the dashboard's corrections), and the agent's tool list stays shorter."""
     involuntary_probability: float = attrs.field(default=0.25, validator=_probability)
     """The chance that a recall or a wake_up brings back a dormant memory nobody asked for (0: never)."""
     recall: RecallConfig = attrs.field(factory=RecallConfig)

@@ -26,8 +26,9 @@ from ego_core import (
     truncate,
 )
 from ego_memory.errors import StoreError
-from ego_memory.limits import MAX_EPISODE_MEMBERS
+from ego_memory.limits import MAX_EPISODE_MEMBERS, MAX_TAG_CHARS, MAX_TAGS, list_problem
 from ego_memory.memories import Memories, extra_lines
+from ego_memory.model import normal_importance, normal_tags
 from ego_memory.privacy import mask_quotes
 from ego_memory.rows import Episode, to_millis
 from ego_memory.wording import count_of
@@ -55,6 +56,21 @@ READ_STEPS, REPLAY_STEPS, HOOK_STEPS = 1, 3, 6
 """consolidate's progress (for a client that asked for it): reading the window, the replay, then the plugins'
 ``on_consolidate`` work, which fills its part with its own ``ctx.progress``."""
 CONSOLIDATE_STEPS = READ_STEPS + REPLAY_STEPS + HOOK_STEPS
+
+
+REVISABLE = ("importance", "tags", "private")
+
+
+def revision_words(before: Memory, after: Memory) -> list[str]:
+    """What a revision changed, in words (``importance 3 -> 5``, ``now private``)."""
+    words = []
+    if after.importance != before.importance:
+        words.append(f"importance {before.importance} -> {after.importance}")
+    if after.tags != before.tags:
+        words.append(f"tags: {', '.join(after.tags) if after.tags else 'none'}")
+    if after.is_private != before.is_private:
+        words.append("now private" if after.is_private else "no longer private")
+    return words
 
 
 def _shown_id(value: str, pattern: re.Pattern[str], kind: str) -> str:
@@ -88,6 +104,39 @@ class Lifecycle:
             f"Emotion: {memory.emotional_trace.primary} | Importance: {memory.importance}"
         )
         return Response(data="\n".join([data, *extra]), scaffold=FORGET_SCAFFOLD)
+
+    # ------------------------------------------------------------------------------------------
+    # revise_memory
+
+    def revise(self, args: Mapping[str, Any]) -> Response:
+        memory_id = str(args["memory_id"]).strip()
+        if not any(name in args for name in REVISABLE):
+            raise InvalidArgumentError("memory_id", f"give at least one of {', '.join(REVISABLE)} to change")
+        tags: tuple[str, ...] | None = None
+        if "tags" in args:
+            problem = list_problem(list(args["tags"]), MAX_TAGS, MAX_TAG_CHARS)
+            if problem:
+                raise InvalidArgumentError("tags", problem)
+            tags = normal_tags(list(args["tags"]))
+        importance = normal_importance(args["importance"]) if "importance" in args else None
+        private = bool(args["private"]) if "private" in args else None
+        found = (
+            self.store.revise(memory_id, importance=importance, tags=tags, is_private=private)
+            if MEMORY_ID.match(memory_id)
+            else None
+        )
+        if found is None:
+            raise self._not_found(memory_id)
+        before, after = found
+        changes = revision_words(before, after)
+        if not changes:
+            return Response(data=f"Nothing changed (id: {memory_id}): it already is so.")
+        if after.is_private and not before.is_private:
+            self.memories.redactor.add(after.id, after.content, after.timestamp.timestamp())
+        elif before.is_private and not after.is_private:
+            self.memories.redactor.remove(after.id)
+        extra = extra_lines(self.ctx.hooks.on_memory_revised(before=before, after=after))
+        return Response(data="\n".join([f"Revised (id: {memory_id}): {'; '.join(changes)}.", *extra]))
 
     # ------------------------------------------------------------------------------------------
     # link_memories

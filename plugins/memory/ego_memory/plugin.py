@@ -44,7 +44,7 @@ from ego_memory.privacy import QUOTE_MIN, PrivateContentRedactor
 from ego_memory.progress import reporting
 from ego_memory.runtime import MemoryRuntime, open_runtime
 from ego_memory.thought import thought_quote
-from ego_memory.tools import lifecycle_tools, memory_tools
+from ego_memory.tools import lifecycle_tools, memory_tools, revise_tool
 from ego_memory.wording import count_of
 
 _log = logging.getLogger("ego.plugin.memory")
@@ -146,7 +146,8 @@ class MemoryPlugin(MemorySurface):
         register(Redactor(name="memory.private", redact=self.redactor, order=50))
 
     @hookimpl
-    def register_tools(self, register: Callable[[Tool], None]) -> None:
+    def register_tools(self, register: Callable[[Tool], None], ctx: PluginContext) -> None:
+        config: MemoryConfig = ctx.config
         tools = [
             *memory_tools(
                 lambda args: self._require().remember(args),
@@ -161,6 +162,7 @@ class MemoryPlugin(MemorySurface):
                 lambda args: self._lifecycle().get_episode(args),
                 lambda args: self._lifecycle().consolidate(args),
             ),
+            revise_tool(lambda args: self._lifecycle().revise(args), offered=config.revise_tool),
         ]
         for tool in tools:
             register(attrs.evolve(tool, handler=_store_errors_as_tool_errors(tool.handler)))

@@ -23,6 +23,7 @@ This module keeps the invariants:
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import time
@@ -729,6 +730,43 @@ class MemoryStore:
             if exists != (1 if source == target else 2):
                 raise StoreError("both memories must exist")
             return self.tables.insert_link_pair(source, MemoryLink(target, link_type, confidence, note), time.time())
+
+    def revise(
+        self, memory_id: str, *, importance: int | None, tags: Sequence[str] | None, is_private: bool | None
+    ) -> tuple[Memory, Memory] | None:
+        """Change a memory's importance, tags or privacy (``None``: unchanged) in one transaction; the index's
+        copy of those fields follows. Returns (before, after), or None when there is no such memory."""
+        with self.writing():
+            found = self._load([memory_id], with_links=False)
+            if not found:
+                return None
+            before = found[0]
+            after = attrs.evolve(
+                before,
+                importance=before.importance if importance is None else importance,
+                tags=before.tags if tags is None else tuple(tags),
+                is_private=before.is_private if is_private is None else is_private,
+            )
+            if after == before:
+                return before, after
+            generation = self._seen_generation
+            with self._transaction() as db:
+                tags_json = json.dumps(list(after.tags), ensure_ascii=False)
+                db.execute(
+                    "UPDATE memories SET importance = ?, tags = ?, is_private = ? WHERE id = ?",
+                    (after.importance, tags_json, int(after.is_private), memory_id),
+                )
+                self._seen_generation = self.tables.bump_generation()
+            self._dense_index.wrote(self.chroma.name, generation, self._seen_generation)
+            try:
+                with self._index_failures():
+                    self.chroma.update_metadata([memory_id], [chroma_metadata(after, self.model_id)])
+            except VectorIndexError as exc:
+                # SQLite holds the truth: the rebuild at the next start writes the index's copy again
+                _log.warning("revise: the index's fields of %s are rewritten at the next start (%s)", memory_id, exc)
+            if after.is_private != before.is_private:
+                self._private_contents_changed()
+            return before, after
 
     def touch(self, ids: Sequence[str], when: float) -> None:
         """Access statistics for a recall, in one statement."""

@@ -111,6 +111,17 @@ GET_EPISODE_SCHEMA: Mapping[str, Any] = {
     "required": ["episode_id"],
     "additionalProperties": False,
 }
+REVISE_SCHEMA: Mapping[str, Any] = {
+    "type": "object",
+    "properties": {
+        "memory_id": MEMORY_ID_SCHEMA,
+        "importance": {"type": "integer", "minimum": 1, "maximum": 5},
+        "tags": REMEMBER_SCHEMA["properties"]["tags"],
+        "private": {"type": "boolean"},
+    },
+    "required": ["memory_id"],
+    "additionalProperties": False,
+}
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
 Handler = Callable[[Mapping[str, Any]], Response]
@@ -148,6 +159,17 @@ def lifecycle_tools(
             handler=consolidate,
         ),
     ]
+
+
+def revise_tool(revise: Handler, *, offered: bool) -> Tool:
+    """``revise_memory``: the owner's corrections (the dashboard); offered to the agent only when configured."""
+    return Tool(
+        name="revise_memory",
+        description="Change a memory's importance, tags or privacy (its words stay).",
+        input_schema=REVISE_SCHEMA,
+        handler=revise,
+        tier="backend" if offered else "owner",
+    )
 
 
 def memory_tools(remember: Handler, recall: Handler, search: Handler, remember_log_view: Any) -> list[Tool]:

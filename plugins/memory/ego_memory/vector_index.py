@@ -283,6 +283,12 @@ class ChromaIndex:
                 ids=list(ids), embeddings=embeddings, metadatas=[dict(m) for m in metadatas], documents=list(documents)
             )
 
+    def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]) -> None:
+        """Replace the fields kept beside existing vectors (the vectors and documents stay)."""
+        if ids:
+            with self._failures("updating fields"):
+                self.collection.update(ids=list(ids), metadatas=[dict(m) for m in metadatas])
+
     def delete(self, ids: Sequence[str]) -> None:
         if ids:
             with self._failures("deleting vectors"):

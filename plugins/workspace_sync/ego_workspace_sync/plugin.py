@@ -1,7 +1,8 @@
 """The ``workspace_sync`` plugin: mirrors non-private memories into an OpenClaw workspace.
 
 Enabled by ``[plugins.workspace_sync] workspace_dir`` or ``EGO_WORKSPACE_DIR``; without either it stays idle.
-It only reacts to the memory plugin's notifications (``on_remember``, ``on_forget``), so it requires it.
+It only reacts to the memory plugin's notifications (``on_remember``, ``on_forget``, ``on_memory_revised``), so it
+requires it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import ClassVar
 from ego_core import MEMORY_STORE, Check, ConfigError, Memory, MemoryService, PluginContext, hookimpl
 from ego_workspace_sync.config import CONFIG_ENV, WorkspaceSyncConfig
 from ego_workspace_sync.journal import JOURNAL_NAME
-from ego_workspace_sync.render import INTROSPECTION
+from ego_workspace_sync.render import INTROSPECTION, is_curated
 from ego_workspace_sync.writer import Fallback, Lookup, WorkspaceWriteError, WorkspaceWriter
 
 SYNC_FAILED_NOTE = "The workspace files could not be updated (see the log); the memory itself is saved."
@@ -74,17 +75,28 @@ class WorkspaceSyncPlugin:
         writer = self.writer
         if writer is None:
             return None
+        # Also for a private memory: it was never written, and removing nothing costs nothing.
+        lines = _remove(writer, memory, ctx)
+        return None if memory.is_private else lines
+
+    @hookimpl
+    def on_memory_revised(self, before: Memory, after: Memory, ctx: PluginContext) -> Sequence[str] | None:
+        """A memory made private leaves every file; one made public again is written as a new one would be
+        (its day's log, ``MEMORY.md`` when curated; never the inner monologue, which holds the latest); one
+        raised to curated joins ``MEMORY.md``."""
+        writer = self.writer
+        if writer is None or (before.is_private and after.is_private):
+            return None
+        if after.is_private:
+            return _remove(writer, after, ctx)
         try:
-            # Also for a private memory: it was never written, and removing nothing costs nothing.
-            writer.forget(memory.id)
+            if before.is_private:
+                writer.append_daily(after)
+            if is_curated(after) and (before.is_private or not is_curated(before)):
+                writer.append_curated(after)
         except WorkspaceWriteError as exc:
-            ctx.log.error("workspace cleanup of %s failed: %s", memory.id, exc)
-            if memory.is_private:
-                return None  # it has no lines to remove (the cleanup of leftovers is retried all the same)
-            if exc.kept:
-                return [FORGET_PENDING_NOTE.format(reason=exc.reason)]
-            problem = writer.journal.save_problem or "see the log"
-            return [FORGET_UNSAVED_NOTE.format(reason=exc.reason, problem=problem)]
+            ctx.log.warning("workspace sync of %s failed: %s", after.id, exc)
+            return [SYNC_FAILED_NOTE]
         return None
 
     @hookimpl
@@ -178,3 +190,16 @@ def _monologue_fallback(ctx: PluginContext) -> Fallback:
         return None
 
     return find
+
+
+def _remove(writer: WorkspaceWriter, memory: Memory, ctx: PluginContext) -> list[str] | None:
+    """Remove the memory's lines; when that fails, the lines that say when it will be done."""
+    try:
+        writer.forget(memory.id)
+    except WorkspaceWriteError as exc:
+        ctx.log.error("workspace cleanup of %s failed: %s", memory.id, exc)
+        if exc.kept:
+            return [FORGET_PENDING_NOTE.format(reason=exc.reason)]
+        problem = writer.journal.save_problem or "see the log"
+        return [FORGET_UNSAVED_NOTE.format(reason=exc.reason, problem=problem)]
+    return None

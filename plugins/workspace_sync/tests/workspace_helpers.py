@@ -30,8 +30,8 @@ class SyncHostFactory(Protocol):
 
 
 def call(host: PluginHost, tool: str, **args: Any) -> str:
-    """Call a tool's handler directly (the host must be started); the response data."""
-    served = host.tool(tool)
+    """Call a tool's handler directly (the host must be started; owner tools too); the response data."""
+    served = host.tool(tool, owner=True)
     assert served is not None, f"{tool} is not served"
     result = served[1].handler(args)
     assert not isinstance(result, str)
