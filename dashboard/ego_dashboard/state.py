@@ -276,7 +276,8 @@ def private_text(host: PluginHost, memory_id: str) -> str | None:
 
 def graph(host: PluginHost, memory_id: str, depth: int) -> dict[str, Any] | None:
     """The links around one memory, breadth first, at most ``GRAPH_MAX_NODES`` nodes: it reads only the
-    memories it shows, so it costs the same in a store of a hundred or of a hundred thousand."""
+    memories it shows, one read per step away, so it costs the same in a store of a hundred or of a hundred
+    thousand."""
     service = memories(host)
     if service is None:
         return None
@@ -286,20 +287,22 @@ def graph(host: PluginHost, memory_id: str, depth: int) -> dict[str, Any] | None
     nodes: dict[str, Memory] = {start[0].id: start[0]}
     level = {start[0].id: 0}
     edges: dict[tuple[str, str], dict[str, Any]] = {}
-    queue = deque([start[0]])
+    frontier = [start[0]]
     truncated = False
-    while queue:
-        memory = queue.popleft()
-        if level[memory.id] >= depth:
-            continue
-        wanted = [link.target_id for link in memory.links if link.target_id not in nodes]
+    for step in range(1, depth + 1):
+        wanted = list(
+            dict.fromkeys(link.target_id for m in frontier for link in m.links if link.target_id not in nodes)
+        )
         room = GRAPH_MAX_NODES - len(nodes)
         if len(wanted) > room:
             wanted, truncated = wanted[:room], True
-        for target in service.get(wanted):
+        frontier = service.get(wanted) if wanted else []
+        for target in frontier:
             nodes[target.id] = target
-            level[target.id] = level[memory.id] + 1
-            queue.append(target)
+            level[target.id] = step
+        if not frontier:
+            break
+    for memory in nodes.values():
         for link in memory.links:
             if link.target_id in nodes:
                 key = tuple(sorted((memory.id, link.target_id)))
