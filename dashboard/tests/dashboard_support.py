@@ -60,14 +60,22 @@ def call(host: PluginHost, tool: str, args: dict[str, Any]) -> str:
         return worker.submit(anyio.run, run).result()
 
 
-def build_seeded(make_host: HostFactory, plugins: dict[str, object] | None = None) -> Seeded:
-    chosen = plugins or {
+def seeded_plugins() -> dict[str, object]:
+    return {
         "memory": MemoryPlugin(),
         "self_model": SelfModelPlugin(),
         "desires": DesiresPlugin(),
         "interoception": InteroceptionPlugin(),
     }
-    host = make_host(chosen, config={"memory": {"model_dir": str(MODEL_DIR)}})
+
+
+def build_seeded(
+    make_host: HostFactory,
+    plugins: dict[str, object] | None = None,
+    config: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Seeded:
+    chosen = plugins or seeded_plugins()
+    host = make_host(chosen, config={"memory": {"model_dir": str(MODEL_DIR)}, **(config or {})})
     host.start()
     public_ids: list[str] = []
     private_ids: list[str] = []
