@@ -8,10 +8,10 @@ and the first one that remember's ``Most related:`` lines do not show already is
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
-from ego_core import Memory, PluginContext, SimilarityProfile, Vectors, truncate
+from ego_core import Memory, PluginContext, SimilarityProfile, truncate
 from ego_memory.decay import DORMANT
 from ego_memory.involuntary import ago
 from ego_memory.store import MemoryStore
@@ -31,12 +31,12 @@ def echoes(
     profile: SimilarityProfile,
     memory: Memory,
     *,
-    vector: Vectors,
+    near: Sequence[tuple[str, float]],
     now: datetime,
 ) -> list[Memory]:
-    """The dormant memories ``memory`` (stored with ``vector``) echoes, most similar first (not yet touched)."""
-    near = store.dense(vector, ECHO_POOL + 1)
-    related = [(m, s) for m, s, _ in near if m != memory.id and s > profile.related]
+    """The dormant memories ``memory`` echoes among ``near`` (its nearest memories with their similarity, as the
+    search before it was stored found them), most similar first (not yet touched)."""
+    related = [(m, s) for m, s in near[:ECHO_POOL] if m != memory.id and s > profile.related]
     if not related:
         return []
     strength = strengths.of([m for m, _ in related], now.timestamp())
@@ -59,13 +59,13 @@ def resurface(
     profile: SimilarityProfile,
     memory: Memory,
     *,
-    vector: Vectors,
+    near: Sequence[tuple[str, float]],
     shown: Collection[str],
 ) -> list[str]:
     """Echo the dormant memories ``memory`` stirs: touch them, tell the other plugins, and return the line that
     quotes the first one not in ``shown`` (none when every echo is shown already, or there is none)."""
     now = ctx.now()
-    echoed = echoes(store, strengths, profile, memory, vector=vector, now=now)
+    echoed = echoes(store, strengths, profile, memory, near=near, now=now)
     if not echoed:
         return []
     store.touch([other.id for other in echoed], now.timestamp())

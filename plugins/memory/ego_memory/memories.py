@@ -43,7 +43,7 @@ from ego_memory.anticipation import parse_anticipated, when_words
 from ego_memory.blas import one_blas_thread
 from ego_memory.config import MemoryConfig
 from ego_memory.contrast import contrast
-from ego_memory.echoes import resurface
+from ego_memory.echoes import ECHO_POOL, resurface
 from ego_memory.embedding.english import EnglishEncoder, reads_as_english
 from ego_memory.embedding.profiles import profile_for
 from ego_memory.emotions import CATEGORIES, EMOTIONS, VIVID_INTENSITY
@@ -264,8 +264,8 @@ class Memories:
     def _nearest_ids(self, text: str, k: int) -> list[tuple[str, float]]:
         """Nearest memories by cosine similarity; the last answer is reused while the store is unchanged.
 
-        The duplicate guard and auto-linking ask the same question about the same text within one remember;
-        Chroma is queried once.
+        The duplicate guard, auto-linking and the echoes ask the same question about the same text within one
+        remember; the index is searched once, for as many as the largest of them needs.
         """
         key = content_hash(text)
         generation = self.store.generation()
@@ -273,7 +273,7 @@ class Memories:
             cached = self._neighbors
         if cached is not None and cached[0] == key and cached[1] == generation and cached[2] >= k:
             return cached[3][:k]
-        asked = max(k, self.config.max_links + 1)
+        asked = max(k, self.config.max_links + 1, ECHO_POOL)
         vector = self.embedder.embed([text])[0]
         pairs = [(memory_id, sim) for memory_id, sim, _ in self.store.dense(vector, asked)]
         with self._neighbors_lock:
@@ -355,6 +355,7 @@ class Memories:
             if veto is not None:
                 _plugin, response = veto
                 return response if isinstance(response, Response) else Response(data=str(response))
+            near = self._nearest_ids(draft.content, ECHO_POOL)  # before the store: the guard's search, reused
             memory, linked = self.store_draft(draft)
         lines = [f"Saved (id: {memory.id}). Linked to {count_of(len(linked), 'existing memory', 'existing memories')}."]
         if linked:
@@ -367,7 +368,7 @@ class Memories:
                 lines.append(f"- [{age}] {private}{truncate(other.content, 70)} (similarity: {similarity:.2f})")
         else:
             lines.append("No similar memories found yet.")
-        lines.extend(self._echoes(memory, shown=[other.id for other, _ in linked[:SHOWN_LINKS]]))
+        lines.extend(self._echoes(memory, near, shown=[other.id for other, _ in linked[:SHOWN_LINKS]]))
         lines.extend(notes)
         if memory.is_private:
             lines.append(PRIVATE_SAVED_NOTE)
@@ -376,12 +377,9 @@ class Memories:
             return Response(data="\n".join(lines), scaffold=INTROSPECTION_SCAFFOLD)
         return Response(data="\n".join(lines), scaffold=(REMEMBER_SCAFFOLD if linked else UNLINKED_SCAFFOLD,))
 
-    def _echoes(self, memory: Memory, *, shown: Sequence[str]) -> list[str]:
+    def _echoes(self, memory: Memory, near: Sequence[tuple[str, float]], *, shown: Sequence[str]) -> list[str]:
         """The dormant memories a new one echoes (:mod:`ego_memory.echoes`): touched, announced, one quoted."""
-        vector = self.embedder.embed([memory.content])[0]  # the vector just stored, from the cache
-        return resurface(
-            self.ctx, self.store, self.strengths, self.similarity_profile, memory, vector=vector, shown=shown
-        )
+        return resurface(self.ctx, self.store, self.strengths, self.similarity_profile, memory, near=near, shown=shown)
 
     def store_draft(
         self, draft: RememberDraft, *, timestamp: datetime | None = None
