@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from dedup_support import NEAR_DUPLICATE, PARAPHRASES, UNRELATED, memory_config, remember, saved_id
 
-from ego_core import Clock, PluginHost, ScaffoldLine, Tool, hookimpl
+from ego_core import Clock, PluginContext, PluginHost, ScaffoldLine, Tool, hookimpl
 from ego_core.testing import SEPARATOR, HostFactory, mcp_client, tool_text, tools_named
 from ego_dedup import GUARD_SCAFFOLD, NOT_SAVED, DedupPlugin
 from ego_dedup.merge import REVIEW_WITH_RECALL, REVIEW_WITH_RECALL_AND_FORGET, review_scaffold
@@ -25,8 +25,8 @@ class LimitedMemory(MemoryPlugin):
         self.served = served
 
     @hookimpl
-    def register_tools(self, register: Callable[[Tool], None]) -> None:
-        super().register_tools(lambda tool: register(tool) if tool.name in self.served else None)
+    def register_tools(self, register: Callable[[Tool], None], ctx: PluginContext) -> None:
+        super().register_tools(lambda tool: register(tool) if tool.name in self.served else None, ctx)
 
 
 def test_lines_that_name_a_tool_declare_it() -> None:
