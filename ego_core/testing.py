@@ -300,6 +300,7 @@ BUILT_IN_TOOLS = frozenset(
         "create_episode",
         "get_episode",
         "consolidate",
+        "keep_both",
         "feel_desires",
         "satisfy_desire",
         "configure_desires",

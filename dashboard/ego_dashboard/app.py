@@ -161,7 +161,6 @@ def build_app(
     page = page.replace("{{CSRF}}", csrf).replace("{{TOKEN_NEEDED}}", "false" if loopback else "true")
     runner: list[ToolRunner] = []
     shared_view = SharedView(host, gateway_operator_token)
-    kept_pairs = state.KeptPairs(host.settings.data_dir.expanduser())
 
     def tool_runner() -> ToolRunner:
         if not runner:
@@ -279,23 +278,24 @@ def build_app(
 
     async def keep_pair(request: Request) -> Response:
         first, second = pair_of(await body(request))
-        service = state.memories(host)
-        if service is None:
-            return error(409, "the memory plugin is not enabled")
-        found = await anyio.to_thread.run_sync(lambda: service.get([first, second]))
-        if len(found) != 2:
-            return error(404, "no such pair of memories")
-        await anyio.to_thread.run_sync(lambda: kept_pairs.keep(first, second, host.clock.now()))
-        log_event(_log, "dashboard_keep_both", a=first, b=second)
-        return served({"ok": True, "kept": True})
+        response = await call_tool("keep_both", {"a": first, "b": second})
+        return served({"ok": True, "kept": True}) if response.status_code == 200 else response
 
     async def unkeep_pair(request: Request) -> Response:
         first, second = pair_of(await body(request))
-        released = await anyio.to_thread.run_sync(lambda: kept_pairs.release(first, second))
-        if not released:
-            return error(404, "this pair was not kept")
-        log_event(_log, "dashboard_keep_both_undone", a=first, b=second)
-        return served({"ok": True, "kept": False})
+        response = await call_tool("keep_both", {"a": first, "b": second, "undo": True})
+        return served({"ok": True, "kept": False}) if response.status_code == 200 else response
+
+    async def adopt_legacy_kept_pairs() -> None:
+        """Pairs the dashboard kept in its own file before the dedup plugin kept them go to the plugin (once)."""
+        legacy = state.legacy_kept_pairs(host.settings.data_dir.expanduser())
+        if not legacy or not host.tool_served("keep_both", owner=True):
+            return
+        for first, second in legacy:
+            await tool_runner().call("keep_both", {"a": first, "b": second}, agent=TOOL_AGENT)
+        path = host.settings.data_dir.expanduser() / "dashboard" / state.LEGACY_KEPT_FILE
+        path.replace(path.with_name(path.name + ".adopted"))
+        log_event(_log, "dashboard_kept_pairs_adopted", pairs=len(legacy))
 
     async def shared_action(work: Callable[[], Any]) -> Response:
         try:
@@ -331,6 +331,7 @@ def build_app(
     @asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(host.start)
+        await adopt_legacy_kept_pairs()
         try:
             yield
         finally:
@@ -360,7 +361,7 @@ def build_app(
         Route("/api/history/desires", reader(lambda r: state.desire_history(host, params(r))), methods=["GET"]),
         Route("/api/people", reader(lambda r: state.people(host)), methods=["GET"]),
         Route("/api/logs", reader(lambda r: state.logs(host, params(r))), methods=["GET"]),
-        Route("/api/merge-candidates", reader(lambda r: state.merge_candidates(host, kept_pairs)), methods=["GET"]),
+        Route("/api/merge-candidates", reader(lambda r: state.merge_candidates(host)), methods=["GET"]),
         Route("/api/merge-candidates/keep", keep_pair, methods=["POST"]),
         Route("/api/merge-candidates/unkeep", unkeep_pair, methods=["POST"]),
         Route("/api/shared", reader(lambda r: shared_view.read(r.query_params.get("scopes"))), methods=["GET"]),

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import threading
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -557,8 +555,21 @@ MERGE_CHECKS = 400
 """At most this many of the most similar pairs are read for a contrast (a negation or a number apart)."""
 MERGEABLE_CONTRASTS = frozenset({None, "wording"})
 """The dedup plugin's rule: a pair reworded may be one memory; a pair differing by a negation or a number is not."""
-KEPT_FILE = "kept_pairs.json"
 KEPT_SHOWN = 50
+REVIEWS = "dedup.reviews"
+LEGACY_KEPT_FILE = "kept_pairs.json"
+"""Where the dashboard kept the pairs it was told to keep both of before the dedup plugin kept them itself."""
+
+
+@runtime_checkable
+class Reviews(Protocol):
+    """The dedup plugin's ``dedup.reviews`` service: the pairs kept both of (written by its ``keep_both``)."""
+
+    def kept_among(self, pairs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]: ...
+
+    def newest(self, limit: int) -> list[tuple[str, str, datetime]]: ...
+
+    def count(self) -> int: ...
 
 
 def merge_threshold(host: PluginHost, service: MemoryService) -> tuple[float, str]:
@@ -573,54 +584,18 @@ def merge_threshold(host: PluginHost, service: MemoryService) -> tuple[float, st
     return float(profile.merge), "profile"
 
 
-def pair_key(first: str, second: str) -> str:
-    low, high = sorted((first, second))
-    return f"{low}|{high}"
+def legacy_kept_pairs(data_dir: Path) -> list[tuple[str, str]]:
+    """The pairs of the dashboard's own file from before (none when there is no such file)."""
+    try:
+        raw = json.loads((data_dir / "dashboard" / LEGACY_KEPT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(raw, dict):
+        return []
+    return [(a, b) for key in raw if isinstance(key, str) and key.count("|") == 1 for a, b in [key.split("|")]]
 
 
-class KeptPairs:
-    """The pairs the owner kept both of (``<data dir>/dashboard/kept_pairs.json``, 0600): not proposed again.
-
-    The dedup plugin has no record of its own for this, so the dashboard keeps it; ``consolidate`` may still
-    name such a pair to the agent."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.path = data_dir / "dashboard" / KEPT_FILE
-        self._lock = threading.Lock()
-
-    def load(self) -> dict[str, str]:
-        try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {}
-        if not isinstance(raw, dict):
-            return {}
-        return {str(k): str(v) for k, v in raw.items() if isinstance(k, str) and k.count("|") == 1}
-
-    def _save(self, pairs: Mapping[str, str]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_name(self.path.name + ".tmp")
-        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(dict(pairs), out, indent=1, sort_keys=True)
-        os.replace(partial, self.path)
-
-    def keep(self, first: str, second: str, at: datetime) -> None:
-        with self._lock:
-            pairs = self.load()
-            pairs[pair_key(first, second)] = at.isoformat()
-            self._save(pairs)
-
-    def release(self, first: str, second: str) -> bool:
-        with self._lock:
-            pairs = self.load()
-            found = pairs.pop(pair_key(first, second), None) is not None
-            if found:
-                self._save(pairs)
-            return found
-
-
-def merge_candidates(host: PluginHost, kept: KeptPairs) -> dict[str, Any]:
+def merge_candidates(host: PluginHost) -> dict[str, Any]:
     """Pairs among the newest :data:`MERGE_WINDOW` memories at least as similar as the merge threshold that do
     not contradict each other (the memory service's contrast: no negation, no number), strongest first, less the
     pairs kept both of. A memory the service protects (precious, or anticipating a moment still to come) is
@@ -631,12 +606,18 @@ def merge_candidates(host: PluginHost, kept: KeptPairs) -> dict[str, Any]:
     threshold, source = merge_threshold(host, service)
     window = service.recent(EPOCH, MERGE_WINDOW)
     by_id = {m.id: m for m in window}
-    kept_pairs = kept.load()
+    reviews = host.services.get(REVIEWS)
+    if not isinstance(reviews, Reviews):
+        reviews = None
     pairs: list[dict[str, Any]] = []
     found: list[tuple[Memory, Memory, float]] = []
-    for first, second, value in service.similar_pairs(list(by_id), threshold, MERGE_CHECKS):
+    similar = service.similar_pairs(list(by_id), threshold, MERGE_CHECKS)
+    kept_pairs: set[tuple[str, str]] = (
+        reviews.kept_among((a, b) for a, b, _value in similar) if reviews is not None else set()
+    )
+    for first, second, value in similar:
         a, b = by_id[first], by_id[second]
-        if pair_key(a.id, b.id) in kept_pairs:
+        if (min(first, second), max(first, second)) in kept_pairs:
             continue
         if service.contrast(a.content, b.content) in MERGEABLE_CONTRASTS:
             found.append((a, b, value))
@@ -651,24 +632,24 @@ def merge_candidates(host: PluginHost, kept: KeptPairs) -> dict[str, Any]:
                 "similarity": round(value, 4),
             }
         )
-    newest_kept = sorted(kept_pairs.items(), key=lambda item: item[1], reverse=True)[:KEPT_SHOWN]
-    kept_cards = {m.id: m for m in service.get([i for key, _at in newest_kept for i in key.split("|")])}
+    newest_kept: list[tuple[str, str, datetime]] = reviews.newest(KEPT_SHOWN) if reviews is not None else []
+    kept_cards = {m.id: m for m in service.get([i for first, second, _at in newest_kept for i in (first, second)])}
     kept_rows = [
         {
             "a": memory_card(kept_cards[first]) if first in kept_cards else {"id": first, "gone": True},
             "b": memory_card(kept_cards[second]) if second in kept_cards else {"id": second, "gone": True},
-            "kept_at": at,
+            "kept_at": at.isoformat(),
         }
-        for key, at in newest_kept
-        for first, second in [key.split("|")]
+        for first, second, at in newest_kept
     ]
     return {
         "available": True,
         "threshold": threshold,
         "threshold_from": source,
         "window": len(window),
-        "kept": len(kept_pairs),
+        "kept": reviews.count() if reviews is not None else 0,
         "kept_pairs": kept_rows,
         "forget_served": host.tool_served("forget"),
+        "keep_both_served": host.tool_served("keep_both", owner=True),
         "pairs": pairs,
     }

@@ -1,6 +1,6 @@
-"""Helpers of the dashboard tests: a real host (memory, self_model, desires, interoception, the real embedding
-model) seeded with public and private memories, links, an open question, Master's trust set twice and the desires
-felt three times in the past hours."""
+"""Helpers of the dashboard tests: a real host (memory, dedup, self_model, desires, interoception, the real
+embedding model) seeded with public and private memories, links, an open question, Master's trust set twice and
+the desires felt three times in the past hours."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from starlette.testclient import TestClient
 
 from ego_core import PluginHost
 from ego_core.testing import HostFactory, ToolRunner, tool_text
+from ego_dedup import DedupPlugin
 from ego_desires import DesiresPlugin
 from ego_interoception import InteroceptionPlugin
 from ego_memory.plugin import MemoryPlugin
@@ -63,6 +64,7 @@ def call(host: PluginHost, tool: str, args: dict[str, Any]) -> str:
 def seeded_plugins() -> dict[str, object]:
     return {
         "memory": MemoryPlugin(),
+        "dedup": DedupPlugin(),
         "self_model": SelfModelPlugin(),
         "desires": DesiresPlugin(),
         "interoception": InteroceptionPlugin(),

@@ -4,13 +4,15 @@ at the merge threshold, its contrast guard, its protected memories) with "keep b
 from __future__ import annotations
 
 import json
-import stat
+from pathlib import Path
 
-from dashboard_support import PRIVATE, Seeded, call, csrf_of
+from dashboard_support import PRIVATE, Seeded, build_seeded, call, csrf_of
 from starlette.testclient import TestClient
 
 from ego_core import MEMORY_STORE, MemoryService
-from ego_dashboard.state import KEPT_FILE
+from ego_core.testing import HostFactory
+from ego_dashboard.app import build_app
+from ego_dashboard.state import LEGACY_KEPT_FILE, REVIEWS
 
 NEAR = (
     "I repotted the basil on the balcony this evening",
@@ -62,7 +64,8 @@ def test_merge_candidates_keep_both_and_undo(client: TestClient, seeded: Seeded)
     found = candidates(client)
     assert found["available"] is True
     assert found["threshold"] == service.similarity_profile.merge
-    assert found["threshold_from"] == "profile"
+    assert found["threshold_from"] == "dedup"  # the dedup plugin's threshold (here its profile's)
+    assert found["keep_both_served"] is True
     assert near in pair_ids(found)
     assert frozenset((ids[NEGATED[0]], ids[NEGATED[1]])) not in pair_ids(found)  # a negation is not a merge
     pair = next(p for p in found["pairs"] if frozenset((p["a"]["id"], p["b"]["id"])) == near)  # type: ignore[attr-defined]
@@ -86,18 +89,39 @@ def test_merge_candidates_keep_both_and_undo(client: TestClient, seeded: Seeded)
     (kept_row,) = listed["kept_pairs"]  # type: ignore[misc]
     assert {kept_row["a"]["id"], kept_row["b"]["id"]} == set(near)
     assert {kept_row["a"]["content"], kept_row["b"]["content"]} == set(NEAR)
-    store = seeded.host.settings.data_dir / "dashboard" / KEPT_FILE
-    assert stat.S_IMODE(store.stat().st_mode) == 0o600
+    reviews = seeded.host.services.get(REVIEWS)
+    assert reviews is not None
+    assert reviews.count() == 1  # kept by the dedup plugin, which consolidate also reads
     assert {m.id for m in service.get(list(near))} == set(near)  # keeping both changes no memory
 
     undone = client.post("/api/merge-candidates/unkeep", json=body, headers=csrf)
     assert undone.status_code == 200
     assert near in pair_ids(candidates(client))
-    assert client.post("/api/merge-candidates/unkeep", json=body, headers=csrf).status_code == 404
+    again = client.post("/api/merge-candidates/unkeep", json=body, headers=csrf)
+    assert again.status_code == 422
+    assert "Not kept" in again.json()["error"]
     for bad in ({"a": body["a"]}, {"a": body["a"], "b": body["a"]}, {"a": 1, "b": 2}):
         assert client.post("/api/merge-candidates/keep", json=bad, headers=csrf).status_code == 400
     unknown = {"a": body["a"], "b": "mem_000000000000"}
-    assert client.post("/api/merge-candidates/keep", json=unknown, headers=csrf).status_code == 404
+    refused = client.post("/api/merge-candidates/keep", json=unknown, headers=csrf)
+    assert refused.status_code == 422
+    assert "Memory not found: mem_000000000000" in refused.json()["error"]
+
+
+def test_pairs_kept_in_the_dashboards_old_file_are_adopted_by_dedup(make_host: HostFactory) -> None:
+    seeded = build_seeded(make_host)
+    first, second = seeded.public_ids[0], seeded.public_ids[1]
+    legacy = Path(seeded.host.settings.data_dir) / "dashboard" / LEGACY_KEPT_FILE
+    legacy.parent.mkdir(parents=True, exist_ok=True)
+    legacy.write_text(json.dumps({f"{first}|{second}": "2026-11-20T10:00:00+00:00", "bad": "x"}), encoding="utf-8")
+
+    with TestClient(build_app(seeded.host), base_url="http://127.0.0.1:8766") as client:
+        listed = candidates(client)
+
+    assert listed["kept"] == 1
+    assert {listed["kept_pairs"][0]["a"]["id"], listed["kept_pairs"][0]["b"]["id"]} == {first, second}  # type: ignore[index]
+    assert not legacy.exists()
+    assert legacy.with_name(legacy.name + ".adopted").exists()
 
 
 def test_keep_one_forgets_the_other_through_the_tool(client: TestClient, seeded: Seeded) -> None:

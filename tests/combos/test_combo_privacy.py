@@ -160,6 +160,10 @@ def step(session: Session, draw: Any, tool: str) -> None:
         args = {"context": text(), "n_results": draw(st.integers(1, 10))}
     elif tool == "link_memories":
         args = {"source_id": some_id(), "target_id": some_id(), "link_type": "related"}
+    elif tool == "revise_memory":  # hostile tags: a private memory's text on any memory
+        args = {"memory_id": some_id(), "importance": draw(st.integers(1, 5)), "tags": [text()[:64]]}
+    elif tool == "keep_both":
+        args = {"a": some_id(), "b": some_id(), "undo": draw(st.booleans())}
     elif tool == "create_episode":
         args = {"memory_ids": [some_id(), some_id()], "summary": text()}
     elif tool == "get_episode":
@@ -211,7 +215,8 @@ def test_private_text_reaches_no_output_of_any_plugin(
     configure_logging(logs, "DEBUG")
     clock = Clock(START)
     config = {
-        "memory": {"involuntary_probability": 1.0},
+        "memory": {"involuntary_probability": 1.0, "revise_tool": True},
+        "dedup": {"keep_both_tool": True},
         "workspace_sync": {"workspace_dir": str(workspace)},
         "shared_memory": {"db": f"sqlite:///{shared_db}", "agent_id": "claude"},
         "desires": {"feel_desires_tool": True},  # the opt-in tools too: every tool is exercised

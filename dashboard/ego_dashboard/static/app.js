@@ -259,7 +259,8 @@
     const table = $("merge-pairs");
     if (!data.available) { $("merge-summary").textContent = "The memory plugin is not enabled."; table.hidden = true; return; }
     $("merge-summary").textContent = data.pairs.length + " pair(s) among the newest " + data.window + " memories at similarity ≥ " +
-      fixed(data.threshold) + " (" + data.threshold_from + "); " + data.kept + " pair(s) kept both of.";
+      fixed(data.threshold) + " (" + data.threshold_from + "); " +
+      (data.keep_both_served ? data.kept + " pair(s) kept both of." : "keep both needs the dedup plugin.");
     table.hidden = data.pairs.length === 0;
     renderKept(data);
     const tbody = table.tBodies[0]; clear(tbody);
@@ -273,10 +274,12 @@
         tr.appendChild(td);
       });
       const actions = el("td");
-      const keep = el("button", "keep both");
-      keep.className = "keep-both";
-      keep.addEventListener("click", function () { keepBoth(pair, tr, actions).catch(function (x) { showError(x.message); }); });
-      actions.appendChild(keep);
+      if (data.keep_both_served) {
+        const keep = el("button", "keep both");
+        keep.className = "keep-both";
+        keep.addEventListener("click", function () { keepBoth(pair, tr, actions).catch(function (x) { showError(x.message); }); });
+        actions.appendChild(keep);
+      }
       [["a", "b"], ["b", "a"]].forEach(function (which) {
         const gone = pair[which[1]];
         if (!data.forget_served || gone.protected) return;

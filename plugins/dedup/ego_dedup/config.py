@@ -47,12 +47,15 @@ class DedupConfig:
     - ``max_merge_candidates``: at most this many pairs are listed, strongest first. Default 5.
     - ``max_recent``: consolidate compares at most this many of the window's memories (the newest).
       Default 500, i.e. at most 124,750 pairs from one 500 x 500 matrix product.
+    - ``keep_both_tool``: offer ``keep_both`` (a pair is not proposed again) to the agent; without it only the
+      owner's surfaces run it (the dashboard's merge review). Default false.
     """
 
     dedup_threshold: float | None = attrs.field(default=None, validator=_similarity)
     merge_threshold: float | None = attrs.field(default=None, validator=_similarity)
     max_merge_candidates: int = attrs.field(default=DEFAULT_MAX_MERGE_CANDIDATES, validator=_count)
     max_recent: int = attrs.field(default=DEFAULT_MAX_RECENT, validator=_count)
+    keep_both_tool: bool = False
 
     def thresholds(self, profile: SimilarityProfile) -> tuple[float, float]:
         """(dedup, merge) thresholds: the configured ones, else the embedding model's calibrated profile."""

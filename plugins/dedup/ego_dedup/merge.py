@@ -8,7 +8,7 @@ itself is left to the agent: consolidate proposes, the agent decides with recall
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import datetime
 
 import attrs
@@ -72,15 +72,26 @@ MERGEABLE_CONTRASTS = frozenset({None, "wording"})
 
 
 def find_pairs(
-    memories: Sequence[Memory], service: MemoryService, threshold: float, limit: int, *, at: datetime
+    memories: Sequence[Memory],
+    service: MemoryService,
+    threshold: float,
+    limit: int,
+    *,
+    at: datetime,
+    kept: Callable[[Iterable[tuple[str, str]]], Collection[tuple[str, str]]] = lambda _pairs: (),
 ) -> list[MergePair]:
     """Unique pairs with cosine similarity ≥ ``threshold`` that do not contradict each other (negation, number),
     strongest first, at most ``limit``. A memory protected at ``at`` (``MemoryService.protected``: precious, or
-    anticipating a moment still ahead) is never in a pair, nor are two memories anticipating different moments."""
+    anticipating a moment still ahead) is never in a pair, nor are two memories anticipating different moments,
+    nor a pair ``kept`` says was kept both of (it answers which of the pairs it is given were, ordered a ≤ b)."""
     protected = service.protected([m.id for m in memories], at)
     by_id = {m.id: m for m in memories if m.id not in protected}
     pairs: list[MergePair] = []
-    for first, second, similarity in service.similar_pairs(list(by_id), threshold):
+    similar = service.similar_pairs(list(by_id), threshold)
+    reviewed = kept([(first, second) for first, second, _similarity in similar])
+    for first, second, similarity in similar:
+        if (min(first, second), max(first, second)) in reviewed:
+            continue
         a, b = by_id[first], by_id[second]
         if a.anticipated == b.anticipated and service.contrast(a.content, b.content) in MERGEABLE_CONTRASTS:
             pairs.append(MergePair(a=a, b=b, similarity=similarity))
