@@ -140,7 +140,16 @@ def main() -> int:
         operator = shared.pop("operator")
         tables = {"memory": {"model_dir": str(MODEL)}, "shared_memory": shared}
         settings = Settings(data_dir=Path(data), timezone="UTC", plugin_tables=tables)
-        chosen = ["memory", "self_model", "desires", "interoception", "emotion_trend", "notions", "shared_memory"]
+        chosen = [
+            "memory",
+            "dedup",
+            "self_model",
+            "desires",
+            "interoception",
+            "emotion_trend",
+            "notions",
+            "shared_memory",
+        ]
         host = build_host(settings, enabled=chosen)
         host.start()
         seed(host)
