@@ -52,7 +52,7 @@ GRID: dict[str, tuple[float, ...]] = {
     "lexical_weight": (0.7, 0.85, 0.9),
     "english_weight": (0.25, 0.4, 0.6),
     "hopfield_weight": (0.3,),  # the Hopfield stage is off by default (with the multilingual model it lowers hit@5)
-    "sequence_gain": (0.2, 0.3, 0.45),
+    "sequence_gain": (0.4, 0.6, 0.9),  # the default × (2/3, 1, 3/2), as before the contrast rule doubled it
     "similar_gain": (0.05, 0.15),
     "temporal_weight": (0.3, 0.5),
 }

@@ -407,11 +407,17 @@ class RecallEngine:
         if cfg.spreading and score_of:
             stages.append("spreading")
             floor = min(score_of.values())
-            sources = sorted(score_of, key=lambda m: -score_of[m])[: cfg.spreading_sources]
+            ordered = sorted(score_of, key=lambda m: -score_of[m])
+            sources = ordered[: cfg.spreading_sources]
+            # What a source passes on: its lead over the best memory that is not a source (contrast), or over
+            # the weakest candidate (the earlier rule, which grows with the pool the first stages found).
+            baseline = score_of[ordered[min(len(ordered) - 1, len(sources))]] if cfg.spreading_contrast else floor
             self._read_links(link_map, sources)
             activation: dict[str, float] = {}
             for source in sources:
-                lift = score_of[source] - floor
+                lift = score_of[source] - baseline
+                if cfg.spreading_contrast:  # a source keeps exciting itself, as if linked to itself
+                    activation[source] = activation.get(source, 0.0) + cfg.sequence_gain * lift
                 for target, link_type, confidence in link_map.get(source, []):
                     gain = cfg.similar_gain if link_type == "similar" else cfg.sequence_gain
                     activation[target] = activation.get(target, 0.0) + gain * confidence * lift

@@ -3,6 +3,7 @@ spreading activation, access bookkeeping, ``on_recall_result``, local-time date 
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
@@ -18,7 +19,7 @@ from ego_core.testing import mcp_client, tool_text
 from ego_memory.config import RecallConfig
 from ego_memory.embedding import OnnxEmbedder, UseEmbedder
 from ego_memory.filters import Filters
-from ego_memory.recall import RecallEngine, hopfield_complete
+from ego_memory.recall import Candidates, RecallEngine, hopfield_complete
 from ego_memory.store import MemoryStore
 
 if TYPE_CHECKING:
@@ -211,9 +212,11 @@ def test_a_named_period_brings_its_memories_into_the_pool_and_lifts_them(
     assert target.id not in {hit.id for hit in without.hits}
     assert "dated" not in without.stages
     vector = embedder.embed([context])[0]
-    with_period = RecallEngine(store, RecallConfig(**narrow)).search(context, vector, 12, NOW)
+    # spreading off: competitive spreading lets a source excite itself, which would scale the period's lift
+    isolated = RecallConfig(spreading=False, **narrow)
+    with_period = RecallEngine(store, isolated).search(context, vector, 12, NOW)
     assert "dated" in with_period.stages
-    unlifted = RecallEngine(store, RecallConfig(dated_weight=0.0, **narrow)).search(context, vector, 12, NOW)
+    unlifted = RecallEngine(store, attrs.evolve(isolated, dated_weight=0.0)).search(context, vector, 12, NOW)
     lifted = {hit.id: hit.score for hit in with_period.hits}
     assert set(lifted) == {hit.id for hit in unlifted.hits}
     for hit in unlifted.hits:  # same pool, same scores, but the period's memory gets dated_weight
@@ -374,6 +377,51 @@ def test_spreading_brings_in_a_linked_neighbour_that_matched_nothing(store: Memo
     filtered = RecallEngine(store, config).search(context, vector, 10, NOW, Filters(emotion="curious"))
     assert mid(99) not in [h.id for h in filtered.hits]
     assert filtered.hits[0].id == mid(0)
+
+
+def _ranked(store: MemoryStore, config: RecallConfig, scores: dict[str, float], chain: Sequence[str]) -> list[str]:
+    """Candidates ranked by ``scores`` alone (BM25 scores; every other stage off), ``chain`` linked in sequence."""
+    links: dict[str, list[tuple[str, str, float]]] = {m: [] for m in scores}
+    for first, second in itertools.pairwise(chain):
+        links[first].append((second, "leads_to", 1.0))
+        links[second].append((first, "leads_to", 1.0))
+    found = Candidates(
+        context="a question",
+        query_vector=np.zeros(4, dtype=np.float32),
+        ids=list(scores),
+        dense_ids=[],
+        lexical=list(scores.items()),
+        patterns=np.zeros((len(scores), 4), dtype=np.float32),
+        rows=dict.fromkeys(scores, (0.0, "neutral", 0.0, 3, 0, None)),
+        link_map=links,
+        present=0.0,
+    )
+    return [hit.id for hit in RecallEngine(store, config).rank(found, 5, config=config).hits]
+
+
+def test_spreading_contrast_keeps_the_clear_winner_above_a_chain_of_middling_sources(store: MemoryStore) -> None:
+    """Two middling sources linked to the memory between them (paragraphs of one article) no longer lift it above
+    the memory the context evoked most; a memory linked to that winner still rises."""
+    config = RecallConfig(
+        lexical_weight=1.0,
+        english_weight=0.0,
+        decay=False,
+        boosts=False,
+        speaker=False,
+        temporal=False,
+        dated=False,
+        relevance=False,
+    )
+    weak = {f"weak{i}": 1.0 + 0.1 * i for i in range(6)}
+    chain = {"best": 10.0, "left": 8.0, "right": 8.0, "middle": 7.6, "other": 7.0, "sixth": 6.0, **weak}
+    assert _ranked(store, attrs.evolve(config, spreading=False), chain, ["left", "middle", "right"])[0] == "best"
+    earlier = attrs.evolve(config, spreading_contrast=False, sequence_gain=0.3)
+    assert _ranked(store, earlier, chain, ["left", "middle", "right"])[:2] == ["middle", "best"]
+    assert _ranked(store, config, chain, ["left", "middle", "right"])[:2] == ["best", "middle"]
+
+    winner = {"best": 10.0, "a": 6.0, "b": 5.8, "c": 5.6, "d": 5.4, "e": 5.2, "neighbour": 5.0, **weak}
+    assert "neighbour" not in _ranked(store, attrs.evolve(config, spreading=False), winner, ["best", "neighbour"])
+    assert _ranked(store, config, winner, ["best", "neighbour"])[:2] == ["best", "neighbour"]
 
 
 # ---------------------------------------------------------------------------------------------------
