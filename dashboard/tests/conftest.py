@@ -1,12 +1,15 @@
 """Fixtures: a real host seeded with public and private memories, links and an open question; the dashboard's app
-over it (a test client on a loopback address)."""
+over it (a test client on a loopback address); a seeded shared memory gateway; Debian's Chromium."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from dashboard_support import Seeded, build_seeded
+from dashboard_support import BROWSER_ARGS, CHROMIUM, Seeded, build_seeded
+from playwright.sync_api import Browser, sync_playwright
+from shared_gateway import SeededGateway, start_gateway
 from starlette.testclient import TestClient
 
 from ego_core.testing import HostFactory
@@ -23,3 +26,25 @@ def client(seeded: Seeded) -> Iterator[TestClient]:
     app = build_app(seeded.host)
     with TestClient(app, base_url="http://127.0.0.1:8766") as test_client:
         yield test_client
+
+
+@pytest.fixture
+def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SeededGateway]:
+    """A real gateway over SQLite, seeded through its HTTP API (no shared-memory variable from the shell)."""
+    for name in ("EGO_SHARED_URL", "EGO_SHARED_TOKEN", "EGO_SHARED_DB", "EGO_SHARED_AGENT", "EGO_SHARED_PROJECT"):
+        monkeypatch.delenv(name, raising=False)
+    running = start_gateway(tmp_path)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail("Debian's Chromium is missing: apt-get install -y chromium")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
+        yield launched
+        launched.close()

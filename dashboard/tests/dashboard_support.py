@@ -5,6 +5,9 @@ the desires felt three times in the past hours."""
 from __future__ import annotations
 
 import os
+import socket
+import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -13,6 +16,8 @@ from typing import Any
 
 import anyio
 import attrs
+import uvicorn
+from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
 from ego_core import PluginHost
@@ -150,3 +155,33 @@ def csrf_of(client: TestClient) -> str:
     marker = '<meta name="ego-csrf" content="'
     start = page.index(marker) + len(marker)
     return page[start : page.index('"', start)]
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+BROWSER_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def serve(app: Starlette) -> tuple[uvicorn.Server, threading.Thread, str]:
+    """``app`` served by uvicorn on a free loopback port, in a thread: the server, its thread and its URL."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the dashboard did not start"
+        time.sleep(0.05)
+    return server, thread, f"http://127.0.0.1:{port}/"

@@ -4,63 +4,23 @@ importance, tags or privacy goes through."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import uvicorn
-from dashboard_support import FELT_HOURS_AGO, PRIVATE, TRUST_SEEDED, Seeded, call
-from playwright.sync_api import Browser, Page, expect, sync_playwright
-from shared_gateway import GEMINI_PRIVATE, OLD_NOTE, OWN_NOTE, SeededGateway, shared_host_plugins, start_gateway
-from starlette.applications import Starlette
+from dashboard_support import FELT_HOURS_AGO, PRIVATE, TRUST_SEEDED, Seeded, call, serve
+from playwright.sync_api import Browser, Page, expect
+from shared_gateway import GEMINI_PRIVATE, OLD_NOTE, OWN_NOTE, SeededGateway, shared_host_plugins
 
 from ego_core.testing import HostFactory, hash_token
 from ego_dashboard.app import build_app
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
 
 @pytest.fixture
 def served(seeded: Seeded) -> Iterator[str]:
-    port = free_port()
-    config = uvicorn.Config(build_app(seeded.host), host="127.0.0.1", port=port, log_config=None, lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the dashboard did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/"
+    server, thread, url = serve(build_app(seeded.host))
+    yield url
     server.should_exit = True
     thread.join(timeout=30)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail("Debian's Chromium is missing: apt-get install -y chromium")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture
@@ -170,27 +130,6 @@ def test_correct_importance_tags_and_privacy_from_the_page(page: Page, seeded: S
     assert "public" in asked[0]
     [stored] = memories.get([memory_id])
     assert not stored.is_private
-
-
-def serve(app: Starlette) -> tuple[uvicorn.Server, threading.Thread, str]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the dashboard did not start"
-        time.sleep(0.05)
-    return server, thread, f"http://127.0.0.1:{port}/"
-
-
-@pytest.fixture
-def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SeededGateway]:
-    for name in ("EGO_SHARED_URL", "EGO_SHARED_TOKEN", "EGO_SHARED_DB", "EGO_SHARED_AGENT", "EGO_SHARED_PROJECT"):
-        monkeypatch.delenv(name, raising=False)
-    running = start_gateway(tmp_path)
-    yield running
-    running.stop()
 
 
 @pytest.fixture

@@ -5,30 +5,16 @@ of another agent's private scope in any answer."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 
-import pytest
 from dashboard_support import csrf_of
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from shared_gateway import GEMINI_PRIVATE, OLD_NOTE, OWN_NOTE, SeededGateway, shared_host_plugins, start_gateway
+from shared_gateway import GEMINI_PRIVATE, OLD_NOTE, OWN_NOTE, SeededGateway, shared_host_plugins
 from starlette.testclient import TestClient
 
 from ego_core.testing import HostFactory, hash_token
 from ego_dashboard.app import build_app
-
-
-@pytest.fixture
-def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SeededGateway]:
-    for name in ("EGO_SHARED_URL", "EGO_SHARED_TOKEN", "EGO_SHARED_DB", "EGO_SHARED_AGENT", "EGO_SHARED_PROJECT"):
-        monkeypatch.delenv(name, raising=False)
-    running = start_gateway(tmp_path)
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 def dashboard(make_host: HostFactory, gateway: SeededGateway, *, operator: bool = True) -> TestClient:
