@@ -7,13 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dashboard_support import BROWSER_ARGS, CHROMIUM, Seeded, build_seeded
+from dashboard_support import Seeded, build_seeded
 from playwright.sync_api import Browser, sync_playwright
 from shared_gateway import SeededGateway, start_gateway
 from starlette.testclient import TestClient
 
 from ego_core.testing import HostFactory
 from ego_dashboard.app import build_app
+from ego_dashboard.bench import BROWSER_ARGS, CHROMIUM
 
 
 @pytest.fixture
