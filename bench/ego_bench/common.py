@@ -37,6 +37,14 @@ def report_header(command: str, embedder: str) -> dict[str, Any]:
     }
 
 
+def load_average() -> list[float] | None:
+    """The machine's 1, 5 and 15-minute load averages (latency figures depend on them), where the OS reports them."""
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except OSError:
+        return None
+
+
 def percentiles(samples_ms: Sequence[float]) -> dict[str, float]:
     if not samples_ms:
         return {"p50": 0.0, "p95": 0.0}

@@ -10,13 +10,12 @@ text).
 from __future__ import annotations
 
 import gc
-import os
 import statistics
 import time
 from collections.abc import Sequence
 from typing import Any
 
-from ego_bench.common import report_header
+from ego_bench.common import load_average, report_header
 from ego_shared_memory.detector import find_sensitive
 
 SIZES: tuple[int, ...] = (1024, 16 * 1024, 64 * 1024)
@@ -110,7 +109,7 @@ def run_detector_bench(*, command: str, sizes: Sequence[int] = SIZES, runs: int 
         raise ValueError("--runs must be at least 1")
     report = report_header(command, "none")
     report.update({"sizes_bytes": list(sizes), "runs": runs, "ratio_max": RATIO_MAX})
-    report["load_average_before"] = [round(x, 2) for x in os.getloadavg()]
+    report["load_average_before"] = load_average()
     adversarial = _measure(ADVERSARIAL, sizes, runs)
     ordinary = _measure(ORDINARY, sizes, runs)
     ratios = [entry["ratio"] for entry in (*adversarial.values(), *ordinary.values()) if entry["ratio"] is not None]
@@ -122,7 +121,7 @@ def run_detector_bench(*, command: str, sizes: Sequence[int] = SIZES, runs: int 
             "slowest_adversarial": {"input": slowest, **adversarial[slowest]},
             "max_ratio": max(ratios) if ratios else None,
             "ratio_ok": bool(ratios) and max(ratios) <= RATIO_MAX,
-            "load_average_after": [round(x, 2) for x in os.getloadavg()],
+            "load_average_after": load_average(),
         }
     )
     return report

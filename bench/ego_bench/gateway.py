@@ -37,7 +37,7 @@ import attrs
 import httpx
 import psycopg
 
-from ego_bench.common import percentiles, report_header
+from ego_bench.common import load_average, percentiles, report_header
 from ego_shared_memory.events import EventDraft, Source
 from ego_shared_memory.store import SqlStore, StoreError, open_store
 from ego_shared_memory.store.postgres import temporary_schema
@@ -306,7 +306,7 @@ def run_gateway_bench(
     report = report_header(command, embedder="none")
     report.update({"agents": agents, "events": events, "snapshot_events": snapshot_events, "targets": TARGETS})
     # the machine may be shared: the load (runnable processes, 1/5/15 min) says how much CPU others took
-    report["load_average_before"] = [round(x, 2) for x in os.getloadavg()]
+    report["load_average_before"] = load_average()
     ids = agent_ids(agents)
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(dir=work_dir, prefix="ego-bench-gateway-") as tmp:
@@ -331,7 +331,7 @@ def run_gateway_bench(
                         "append": append,
                         "snapshot": snapshot,
                         "targets_met": targets_met(append, snapshot),
-                        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+                        "load_average_after": load_average(),
                     }
             except (StoreError, psycopg.Error, RuntimeError) as exc:
                 results[backend] = {"error": f"{type(exc).__name__}: {exc}"}

@@ -30,7 +30,6 @@ by one of them; the first N Tanaka pairs; the first N pairs of each group.
 from __future__ import annotations
 
 import json
-import os
 import re
 import tempfile
 import time
@@ -42,7 +41,7 @@ from typing import Any
 
 import attrs
 
-from ego_bench.common import RANKING_ONLY, percentiles, report_header
+from ego_bench.common import RANKING_ONLY, load_average, percentiles, report_header
 from ego_core import Clock, PluginHost, Response, Settings, build_host
 from ego_dedup.plugin import DedupPlugin
 from ego_memory.memories import Memories
@@ -369,14 +368,6 @@ def run_pairs(
     return report, counts
 
 
-def _load_average() -> list[float] | None:
-    """The machine's 1, 5 and 15-minute load averages (the latency figures depend on them), where known."""
-    try:
-        return [round(value, 2) for value in os.getloadavg()]
-    except OSError:
-        return None
-
-
 def run_ja(
     data_dir: Path,
     settings: Settings,
@@ -407,7 +398,7 @@ def run_ja(
     report: dict[str, Any] = {}
     counts: dict[str, Any] = {}
     started = time.perf_counter()
-    load_start = _load_average()
+    load_start = load_average()
     with tempfile.TemporaryDirectory(prefix="ego-bench-ja-", dir=work_dir) as tmp:
 
         @contextmanager
@@ -438,5 +429,5 @@ def run_ja(
         "latency_ms": {"remember": percentiles(remember_ms), "recall": percentiles(recall_ms)},
         "counts": {**counts, "remember_calls": len(remember_ms), "recall_calls": len(recall_ms)},
         "seconds": round(time.perf_counter() - started, 1),
-        "load_average": {"start": load_start, "end": _load_average()},
+        "load_average": {"start": load_start, "end": load_average()},
     }

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ego_bench.common import memory_host, percentiles, report_header
+from ego_bench.common import load_average, memory_host, percentiles, report_header
 from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, Settings, Vectors
 from ego_memory.emotions import EMOTIONS
 from ego_memory.memories import Memories, new_memory_id
@@ -314,6 +314,7 @@ def run_scale(
                     loaded = size
                 clock.set(origin + timedelta(minutes=loaded + 1))
                 count_before = memories.count()
+                load_before = load_average()
                 remember_calls = [
                     {"content": text, "emotion": "curious", "force": True}
                     for text in synthetic_sentences(operations, seed=11, start=loaded)
@@ -329,6 +330,7 @@ def run_scale(
                         "remember_ms": percentiles(remember_ms),
                         "recall_ms": percentiles(recall_ms),
                         "store_bytes": directory_size(data_dir),
+                        "load_average": {"start": load_before, "end": load_average()},
                     }
                 )
                 loaded = memories.count()
@@ -376,6 +378,7 @@ def run_realistic_scale(
                     loader.load(missing, show=show)
                 load_seconds = time.perf_counter() - load_started
                 count_before = memories.count()
+                load_before = load_average()
                 clock.set(origin + spacing * (len(loader.ids) + 1))
                 # New text the store has not seen: the turns with a suffix of a copy not loaded yet.
                 fresh_copy = len(loader.ids) // len(turns) + 1000
@@ -395,6 +398,7 @@ def run_realistic_scale(
                         "store_bytes": directory_size(store_dir),
                         "load_seconds": round(load_seconds, 1),
                         "similar_links_loaded": loader.similar_links,
+                        "load_average": {"start": load_before, "end": load_average()},
                     }
                 )
     return {
