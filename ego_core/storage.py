@@ -128,11 +128,13 @@ def read_database(path: Path) -> Database | None:
 
 
 def _statements(script: str) -> list[str]:
-    """The complete statements of an SQL script, in order (``executescript`` would commit the transaction)."""
+    """The complete statements of an SQL script, in order, however they share lines (``executescript`` would
+    commit the transaction). A ``;`` inside a string, a comment or a trigger's body does not end a statement."""
     statements: list[str] = []
     current = ""
-    for line in script.splitlines(keepends=True):
-        current += line
+    pieces = script.split(";")
+    for index, piece in enumerate(pieces):
+        current += piece if index == len(pieces) - 1 else piece + ";"
         if sqlite3.complete_statement(current):
             statements.append(current.strip())
             current = ""

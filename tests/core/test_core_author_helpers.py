@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import stat
+import tempfile
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ego_core import Check, Clock, PluginContext, Section, Tool, hookimpl
 from ego_core.storage import DatabaseVersionError, open_database, read_database
@@ -46,6 +49,40 @@ def test_a_database_is_private_in_wal_mode_and_migrated(tmp_path: Path) -> None:
         assert second.db.execute("SELECT text, created FROM notes").fetchall() == [("夢を見た", 0)]
     with pytest.raises(DatabaseVersionError, match="newer than this plugin knows"):
         open_database(path, MIGRATIONS[:1])  # an older release never touches a newer file
+
+
+def test_a_migration_may_put_statements_on_one_line_and_semicolons_in_strings_and_triggers(tmp_path: Path) -> None:
+    migrations = (
+        "CREATE TABLE a (x TEXT DEFAULT 'a;b'); CREATE TABLE b (y TEXT); -- done; really\n",
+        "CREATE TRIGGER a_copy AFTER INSERT ON a BEGIN INSERT INTO b(y) VALUES (new.x); END; "
+        "INSERT INTO a DEFAULT VALUES;",
+    )
+    with open_database(tmp_path / "d.sqlite3", migrations) as database:
+        assert database.version == 2
+        assert database.db.execute("SELECT x FROM a").fetchall() == [("a;b",)]
+        assert database.db.execute("SELECT y FROM b").fetchall() == [("a;b",)]
+
+
+_names = st.lists(st.from_regex(r"[a-z]{1,8}", fullmatch=True), min_size=1, max_size=6, unique=True)
+_defaults = st.text(alphabet="ab;'-\n 夢", max_size=8)
+_gaps = st.sampled_from(["", " ", "\n", "\n\n", " -- a; note\n", " /* x; y */ "])
+
+
+@given(names=_names, defaults=st.lists(_defaults, min_size=6, max_size=6), gaps=st.lists(_gaps, min_size=6, max_size=6))
+def test_every_statement_of_a_migration_runs_once_in_order(
+    names: list[str], defaults: list[str], gaps: list[str]
+) -> None:
+    statements = [
+        f"CREATE TABLE t_{name} (v TEXT DEFAULT '{default.replace(chr(39), chr(39) * 2)}');"
+        for name, default in zip(names, defaults, strict=False)
+    ]
+    script = "".join(statement + gap for statement, gap in zip(statements, gaps, strict=False))
+    with tempfile.TemporaryDirectory() as tmp, open_database(Path(tmp) / "d.sqlite3", (script,)) as database:
+        tables = [row[0] for row in database.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+        assert tables == [f"t_{name}" for name in names]
+        for name, default in zip(names, defaults, strict=False):
+            database.db.execute(f"INSERT INTO t_{name} DEFAULT VALUES")
+            assert database.db.execute(f"SELECT v FROM t_{name}").fetchone() == (default,)
 
 
 def test_a_failing_write_changes_nothing_and_writers_take_turns(tmp_path: Path) -> None:
