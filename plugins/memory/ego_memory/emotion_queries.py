@@ -88,10 +88,12 @@ def unrecalled_floor(at: float, strength: float, half_life_days: float) -> float
     return at - 2.0 * half_life_days * math.log2(1.0 / strength) * DAY
 
 
-def _rows(cursor: sqlite3.Cursor) -> Iterator[tuple[str, float, str, str, int]]:
+def _rows(cursor: sqlite3.Cursor) -> Iterator[tuple[str, float, str, str, int, float]]:
+    """Each row with the moment its fading starts: when it was stored, or the moment it anticipated if later."""
     while rows := cursor.fetchmany(FETCH):
-        for memory_id, ts, emotion, secondary, access_count in rows:
-            yield str(memory_id), float(ts), str(emotion), str(secondary), int(access_count)
+        for memory_id, ts, emotion, secondary, access_count, anticipated in rows:
+            start = float(ts) if anticipated is None else max(float(ts), float(anticipated))
+            yield str(memory_id), float(ts), str(emotion), str(secondary), int(access_count), start
 
 
 def _carried(emotion: str, secondary: str, names: set[str]) -> set[str]:
@@ -114,8 +116,9 @@ def faded_emotions(
     ``half_life_days`` is the recall pipeline's base half-life (None when its time decay is switched off: then
     every memory keeps a strength of 1). The memories carrying the emotions are read newest first, and an
     emotion is settled as soon as one of them is still strong, so the scan stops early for emotions felt in
-    recent months. Below :func:`unrecalled_floor` only recalled memories can still be strong: once every
-    unsettled emotion has been seen there, the rest of the scan reads only recalled memories. A memory's links
+    recent months. A memory anticipating a moment fades from that moment, as in recall. Below
+    :func:`unrecalled_floor` only recalled memories and those anticipating a later moment can still be strong:
+    once every unsettled emotion has been seen there, the rest of the scan reads only those. A memory's links
     are looked up only when its age and access count leave it a chance of being strong.
     """
     wanted = {emotion for emotion in emotions if emotion}
@@ -125,16 +128,17 @@ def faded_emotions(
     decaying = half_life_days is not None and strength < 1.0
     floor = unrecalled_floor(at, strength, half_life_days) if half_life_days is not None and decaying else at
     window, bounds = ("ts < ? AND ts >= ?", [before, since]) if since is not None else ("ts < ?", [before])
-    columns = "id, ts, emotion, secondary, access_count"
+    columns = "id, ts, emotion, secondary, access_count, anticipated"
     last_felt: dict[str, float] = {}
     strong: set[str] = set()
     cutoff: float | None = None
 
-    def settle(memory_id: str, ts: float, access_count: int, carried: set[str]) -> None:
-        """Mark ``carried`` strong when this memory's recall strength is above ``strength``."""
+    def settle(memory_id: str, start: float, access_count: int, carried: set[str]) -> None:
+        """Mark ``carried`` strong when this memory's recall strength is above ``strength`` (``start``: when
+        its fading began, as the recall pipeline counts it)."""
         if half_life_days is None or not decaying:
             return
-        age_days = (at - ts) / DAY
+        age_days = (at - start) / DAY
         # Links can at most double the half-life: below the threshold even then, the links need not be read.
         if recall_strength(age_days, half_life(half_life_days, access_count, 1.0)) <= strength:
             return
@@ -147,7 +151,7 @@ def faded_emotions(
         cursor = store.db.execute(
             f"SELECT {columns} FROM memories WHERE {window} AND {clause} ORDER BY ts DESC", [*bounds, *params]
         )
-        for memory_id, ts, emotion, secondary, access_count in _rows(cursor):
+        for memory_id, ts, emotion, secondary, access_count, start in _rows(cursor):
             unsettled = wanted - strong
             if not unsettled:
                 break
@@ -157,21 +161,22 @@ def faded_emotions(
             carried = _carried(emotion, secondary, unsettled)
             for name in carried:
                 last_felt.setdefault(name, ts)
-            if carried and (ts > floor or access_count > 0):
-                settle(memory_id, ts, access_count, carried)
+            if carried and (start > floor or access_count > 0):
+                settle(memory_id, start, access_count, carried)
         cursor.close()
         unsettled = wanted - strong
         if cutoff is not None and unsettled and decaying:
             clause, params = carriers(sorted(unsettled))
             lower = " AND ts >= ?" if since is not None else ""
             cursor = store.db.execute(
-                f"SELECT {columns} FROM memories WHERE ts <= ?{lower} AND access_count > 0 AND {clause}",
-                [cutoff, *([since] if since is not None else []), *params],
+                f"SELECT {columns} FROM memories WHERE ts <= ?{lower} "
+                f"AND (access_count > 0 OR anticipated > ?) AND {clause}",
+                [cutoff, *([since] if since is not None else []), floor, *params],
             )
-            for memory_id, ts, emotion, secondary, access_count in _rows(cursor):
+            for memory_id, _ts, emotion, secondary, access_count, start in _rows(cursor):
                 carried = _carried(emotion, secondary, wanted - strong)
                 if carried:
-                    settle(memory_id, ts, access_count, carried)
+                    settle(memory_id, start, access_count, carried)
                 if strong >= unsettled:
                     break
             cursor.close()

@@ -282,3 +282,23 @@ def test_labels_are_matched_exactly_also_with_like_wildcards(service: tuple[Memo
         ],
     )
     assert set(memories_service.faded_emotions(["wist%ful", "a_b", "aXb"], NOW, NOW)) == {"wist%ful", "aXb"}
+
+
+def test_an_anticipation_fades_from_the_moment_it_looked_forward_to(service: tuple[MemoryService, Memories]) -> None:
+    # Written 300 days ago: the trip 10 days ahead keeps its excitement, the concert of 30 days ago still
+    # glows (0.79), the festival of 100 days ago has faded (0.46), as recall itself counts them.
+    memories_service, memories = service
+    load(
+        memories,
+        [
+            item("mem_000000000001", 300 * DAY, "excited", anticipated=NOW + 10 * DAY),
+            item("mem_000000000002", 300 * DAY, "happy", anticipated=NOW - 30 * DAY),
+            item("mem_000000000003", 300 * DAY, "moved", anticipated=NOW - 100 * DAY),
+            item("mem_000000000004", 100 * DAY, "curious"),
+        ],
+    )
+    emotions = ["excited", "happy", "moved", "curious"]
+    assert memories_service.faded_emotions(emotions, NOW - 7 * DAY, NOW) == {
+        "moved": NOW - 300 * DAY,
+        "curious": NOW - 100 * DAY,
+    }
