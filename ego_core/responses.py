@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import functools
+import logging
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from ego_core.logs import FILE_ONLY
 from ego_core.types import ScaffoldItem, ScaffoldLine, Section
+
+_log = logging.getLogger("ego.hooks")
 
 SEPARATOR = "\n\n---\n"
 
@@ -282,18 +286,30 @@ def compose_sections(
     results: Sequence[tuple[str, Any]], *, budget: int | None = None, reserved: int = 0
 ) -> tuple[list[str], list[ScaffoldItem]]:
     """Order sections by (order, key); a plugin may return a Section, a str, or a list of them. With ``budget``
-    (tokens), the sections of lowest priority are left out until the rest fits beside ``reserved`` tokens."""
+    (tokens), the sections of lowest priority are left out until the rest fits beside ``reserved`` tokens. The
+    ``on_shown`` of each section kept is called (one that raises is logged)."""
     sections: list[Section] = []
+    owners: dict[int, str] = {}
     for plugin, result in results:
         items = result if isinstance(result, list | tuple) else [result]
         for item in items:
             if isinstance(item, Section):
                 sections.append(item)
+                owners[id(item)] = plugin
             elif isinstance(item, str) and item.strip():
                 sections.append(Section(key=plugin, text=item))
     if budget is not None:
         sections = _within(sections, budget, reserved)
     sections.sort(key=lambda s: (s.order, s.key))
+    for section in sections:
+        if section.on_shown is not None:
+            try:
+                section.on_shown()
+            except Exception:  # the answer is already composed: one plugin's follow-up must not lose it
+                plugin = owners.get(id(section), "?")
+                _log.error(
+                    "plugin %s raised in on_shown of %s", plugin, section.key, exc_info=True, extra={FILE_ONLY: True}
+                )
     texts = [s.text.rstrip() for s in sections if s.text.strip()]
     scaffold = [line for s in sections for line in s.scaffold]
     return texts, scaffold

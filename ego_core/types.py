@@ -195,6 +195,9 @@ class Section:
     priority: int = 50
     """0-100: how much the agent needs this section when not everything fits (what continues its thought and
     what happens once ~80-90; the body sense or a pointer to another tool ~20-30)."""
+    on_shown: Callable[[], object] | None = attrs.field(default=None, eq=False, repr=False)
+    """Called once the section is part of the answer the agent gets, never when the budget left it out: what
+    showing it uses up (an impulse felt, a reunion told) is done here."""
 
 
 @attrs.frozen

@@ -61,6 +61,44 @@ async def test_sections_that_fit_are_all_kept_in_their_order(make_host: HostFact
     assert text.startswith("First.\nSecond.")
 
 
+@pytest.mark.anyio
+async def test_on_shown_is_called_once_for_each_section_the_answer_keeps(
+    make_host: HostFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    shown: list[str] = []
+
+    def broken() -> None:
+        raise RuntimeError("the follow-up failed")
+
+    class Told:
+        @hookimpl
+        def on_wake_up(self) -> list[Section]:
+            return [
+                Section(
+                    key="reunion",
+                    text="Back together: " + sentence(60),
+                    priority=85,
+                    on_shown=lambda: shown.append("reunion"),
+                ),
+                Section(key="broken", text="Broken follow-up.", priority=80, on_shown=broken),
+                Section(
+                    key="unbidden",
+                    text="Unbidden: " + sentence(60),
+                    priority=40,
+                    on_shown=lambda: shown.append("unbidden"),
+                ),
+                Section(key="plain", text="Plain.", priority=70),
+            ]
+
+    async with mcp_client(make_host({"told": Told()})) as client:
+        text = tool_text(await client.call_tool("wake_up", {}))
+    assert "Back together:" in text
+    assert "Broken follow-up." in text  # the answer stands though its follow-up raised
+    assert "Unbidden:" not in text
+    assert shown == ["reunion"]  # never for a section the budget left out
+    assert "plugin told raised in on_shown of broken" in caplog.text
+
+
 @given(st.lists(st.sampled_from([*WORDS, "2027", "—", "夕焼け", "マスター", ",", "unbelievably"]), max_size=40))
 def test_estimate_tokens_adds_up_over_words(pieces: list[str]) -> None:
     assert estimate_tokens(" ".join(pieces)) == sum(estimate_tokens(piece) for piece in pieces)

@@ -9,7 +9,8 @@
 - **wake_up**: the newest memory is the cue; among the memories stored thirty local days or more before today
   and recalled at most twice, the closest is quoted in one line. Nothing is marked as recalled.
 
-Either way ``on_memory_surfaced(how="involuntary")`` tells the other plugins (the desires plugin feels a pull).
+Either way ``on_memory_surfaced(how="involuntary")`` tells the other plugins (the desires plugin feels a pull);
+in wake_up, only once the budget has kept the line (``Section.on_shown``).
 """
 
 from __future__ import annotations

@@ -288,8 +288,6 @@ class MemoryPlugin(MemorySurface):
             now,
             exclude=[thought.id for thought in latest],
         )
-        if surfaced is not None:
-            ctx.hooks.on_memory_surfaced(memory=surfaced, how="involuntary")
         if latest:
             # the agent's own continuing thought stands alone: the whole wake_up stays under 150 tokens
             thought = latest[0]
@@ -307,8 +305,17 @@ class MemoryPlugin(MemorySurface):
             text = f"Memories: {store.count()}, the newest from {age}."
         sections = [Section(key="memory", text=text, order=10, priority=THOUGHT_PRIORITY)]
         if surfaced is not None:
-            line = unbidden_line(surfaced, now)
-            sections.append(Section(key="memory.unbidden", text=line, order=11, priority=UNBIDDEN_PRIORITY))
+            unbidden_memory = surfaced
+            sections.append(
+                Section(
+                    key="memory.unbidden",
+                    text=unbidden_line(surfaced, now),
+                    order=11,
+                    priority=UNBIDDEN_PRIORITY,
+                    # the other plugins hear of it only if the agent does: a crowded wake_up leaves it out
+                    on_shown=lambda: ctx.hooks.on_memory_surfaced(memory=unbidden_memory, how="involuntary"),
+                )
+            )
         return sections
 
     @hookimpl

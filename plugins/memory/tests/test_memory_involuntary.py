@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from memory_support import recalled_contents, saved_id
 
-from ego_core import Clock, ConfigError, Memory, PluginHost, Settings, build_host, hookimpl
+from ego_core import Clock, ConfigError, Memory, PluginHost, Section, Settings, build_host, hookimpl
 from ego_core.testing import HostFactory, call_ok, mcp_client, read_log
-from ego_memory.plugin import MemoryPlugin
+from ego_memory.plugin import UNBIDDEN_PRIORITY, MemoryPlugin
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 LONG_AGO = NOW - timedelta(days=900)
@@ -237,6 +237,37 @@ async def test_wake_up_brings_back_an_old_seldom_recalled_memory_near_the_newest
     assert not re.search(r"\d", found.group(0))  # time in words
     assert listener.seen == [(old, "involuntary")]
     assert access_count(host, old) == 0  # wake_up does not count as a recall
+
+
+class Crowding(Surfaced):
+    """Also fills wake_up with a section the agent needs more than an unbidden recollection."""
+
+    @hookimpl
+    def on_wake_up(self) -> Section:
+        return Section(key="crowd", text=CROWD, order=50, priority=UNBIDDEN_PRIORITY + 5)
+
+
+CROWD = (
+    "Today is the day of the long-planned move; boxes everywhere, the keys are with the neighbour. " * 3
+    + "The kettle is packed, and so are the cups and the old photographs."
+)
+"""About 80 tokens: with it, wake_up's 150 have no room left for the unbidden line."""
+
+
+@pytest.mark.anyio
+async def test_an_unbidden_memory_the_budget_leaves_out_is_not_announced(
+    make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    clock, listener = Clock(NOW), Crowding()
+    host = host_of(make_host, model_dir, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
+    async with mcp_client(host) as client:
+        await remember_at(client, clock, NOW - timedelta(days=60), GARDEN_OLD)
+        await remember_at(client, clock, NOW - timedelta(hours=3), GARDEN_NEW)
+        clock.set(NOW)
+        wake = await call_ok(client, "wake_up")
+    assert CROWD.strip() in wake
+    assert "Unbidden" not in wake
+    assert listener.seen == []  # the others hear of a recollection only when the agent does
 
 
 @pytest.mark.anyio
