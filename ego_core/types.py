@@ -111,6 +111,9 @@ class RecallHit:
     relevance: float | None = None
     """How closely the memory matches the context, 0-1, comparable across queries (what recall shows as score);
     None when the ranking did not measure it."""
+    unbidden: bool = False
+    """The memory came back on its own (a dormant memory near the context, by chance), not as one of the best
+    matches; ``on_memory_surfaced(how="involuntary")`` has told of it."""
 
 
 @attrs.frozen

@@ -106,7 +106,8 @@ def proust(
     memory, similarity = chosen
     kept = list(hits) if len(hits) < n_results else list(hits[: n_results - 1])
     score = min((hit.score for hit in hits), default=0.0)
-    return [*kept, RecallHit(memory=memory, score=score, relevance=relevance_of(similarity, profile))], memory
+    unbidden = RecallHit(memory=memory, score=score, relevance=relevance_of(similarity, profile), unbidden=True)
+    return [*kept, unbidden], memory
 
 
 def unbidden_cutoff(now: datetime, tz: tzinfo) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from memory_support import recalled_contents, saved_id
 
-from ego_core import Clock, ConfigError, Memory, PluginHost, Section, Settings, build_host, hookimpl
+from ego_core import Clock, ConfigError, Memory, PluginHost, RecallHit, Section, Settings, build_host, hookimpl
 from ego_core.testing import HostFactory, call_ok, mcp_client, read_log
 from ego_memory.plugin import UNBIDDEN_PRIORITY, MemoryPlugin
 
@@ -40,10 +40,15 @@ class Surfaced:
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, str]] = []
+        self.hits: list[list[tuple[str, bool]]] = []
 
     @hookimpl
     def on_memory_surfaced(self, memory: Memory, how: str) -> None:
         self.seen.append((memory.id, how))
+
+    @hookimpl
+    def on_recall_result(self, results: Sequence[RecallHit]) -> None:
+        self.hits.append([(hit.memory.id, hit.unbidden) for hit in results])
 
     def involuntary(self) -> list[str]:
         return [memory_id for memory_id, how in self.seen if how == "involuntary"]
@@ -129,6 +134,9 @@ async def test_a_proust_memory_takes_the_last_place_of_a_recall(
     assert re.search(r"^3\. \[2y ago\] ", plain, re.MULTILINE), plain  # no label: only its age tells
     assert not any(word in plain.lower() for word in ("proust", "involuntary", "unbidden"))
     assert listener.involuntary() == [old]
+    ((*found, last),) = listener.hits
+    assert last == (old, True)  # the other plugins can tell it from the matches
+    assert not any(unbidden for _, unbidden in found)
     assert access_count(host, old) == before + 1  # counted as recalled, like every hit
 
 

@@ -63,17 +63,16 @@ def in_mind(
     query: RecallQuery,
     hits: Sequence[RecallHit],
     *,
-    unbidden: str | None,
     memory: MemoryService | None,
     chance: random.Random,
     probability: float,
     now: datetime,
 ) -> list[str]:
-    """recall's lines about the people who come to mind (none when nobody does); the ``unbidden`` memory (the
-    memory plugin's involuntary recollection) does not count as found."""
+    """recall's lines about the people who come to mind (none when nobody does); an unbidden hit (the memory
+    plugin's involuntary recollection, ``RecallHit.unbidden``) does not count as found."""
     with store.reading() as db:
         names = _names(store, db)
-        found = resonant(store, db, [hit for hit in hits if hit.memory.id != unbidden])
+        found = resonant(store, db, [hit for hit in hits if not hit.unbidden])
     lines = [resonant_line([names.get(key, key) for key in found])] if found else []
     if memory is None or _filtered(query) or not names or chance.random() >= probability:
         return lines

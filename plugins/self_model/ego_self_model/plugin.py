@@ -6,7 +6,6 @@ the desires plugin, a high cognitive_coherence lets introspect show the fading q
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -52,8 +51,6 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
 
     def __init__(self) -> None:
         self.model: SelfModel | None = None
-        self._unbidden = threading.local()
-        """The memory the memory plugin just brought into a recall unbidden (this thread's recall)."""
 
     def _running(self) -> SelfModel:
         if self.model is None:
@@ -121,15 +118,8 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
 
     @hookimpl
     def on_recall_result(self, query: RecallQuery, results: Sequence[RecallHit]) -> RecallNote | None:
-        unbidden: str | None = getattr(self._unbidden, "memory_id", None)
-        self._unbidden.memory_id = None
-        lines = self._running().recalled(query, results, unbidden)
+        lines = self._running().recalled(query, results)
         return RecallNote(lines=lines) if lines else None
-
-    @hookimpl
-    def on_memory_surfaced(self, memory: Memory, how: str) -> None:
-        # fired just before on_recall_result, in the same thread, when recall brings a dormant memory along
-        self._unbidden.memory_id = memory.id if how == "involuntary" else None
 
     def _ripening(self) -> Ripening:
         model = self._running()

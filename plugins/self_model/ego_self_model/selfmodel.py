@@ -429,16 +429,15 @@ class SelfModel:
         precious = preciousness(memory, sorted(shared))
         return reflection_lines(precious, precious.shared_with) if precious else []
 
-    def recalled(self, query: RecallQuery, hits: Sequence[RecallHit], unbidden: str | None = None) -> list[str]:
-        """The people who come to mind with a recall (by name only); ``unbidden``: the memory the recall brought
-        along on its own, whose people do not count as found."""
+    def recalled(self, query: RecallQuery, hits: Sequence[RecallHit]) -> list[str]:
+        """The people who come to mind with a recall (by name only); those of a memory the recall brought along on
+        its own (``RecallHit.unbidden``) do not count as found."""
         chance = self.config.involuntary_person_chance
         memory = self._memory()
         return in_mind(
             self.store,
             query,
             hits,
-            unbidden=unbidden,
             memory=memory,
             chance=self.ctx.random,
             probability=chance,
