@@ -224,6 +224,16 @@ GARDEN_OLD = "We planted tulip bulbs along the fence before the autumn rain came
 GARDEN_NEW = "The tulips along the fence are blooming now, red and yellow."
 
 
+async def garden_morning(client: Any, clock: Clock, old_age: timedelta) -> str:
+    """The tulips planted ``old_age`` before NOW, something unrelated ten days later, the tulips in bloom three
+    hours before NOW, and the clock at NOW; the planting's id."""
+    old = await remember_at(client, clock, NOW - old_age, GARDEN_OLD)
+    await remember_at(client, clock, NOW - old_age + timedelta(days=10), UNRELATED[0])
+    await remember_at(client, clock, NOW - timedelta(hours=3), GARDEN_NEW)
+    clock.set(NOW)
+    return old
+
+
 @pytest.mark.anyio
 async def test_wake_up_brings_back_an_old_seldom_recalled_memory_near_the_newest(
     make_host: HostFactory, model_dir: Path, tmp_path: Path
@@ -231,10 +241,7 @@ async def test_wake_up_brings_back_an_old_seldom_recalled_memory_near_the_newest
     clock, listener = Clock(NOW), Surfaced()
     host = host_of(make_host, model_dir, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
     async with mcp_client(host) as client:
-        old = await remember_at(client, clock, NOW - timedelta(days=60), GARDEN_OLD)
-        await remember_at(client, clock, NOW - timedelta(days=50), UNRELATED[0])
-        await remember_at(client, clock, NOW - timedelta(hours=3), GARDEN_NEW)
-        clock.set(NOW)
+        old = await garden_morning(client, clock, timedelta(days=60))
         wake = await call_ok(client, "wake_up")
     found = UNBIDDEN.search(wake)
     assert found is not None, wake
@@ -269,9 +276,7 @@ async def test_an_unbidden_memory_the_budget_leaves_out_is_not_announced(
     clock, listener = Clock(NOW), Crowding()
     host = host_of(make_host, model_dir, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
     async with mcp_client(host) as client:
-        await remember_at(client, clock, NOW - timedelta(days=60), GARDEN_OLD)
-        await remember_at(client, clock, NOW - timedelta(hours=3), GARDEN_NEW)
-        clock.set(NOW)
+        await garden_morning(client, clock, timedelta(days=60))
         wake = await call_ok(client, "wake_up")
     assert CROWD.strip() in wake
     assert "Unbidden" not in wake
@@ -285,9 +290,7 @@ async def test_wake_up_leaves_out_recent_and_often_recalled_memories(
     clock, listener = Clock(NOW), Surfaced()
     host = host_of(make_host, model_dir, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
     async with mcp_client(host) as client:
-        await remember_at(client, clock, NOW - timedelta(days=20), GARDEN_OLD)
-        await remember_at(client, clock, NOW - timedelta(hours=3), GARDEN_NEW)
-        clock.set(NOW)
+        await garden_morning(client, clock, timedelta(days=20))
         assert UNBIDDEN.search(await call_ok(client, "wake_up")) is None  # only twenty days old
         planted = "Tulip bulbs, fence, autumn rain: planted."
         old = await remember_at(client, clock, NOW - timedelta(days=90), planted)
