@@ -46,7 +46,7 @@ _MAX_CODE_POINTS = 4
 """At most this many code points per column are kept (a pile of combining marks is wide in tokens, not columns)."""
 
 
-def truncate(text: str, limit: int, *, wide: int = 2) -> str:
+def truncate(text: str, limit: int, *, wide: int = 2, tokens: int | None = None) -> str:
     """One line of at most ``limit`` columns (line breaks folded, ``…`` when cut), measured by :func:`text_width`.
 
     A grapheme with an East Asian Wide or Fullwidth character (CJK, kana, full-width forms, most emoji) counts 2
@@ -59,6 +59,10 @@ def truncate(text: str, limit: int, *, wide: int = 2) -> str:
 
     ``wide`` is what a wide grapheme counts instead of 2, for a quote under a hard *token* budget: in tokens a CJK
     character (about one) weighs about four Latin characters (wake_up's quoted thought counts it 4).
+
+    The quote also costs at most ``tokens`` (:func:`estimate_tokens`; by default ``limit``): text that is narrow
+    but dear in tokens (a pile of combining marks, emoji sequences) is cut shorter, so a column limit always
+    bounds what a quote costs the agent.
     """
     flat = _SPACES.sub(" ", text).strip() if "\u3000" in text else " ".join(text.split())
     if flat.isascii():
@@ -73,7 +77,8 @@ def truncate(text: str, limit: int, *, wide: int = 2) -> str:
         total += widths[-1]
         if total > limit:
             break
-    if len(flat) <= most and total <= limit:
+    most_tokens = limit if tokens is None else tokens
+    if len(flat) <= most and total <= limit and estimate_tokens(flat) <= most_tokens:
         return flat
     budget = limit - 1  # the ellipsis is one column
     cap = _MAX_CODE_POINTS * max(budget, 0)
@@ -90,6 +95,15 @@ def truncate(text: str, limit: int, *, wide: int = 2) -> str:
             end = at
             break
         width -= widths[at - 1]
+    if estimate_tokens("".join(clusters[:end])) + 1 > most_tokens:  # the ellipsis is a token
+        low, high = 0, end  # the longest head within the tokens (a head never costs less than its own head)
+        while low < high:
+            middle = (low + high + 1) // 2
+            if estimate_tokens("".join(clusters[:middle])) + 1 <= most_tokens:
+                low = middle
+            else:
+                high = middle - 1
+        end = low
     return "".join(clusters[:end]).rstrip() + "…"
 
 
@@ -266,7 +280,8 @@ def estimate_tokens(text: str) -> int:
 
 def _within(sections: list[Section], budget: int, reserved: int) -> list[Section]:
     """``sections`` without the lowest-priority ones (the later first among equals) until their text and scaffold
-    fit ``budget`` tokens beside ``reserved`` (what the answer says anyway)."""
+    fit ``budget`` tokens beside ``reserved`` (what the answer says anyway). The most needed section stays even
+    when it alone does not fit: an answer emptied by its budget would say there is nothing to tell."""
 
     def cost(section: Section) -> int:
         lines = [section.text, *(item.text if isinstance(item, ScaffoldLine) else item for item in section.scaffold)]
@@ -274,11 +289,17 @@ def _within(sections: list[Section], budget: int, reserved: int) -> list[Section
 
     kept = list(sections)
     total = reserved + sum(cost(section) for section in kept)
-    for section in sorted(sections, key=lambda s: (s.priority, -s.order, s.key)):
+    for section in sorted(sections, key=lambda s: (s.priority, -s.order, s.key))[:-1]:
         if total * TOKEN_MARGIN <= budget:
             break
         kept.remove(section)
         total -= cost(section)
+    if kept and total * TOKEN_MARGIN > budget:
+        _log.warning(
+            "section %s alone is over its answer's budget of %d tokens: kept, and the budget broken",
+            kept[0].key,
+            budget,
+        )
     return kept
 
 

@@ -62,6 +62,26 @@ async def test_sections_that_fit_are_all_kept_in_their_order(make_host: HostFact
 
 
 @pytest.mark.anyio
+async def test_the_most_needed_section_stays_when_it_alone_is_over_the_budget(
+    make_host: HostFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Verbose:
+        @hookimpl
+        def on_wake_up(self) -> list[Section]:
+            return [
+                Section(key="thought", text="Thought: " + sentence(200), priority=90),
+                Section(key="body", text="Body: calm.", priority=30),
+            ]
+
+    async with mcp_client(make_host({"verbose": Verbose()})) as client:
+        text = tool_text(await client.call_tool("wake_up", {}))
+    assert "Thought:" in text  # never an answer that says nothing is kept
+    assert "Nothing carried over" not in text
+    assert "Body:" not in text
+    assert "section thought alone is over its answer's budget" in caplog.text
+
+
+@pytest.mark.anyio
 async def test_on_shown_is_called_once_for_each_section_the_answer_keeps(
     make_host: HostFactory, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ego_core import truncate
+from ego_core import estimate_tokens, truncate
 from ego_core.responses import graphemes, text_width
 
 DIARY = "今日の会話は楽しかった。Masterから多くのことを学んだ。"
@@ -61,7 +61,8 @@ def test_a_cut_never_splits_a_grapheme() -> None:
         "\U0001f44d\U0001f3fd",
     ]
     assert truncate("ab" + family + "cd", 4) == "ab…"
-    assert truncate("ab" + family + "cd", 5) == "ab" + family + "…"
+    assert truncate("ab" + family + "cd", 5, tokens=10) == "ab" + family + "…"
+    assert truncate("ab" + family + "cd", 5) == "ab…"  # its seven code points cost seven tokens
     assert truncate("か\u3099か\u3099か\u3099", 5) == "か\u3099か\u3099…"  # NFD ga: kana + combining dakuten
     assert truncate("\u1100\u1161\u11a8\u1100\u1161\u11a8", 3) == "\u1100\u1161\u11a8…"  # Hangul jamo syllables
 
@@ -69,6 +70,21 @@ def test_a_cut_never_splits_a_grapheme() -> None:
 def test_the_wide_weight_bounds_tokens_where_asked() -> None:
     assert truncate("あ" * 40, 90, wide=4) == "あ" * 22 + "…"
     assert truncate("x" * 100, 90, wide=4) == "x" * 89 + "…"
+
+
+def test_text_dear_in_tokens_is_cut_to_the_tokens() -> None:
+    """Decomposed accents and emoji sequences are narrow but cost a token per code point: a quote of them is cut
+    to its tokens as well as to its columns (wake_up's thought in 80 columns once cost 160 tokens)."""
+    decomposed = "内省。" + "e\u0301" * 80
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466"
+    for text in (decomposed, "内省。" + family * 20):
+        for limit, wide in ((80, 4), (72, 2)):
+            quoted = truncate(text, limit, wide=wide)
+            assert quoted.endswith("…")
+            assert estimate_tokens(quoted) <= limit
+            assert text.startswith(quoted[:-1])
+    assert estimate_tokens(truncate(decomposed, 80, tokens=30)) <= 30
+    assert truncate("今日は晴れ。", 80, tokens=30) == "今日は晴れ。"  # within both: whole
 
 
 def test_a_pile_of_combining_marks_is_bounded() -> None:
@@ -115,6 +131,7 @@ def test_truncate_stays_within_its_limit_and_keeps_graphemes(text: str, limit: i
     short = truncate(text, limit, wide=wide)
     flat = re.sub(r"[^\S\u3000]+", " ", text).strip()  # line breaks and spaces folded, U+3000 kept
     assert "\n" not in short
+    assert estimate_tokens(short) <= limit  # a column limit bounds the tokens too
     if short == flat:
         assert _cost(flat, wide) <= limit
         return

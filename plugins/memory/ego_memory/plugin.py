@@ -54,6 +54,8 @@ INTROSPECT_CONSOLIDATE = ScaffoldLine("If memory feels fragmented, run consolida
 THOUGHT_BUDGET = 80
 """wake_up quotes the last introspection (its open end) in at most this many columns (a CJK character counts
 THOUGHT_WIDE): about 30 tokens of wake_up's 150."""
+THOUGHT_TOKENS = 40
+"""... and at most this many tokens, for text narrow but dear in tokens (decomposed accents, emoji sequences)."""
 THOUGHT_PRIORITY = 90
 """The agent's own continuing thought is the last thing wake_up's budget lets go of."""
 UNBIDDEN_PRIORITY = 40
@@ -294,7 +296,7 @@ class MemoryPlugin(MemorySurface):
             budget = THOUGHT_BUDGET
             # a private thought's open end is quoted long enough for the redactor to recognise it
             least = QUOTE_MIN if thought.is_private else 0
-            snippet = thought_quote(thought.content, budget, wide=THOUGHT_WIDE, least=least)
+            snippet = thought_quote(thought.content, budget, wide=THOUGHT_WIDE, least=least, tokens=THOUGHT_TOKENS)
             when = relative_age(thought.timestamp, now) + (", private" if thought.is_private else "")
             text = f'Last introspection ({when}): "{snippet}" {THOUGHT_FRAME}'
         else:

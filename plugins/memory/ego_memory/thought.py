@@ -11,7 +11,8 @@ import unicodedata
 
 from ego_core import ScaffoldItem, ScaffoldLine, truncate
 
-STILL_OPEN = re.compile(r"(?:still\s+open|まだ開いている)\s*[:：]", re.IGNORECASE)
+STILL_OPEN = re.compile(r"(?:still\s+open|ま(?:だ|た\u3099)開いている)\s*[:：]", re.IGNORECASE)
+"""The marker, also decomposed (NFD: だ as た and a combining dakuten)."""
 INTROSPECTION_SCAFFOLD: tuple[ScaffoldItem, ...] = (
     "Did this monologue close, or is something still unfinished?",
     "If something is open, end with 'Still open:' and a line or two: wake_up carries it forward.",
@@ -26,9 +27,10 @@ _WHOLE = 10**9
 """A width no text reaches: ``truncate`` to it only folds the whitespace."""
 
 
-def _fits(text: str, budget: int, wide: int) -> bool:
-    """Whether ``text`` is quoted whole in ``budget`` columns (compared folded: a leading space does not count)."""
-    return truncate(text, budget, wide=wide) == truncate(text, _WHOLE, wide=wide)
+def _fits(text: str, budget: int, wide: int, tokens: int | None = None) -> bool:
+    """Whether ``text`` is quoted whole in ``budget`` columns and ``tokens`` (compared folded: a leading space
+    does not count)."""
+    return truncate(text, budget, wide=wide, tokens=tokens) == truncate(text, _WHOLE, wide=wide)
 
 
 def clip(text: str, budget: int, *, wide: int) -> str:
@@ -49,16 +51,18 @@ def clip(text: str, budget: int, *, wide: int) -> str:
     return body.rstrip(" ,;:") + "…"
 
 
-def tail(text: str, budget: int, *, wide: int) -> str:
-    """``…`` and the longest end of ``text`` that fits ``budget`` columns with it, starting at a word."""
+def tail(text: str, budget: int, *, wide: int, tokens: int | None = None) -> str:
+    """``…`` and the longest end of ``text`` that fits ``budget`` columns and ``tokens`` (by default ``budget``)
+    with it, starting at a word."""
     flat = truncate(text, _WHOLE, wide=wide)
-    if _fits(flat, budget, wide):
+    if _fits(flat, budget, wide, tokens):
         return flat
-    room = budget - 1  # the ellipsis is one column
+    room = budget - 1  # the ellipsis is one column and one token
+    room_tokens = (budget if tokens is None else tokens) - 1
     low, high = 0, len(flat)
     while low < high:  # the first start whose end fits
         middle = (low + high) // 2
-        if _fits(flat[middle:], room, wide):
+        if _fits(flat[middle:], room, wide, room_tokens):
             high = middle
         else:
             low = middle + 1
@@ -71,11 +75,11 @@ def tail(text: str, budget: int, *, wide: int) -> str:
     return "…" + flat[start:].lstrip()
 
 
-def thought_quote(text: str, budget: int, *, wide: int, least: int = 0) -> str:
-    """How wake_up quotes an introspection in ``budget`` columns: from its last ``Still open:`` (cut at the end
-    when too long), else whole or by its end. A ``Still open:`` part shorter than ``least`` characters is quoted
-    with what precedes it, by the end (a private text's redactor masks passages from a length on)."""
+def thought_quote(text: str, budget: int, *, wide: int, least: int = 0, tokens: int | None = None) -> str:
+    """How wake_up quotes an introspection in ``budget`` columns and ``tokens``: from its last ``Still open:`` (cut
+    at the end when too long), else whole or by its end. A ``Still open:`` part shorter than ``least`` characters
+    is quoted with what precedes it, by the end (a private text's redactor masks passages from a length on)."""
     found = list(STILL_OPEN.finditer(text))
     if found and len(text[found[-1].start() :].strip()) >= least:
-        return truncate(text[found[-1].start() :], budget, wide=wide)
-    return tail(text, budget, wide=wide)
+        return truncate(text[found[-1].start() :], budget, wide=wide, tokens=tokens)
+    return tail(text, budget, wide=wide, tokens=tokens)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -12,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ego_core import Clock, PluginHost, Settings, truncate
+from ego_core import Clock, PluginHost, Settings, estimate_tokens, truncate
 from ego_core.testing import HostFactory, call_ok, mcp_client, read_log
-from ego_memory.plugin import THOUGHT_BUDGET, THOUGHT_WIDE, MemoryPlugin
+from ego_memory.plugin import THOUGHT_BUDGET, THOUGHT_TOKENS, THOUGHT_WIDE, MemoryPlugin
 from ego_memory.thought import clip, tail, thought_quote
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -138,6 +139,40 @@ async def test_wake_up_carries_the_open_end_forward(make_host: HostFactory, mode
     assert "end with 'Still open:'" in scaffold
     assert "update_self" not in scaffold  # not served here
     assert "Still open" not in daily
+
+
+@pytest.mark.parametrize(
+    "thought",
+    [
+        "内省。" + "e\u0301" * 80,  # decomposed accents: narrow, a token per code point
+        "内省。Still open: " + "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466" * 20,
+    ],
+)
+@pytest.mark.anyio
+async def test_a_thought_dear_in_tokens_is_quoted_within_wake_ups_budget(
+    thought: str, make_host: HostFactory, model_dir: Path, tmp_path: Path
+) -> None:
+    """Such a thought, quoted in 80 columns, once cost more than wake_up's 150 tokens: the budget left every
+    section out and wake_up said nothing was kept."""
+    clock = Clock(NOW - timedelta(hours=2))
+    host = memory_host(make_host, model_dir, tmp_path, clock)
+    async with mcp_client(host) as client:
+        await call_ok(client, "remember", {"content": thought, "category": "introspection", "force": True})
+        clock.set(NOW)
+        wake = await call_ok(client, "wake_up")
+    found = LAST.search(wake)
+    assert found is not None, wake
+    assert estimate_tokens(found.group(2)) <= THOUGHT_TOKENS
+    assert "Nothing carried over" not in wake
+    assert estimate_tokens(wake) * 1.1 <= 150
+
+
+def test_a_decomposed_japanese_marker_is_found() -> None:
+    composed = "ぐるぐると同じ考えが回る。まだ開いている：ぼくが感じているこの静けさは誰のもの？"
+    decomposed = unicodedata.normalize("NFD", composed)
+    assert decomposed != composed
+    assert thought_quote(composed, 90, wide=4).startswith("まだ開いている：")
+    assert unicodedata.normalize("NFC", thought_quote(decomposed, 90, wide=4)).startswith("まだ開いている：")
 
 
 @pytest.mark.anyio
