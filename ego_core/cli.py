@@ -37,33 +37,40 @@ def _split(value: str | None) -> list[str] | None:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one change: an unknown option is named as such, with the nearest known one."""
+    """argparse with one change: an unknown option is named as such, with the nearest option of the command it
+    was given to, under that command's usage."""
 
-    def error(self, message: str) -> NoReturn:
-        prefix = "unrecognized arguments: "
-        if message.startswith(prefix):
-            unknown = [arg for arg in message[len(prefix) :].split() if arg.startswith("-")]
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            unknown = [arg for arg in extras if arg.startswith("-") and arg != "-"]
+            used: argparse.ArgumentParser = getattr(parsed, _PARSER_KEY, self)
+            used.print_usage(sys.stderr)
             if unknown:
-                message = unknown_option(unknown[0], _option_strings(self))
-        super().error(message)
+                _die(unknown_option(unknown[0], _option_strings(used)))
+            _die(f"unrecognized arguments: {' '.join(extras)}")
+        if hasattr(parsed, _PARSER_KEY):
+            delattr(parsed, _PARSER_KEY)
+        return parsed
+
+
+_PARSER_KEY = "_command_parser"
+"""The namespace attribute naming the parser of the (sub)command that was used."""
 
 
 def _option_strings(parser: argparse.ArgumentParser) -> set[str]:
-    """Every option of ``parser`` and of its subcommands' parsers."""
-    found: set[str] = set()
-    for action in parser._actions:
-        found.update(action.option_strings)
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found.update(_option_strings(sub))
-    return found
+    """The options of ``parser`` itself (not of its subcommands: a suggestion must work where it is given)."""
+    return {option for action in parser._actions for option in action.option_strings}
 
 
 def unknown_option(given: str, known: set[str]) -> str:
     """``unknown option --data (did you mean --data-dir?)``; options are never abbreviated, so a prefix of a
-    known option is suggested first, then the closest spelling."""
+    known option is suggested first, then the closest spelling (never the option given itself)."""
     name = given.split("=", 1)[0]
-    longer = sorted(option for option in known if option.startswith(name) and option != name)
+    known = known - {name}
+    longer = sorted(option for option in known if option.startswith(name))
     close = longer[:1] or difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
     return f"unknown option {name}" + (f" (did you mean {close[0]}?)" if close else "")
 
@@ -102,6 +109,7 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
         else:
             if command.group not in groups:
                 group_parser = sub.add_parser(command.group, allow_abbrev=False, help=f"{command.group} commands")
+                group_parser.set_defaults(**{_PARSER_KEY: group_parser})
                 groups[command.group] = group_parser.add_subparsers(
                     dest=f"{command.group}_command", metavar="action", required=True
                 )
@@ -111,7 +119,7 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
         if command.group not in _STANDALONE:  # `ego token new` reads no configuration and loads no plugin
             _selection_options(command_parser)
         command.configure(command_parser)
-        command_parser.set_defaults(_plugin_command=command)
+        command_parser.set_defaults(_plugin_command=command, **{_PARSER_KEY: command_parser})
     return parser
 
 
