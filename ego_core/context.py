@@ -19,7 +19,7 @@ import attrs
 from ego_core.config import Settings
 from ego_core.dispatch import HookCaller
 from ego_core.embedding import Embedder, EmbedderSettings
-from ego_core.storage import Database, open_database, read_database
+from ego_core.storage import Database, open_database, private_directory, read_database
 
 if TYPE_CHECKING:
     from ego_core.progress import Progress
@@ -111,7 +111,7 @@ class SessionMarker:
             self._previous, self._begun = self._stored(), True
             temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                private_directory(self.path.parent)
                 temporary.write_text(json.dumps({"wake_up": now.astimezone(UTC).isoformat()}), encoding="utf-8")
                 os.replace(temporary, self.path)
             except OSError as exc:  # a read-only data directory: wake_up still answers
@@ -166,10 +166,8 @@ class PluginContext:
 
     @property
     def data_dir(self) -> Path:
-        """``<data dir>/<plugin id>``, created on first use."""
-        path = self.settings.data_dir.expanduser() / self.plugin_id
-        path.mkdir(parents=True, exist_ok=True)
-        return path
+        """``<data dir>/<plugin id>``, created on first use; only its owner may enter it (mode 0700)."""
+        return private_directory(self.settings.data_dir.expanduser() / self.plugin_id)
 
     def now(self) -> datetime:
         return self.clock.now()

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ego_core.redaction import RedactionPipeline, default_pipeline
+from ego_core.storage import private_directory
 
 EGO_FIELDS = "ego"
 """Structured fields go in ``extra={"ego": {...}}``; the JSON formatter writes them at the top level."""
@@ -102,7 +103,7 @@ class DailyJsonlHandler(logging.Handler):
         if self._fd is None or date != self._date:
             if self._fd is not None:
                 os.close(self._fd)
-            self.directory.mkdir(parents=True, exist_ok=True)
+            private_directory(self.directory, tighten=False)  # it may be one the user named
             path = self.directory / f"ego-{date}.jsonl"
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             self._date = date

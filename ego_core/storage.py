@@ -17,6 +17,26 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+PRIVATE_DIRECTORY = 0o700
+"""What a directory that holds memories may allow: its owner only."""
+
+
+def private_directory(path: Path, *, tighten: bool = True) -> Path:
+    """``path`` as a directory only its owner may enter: created so (its missing parents too), or, with
+    ``tighten``, made so when a release before this one left it open to the group or others (only for a
+    directory that is ego's own, never one the user named)."""
+    missing = []
+    for parent in (path, *path.parents):
+        if parent.exists():
+            break
+        missing.append(parent)
+    for directory in reversed(missing):
+        directory.mkdir(mode=PRIVATE_DIRECTORY, exist_ok=True)
+    status = path.stat()
+    if tighten and status.st_mode & 0o077 and status.st_uid == os.getuid():
+        os.chmod(path, PRIVATE_DIRECTORY)
+    return path
+
 
 @contextmanager
 def write_transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:

@@ -4,6 +4,7 @@ default, a misspelt hook, a plugin that failed before it served)."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import stat
 import tempfile
@@ -18,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ego_core import Check, Clock, PluginContext, Section, Tool, hookimpl
-from ego_core.storage import DatabaseVersionError, open_database, read_database
+from ego_core.storage import DatabaseVersionError, open_database, private_directory, read_database
 from ego_core.testing import call_ok, export_file, mcp_client, tool_text
 
 if TYPE_CHECKING:
@@ -154,6 +155,31 @@ def test_ctx_opens_the_plugins_database_in_its_data_dir(make_host: HostFactory) 
     path = host.settings.data_dir / "journal" / "journal.sqlite3"
     assert path.is_file()
     assert host.hooks.doctor_checks() == [("journal", [Check("journal", True, "schema version 2")])]
+
+
+def test_a_plugins_directory_is_its_owners_only(make_host: HostFactory) -> None:
+    host = make_host({"journal": Journal()})
+    data_dir = host.settings.data_dir
+    older = data_dir / "journal"
+    older.mkdir(parents=True, mode=0o755)  # as a release before this one left it
+    os.chmod(older, 0o755)
+    host.start()
+    assert stat.S_IMODE(older.stat().st_mode) == 0o700
+    assert stat.S_IMODE((older / "journal.sqlite3").stat().st_mode) == 0o600
+
+
+def test_a_private_directory_creates_its_missing_parents_private_and_tightens_only_when_asked(tmp_path: Path) -> None:
+    nested = tmp_path / "fresh" / "ego" / "memory"
+    assert private_directory(nested) == nested
+    assert stat.S_IMODE((tmp_path / "fresh").stat().st_mode) == 0o700
+    assert stat.S_IMODE(nested.stat().st_mode) == 0o700
+    named = tmp_path / "shared-logs"
+    named.mkdir()
+    os.chmod(named, 0o755)
+    private_directory(named, tighten=False)  # a directory the user named keeps its mode
+    assert stat.S_IMODE(named.stat().st_mode) == 0o755
+    private_directory(named)
+    assert stat.S_IMODE(named.stat().st_mode) == 0o700
 
 
 def test_doctor_asks_a_plugin_that_failed_to_start(make_host: HostFactory) -> None:

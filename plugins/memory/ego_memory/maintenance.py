@@ -187,7 +187,6 @@ def embed_into(
                 [m.id for m in chunk],
                 embed([m.content for m in chunk]),
                 [chroma_metadata(m, index.model_id) for m in chunk],
-                [m.content for m in chunk],
                 replace=True,
             )
         embedded += len(chunk)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -122,13 +123,16 @@ FTS_TABLES = ("fts_words", "fts_trigram")
 
 def connect(path: Path) -> sqlite3.Connection:
     """A connection in WAL mode with a long busy timeout (other processes may hold the database briefly);
-    transactions are explicit (``isolation_level=None``)."""
+    transactions are explicit (``isolation_level=None``). A new file is its owner's only (mode 0600)."""
+    if not path.exists():
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # before SQLite creates it with the umask's mode
     db = sqlite3.connect(path, timeout=60.0, isolation_level=None, check_same_thread=False)
     try:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=OFF")
         db.execute("PRAGMA busy_timeout=60000")
+        db.execute("PRAGMA secure_delete=ON")  # a forgotten memory's row is overwritten, not left in a free page
     except BaseException:
         db.close()
         raise

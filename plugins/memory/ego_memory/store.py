@@ -694,7 +694,6 @@ class MemoryStore:
                             [m.id for m in chunk],
                             vectors[start : start + batch],
                             [chroma_metadata(m, self.model_id) for m in chunk],
-                            [m.content for m in chunk],
                         )
                 with self._transaction() as db:
                     db.executemany(INSERT_MEMORY, [memory_row(m) for m in memories])

@@ -21,7 +21,6 @@ import numpy as np
 
 from ego_core import Memory, Vectors
 from ego_memory.errors import StoreError, VectorIndexError
-from ego_memory.limits import MAX_SECONDARY, MAX_TAGS
 from ego_memory.rows import to_epoch
 
 _log = logging.getLogger("ego.plugin.memory.store")
@@ -52,8 +51,9 @@ def collection_name(model_id: str) -> str:
 
 
 def chroma_metadata(memory: Memory, model_id: str) -> dict[str, Any]:
-    """What the index keeps beside a vector: the filterable fields as numbers and labels, lists as lists (never
-    longer than what remember accepts, whatever an older store holds)."""
+    """What the index keeps beside a vector: only the fields a search filters on, as numbers and labels. Never
+    the content or the tags: Chroma keeps what it is given in its write-ahead log and full-text index after a
+    memory is forgotten, and the memory's words live in SQLite alone."""
     trace = memory.emotional_trace
     meta: dict[str, Any] = {
         "ts": to_epoch(memory.timestamp),
@@ -66,10 +66,6 @@ def chroma_metadata(memory: Memory, model_id: str) -> dict[str, Any]:
         "is_private": bool(memory.is_private),
         "embedding_model": model_id,
     }
-    if trace.secondary:
-        meta["secondary"] = list(trace.secondary[:MAX_SECONDARY])
-    if memory.tags:
-        meta["tags"] = list(memory.tags[:MAX_TAGS])
     return meta
 
 
@@ -272,19 +268,16 @@ class ChromaIndex:
         ids: Sequence[str],
         embeddings: Vectors,
         metadatas: Sequence[Mapping[str, Any]],
-        documents: Sequence[str],
         *,
         replace: bool = False,
     ) -> None:
-        """Add vectors (``replace=True`` overwrites existing ids, for repairs and re-indexing)."""
+        """Add vectors (``replace=True`` overwrites existing ids, for repairs and re-indexing); no text."""
         with self._failures("adding vectors"):
             write = self.collection.upsert if replace else self.collection.add
-            write(
-                ids=list(ids), embeddings=embeddings, metadatas=[dict(m) for m in metadatas], documents=list(documents)
-            )
+            write(ids=list(ids), embeddings=embeddings, metadatas=[dict(m) for m in metadatas])
 
     def update_metadata(self, ids: Sequence[str], metadatas: Sequence[Mapping[str, Any]]) -> None:
-        """Replace the fields kept beside existing vectors (the vectors and documents stay)."""
+        """Replace the fields kept beside existing vectors (the vectors stay)."""
         if ids:
             with self._failures("updating fields"):
                 self.collection.update(ids=list(ids), metadatas=[dict(m) for m in metadatas])

@@ -327,7 +327,6 @@ def test_an_interrupted_remember_is_rolled_back_at_the_next_open(
             [lost.id],
             embedder.embed([lost.content]),
             [chroma_metadata(lost, store.model_id)],
-            [lost.content],
         )
         assert lost.id in store.chroma.all_ids()
     assert store.integrity_problems() != []  # the journal row is pending
@@ -368,9 +367,7 @@ def test_opening_repairs_a_vector_index_that_disagrees_with_sqlite(
     store = open_store(tmp_path / "store")
     first, second, _third = _seed_store(store, embedder)
     orphan = _memory("An orphan vector nobody remembers.")
-    store.chroma.add(
-        [orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
-    )
+    store.chroma.add([orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)])
     store.chroma.delete([second.id])  # and a memory whose vector is missing: the counts agree
     assert store.chroma.count() == store.count()
     assert store.integrity_problems() != []

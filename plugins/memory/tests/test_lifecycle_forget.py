@@ -8,6 +8,7 @@ could show; the memories it was linked to keep no link to it; the response texts
 from __future__ import annotations
 
 import re
+import stat
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -221,3 +222,24 @@ async def test_forget_of_an_unknown_id_is_an_error_that_never_echoes_other_text(
         assert f"Forgot (id: {kept}, " in await call_ok(client, "forget", {"memory_id": f"  {kept} "})
     assert plugin.memories.store.count() == 0
     assert plugin.memories.store.integrity_problems() == []
+
+
+async def test_a_forgotten_private_memory_leaves_no_words_in_the_vector_index(memory_hosts: MemoryHosts) -> None:
+    """The vector index is given vectors and the fields searches filter on, never the words or tags: Chroma
+    keeps what it is given in its log and full-text index after a delete. The store is its owner's only."""
+    host, plugin = memory_hosts()
+    secret = "本当は少し寂しい。誰にも言えないけど、置いていかれた気がする。"
+    async with mcp_client(host) as client:
+        memory_id = saved_id(
+            await call_ok(client, "remember", {"content": secret, "private": True, "tags": ["秘密のタグ"]})
+        )
+        await call_ok(client, "forget", {"memory_id": memory_id})
+    store = plugin._require().store
+    chroma_files = [path for path in (store.directory / "chroma").rglob("*") if path.is_file()]
+    assert chroma_files
+    for path in chroma_files:
+        data = path.read_bytes()
+        for words in (secret, "寂しい", "秘密のタグ"):
+            assert words.encode() not in data, path
+    assert stat.S_IMODE(store.directory.stat().st_mode) == 0o700
+    assert stat.S_IMODE((store.directory / "memory.sqlite3").stat().st_mode) == 0o600

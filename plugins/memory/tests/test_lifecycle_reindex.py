@@ -247,9 +247,7 @@ def test_a_forced_reindex_with_the_same_model_repairs_the_vector_index(
     memories = _memories(CONTENTS[:4])
     store.add_many(memories, embedder.embed(CONTENTS[:4]))
     orphan = _memories(["An orphan vector nobody remembers."])[0]
-    store.chroma.add(
-        [orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, STANDARD)], [orphan.content]
-    )
+    store.chroma.add([orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, STANDARD)])
     store.chroma.delete([memories[1].id])
     assert store.integrity_problems() != []
 

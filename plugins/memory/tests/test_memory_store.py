@@ -101,8 +101,8 @@ def test_every_field_round_trips(open_store: OpenStore, embedder: UseEmbedder) -
     secondary, tags = fresh.db.execute("SELECT secondary, tags FROM memories").fetchone()
     assert (json.loads(secondary), json.loads(tags)) == (["nostalgic", "anxious"], ["rain", "window", "rain-2"])
     meta = fresh.chroma.collection.get(ids=[original.id], include=["metadatas"])["metadatas"][0]
-    assert meta["tags"] == ["rain", "window", "rain-2"]
-    assert meta["secondary"] == ["nostalgic", "anxious"]
+    assert "tags" not in meta  # free text stays in SQLite
+    assert "secondary" not in meta
     assert meta["ts"] == pytest.approx(original.timestamp.timestamp())
     assert meta["embedding_model"] == embedder.model_id
     assert meta["is_private"] is True
@@ -210,9 +210,7 @@ def test_interrupted_add_leaves_no_orphan_vector(open_store: OpenStore, embedder
     orphan = memory("mem_00000000dead", "A memory whose commit never happened.")
     # the write path up to the crash: the journal row, then Chroma; the SQLite commit never ran
     store.db.execute("INSERT INTO journal(id, op, created) VALUES (?, 'add', 0)", (orphan.id,))
-    store.chroma.add(
-        [orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
-    )
+    store.chroma.add([orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)])
     assert orphan.id in store.chroma.all_ids()
 
     store = reopen(store, open_store)
@@ -288,9 +286,7 @@ def test_reconcile_removes_orphans_and_re_embeds_missing(open_store: OpenStore, 
     store = open_store()
     add(store, embedder, memory("mem_00000000000a", "The kettle whistled at dawn."))
     orphan = memory("mem_00000000dead", "An orphan vector.")
-    store.chroma.add(
-        [orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
-    )
+    store.chroma.add([orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)])
     store.chroma.delete(["mem_00000000000a"])
     assert store.reconcile(embedder.embed) == (1, 1)
     assert store.chroma.all_ids() == {"mem_00000000000a"}
@@ -302,9 +298,7 @@ def test_open_repairs_vectors_even_when_the_counts_agree(open_store: OpenStore, 
     store = open_store()
     add(store, embedder, memory("mem_00000000000a", "The kettle whistled at dawn."))
     orphan = memory("mem_00000000dead", "An orphan vector.")
-    store.chroma.add(
-        [orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)], [orphan.content]
-    )
+    store.chroma.add([orphan.id], embedder.embed([orphan.content]), [chroma_metadata(orphan, store.model_id)])
     store.chroma.delete(["mem_00000000000a"])
 
     store = reopen(store, open_store)
