@@ -55,6 +55,11 @@ PreciousCheck = Callable[[Mapping[str, tuple[float, str, float, int, int, float 
 """Which candidates, given their scoring rows, are precious."""
 
 
+def has_words(text: str) -> bool:
+    """Whether ``text`` holds a letter or a digit of any script (not emoji, marks and punctuation alone)."""
+    return any(char.isalnum() for char in text)
+
+
 @attrs.frozen
 class Scored:
     id: str
@@ -492,9 +497,9 @@ class RecallEngine:
     ) -> tuple[Scored, ...]:
         """The top ``n`` of ``ranked`` that are related to the context at all, each with its relevance.
 
-        A memory is related when its similarity is above the model's floor, it holds a word of the context, or it
-        is from the calendar period the context names; a memory that spreading brought is kept beside a related
-        one.
+        A memory is related when its similarity is above the model's floor (for a memory without a letter or
+        digit, emoji only, only when the context has none either), it holds a word of the context, or it is from
+        the calendar period the context names; a memory that spreading brought is kept beside a related one.
         Nothing related: nothing is returned ("No related memories found.")."""
         similarity = {m: float(cosine[i]) for i, m in enumerate(found.ids)}
         window = ranked[: max(n * 3, n + 5)]
@@ -506,13 +511,16 @@ class RecallEngine:
                 found.similarity[m] = float(np.asarray(vector, dtype=np.float32).reshape(-1) @ found.query_vector)
         similarity.update({m: found.similarity[m] for m in spread})
         cues = cue_terms(found.context)
-        texts = self._contents(found, window) if cues else {}
+        texts = self._contents(found, window)
+        context_has_words = has_words(found.context)
         span = max(1e-6, profile.duplicate - profile.floor)
         related: list[Scored] = []
         linked: list[Scored] = []
         period = found.period
         for m in window:
             dense = min(1.0, max(0.0, (similarity.get(m, profile.floor) - profile.floor) / span))
+            if context_has_words and m in texts and not has_words(texts[m]):
+                dense = 0.0  # a memory of emoji or marks only: its vector sits near any nonsense
             lexical = len(cues_in(cues, texts[m])) / len(cues) if cues and m in texts else 0.0
             row = found.rows.get(m)
             dated = PERIOD_RELEVANCE if period and row and period[0] <= row[0] < period[1] else 0.0

@@ -194,3 +194,16 @@ def test_the_fast_tokenizer_cuts_texts_as_the_package_does() -> None:
     ours = UseEmbedder(EmbedderSettings()).embed(texts)
     theirs = USE(threads=1).encode(texts)
     assert np.allclose(ours, theirs, atol=1e-5)
+
+
+def test_a_memory_of_emoji_only_answers_emoji_not_any_words(memory_hosts: MemoryHosts) -> None:
+    """The vector of a text without a letter or digit sits near any nonsense: it once answered
+    "xyzzy qwerty plugh" and 京都."""
+    host, _plugin = memory_hosts()
+    party = "😀🎉👨‍👩‍👧‍👦🇯🇵"
+    for content in (party, "今日は雨の日に詩を書いた。"):
+        assert call(host, "remember", {"content": content}).startswith("Saved")
+    for context in ("xyzzy qwerty plugh", "京都"):
+        assert call(host, "recall", {"context": context}).startswith("No related memories found."), context
+        assert call(host, "search_memories", {"context": context}) == "No related memories found."
+    assert call(host, "recall", {"context": "🎉"}).splitlines()[1].endswith(party)
