@@ -182,12 +182,12 @@ def _list_update(field: str, value: Any, config: SelfModelConfig, limit: int) ->
         return AddItem(field, _text(value, limit))
     if not isinstance(value, list):
         raise FieldValueError("not a string or list")
+    if len(value) > config.max_list_items:  # the list as sent: repeats count, and are dropped after
+        raise FieldValueError("too many items")
     items: dict[str, str] = {}
     for item in value:
         text = _text(item, limit)
         items.setdefault(key_of(text), text)
-    if len(items) > config.max_list_items:
-        raise FieldValueError("too many items")
     return ReplaceList(field, tuple(items.values()))
 
 

@@ -62,6 +62,7 @@ async def test_every_field_takes_its_form_and_consider_them_words_it(self_host: 
         ("sensitive_topics", [""], "a string (adds one item) or a list"),
         ("aliases", "x" * 81, "each 1 to 80 characters"),
         ("notes", {"a": 1}, "a string (adds one item) or a list"),
+        ("notes", ["同じメモ"] * 21, "a list of at most 20 strings"),
         ("communication_style", ["terse"], "a string of at most 300 characters"),
     ],
 )

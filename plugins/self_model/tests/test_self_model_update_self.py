@@ -37,6 +37,8 @@ WRONG: list[tuple[str, Any]] = [
     ("values", None),
     ("values", ["x" * 301]),
     ("goals", [f"goal {n}" for n in range(21)]),
+    ("values", ["a"] * 21),
+    ("identity", ["静か", "静か", "しずか"] * 7),
     ("identity", True),
     ("skill_confidence", 0.5),
     ("skill_confidence", {"python": 1.5}),
@@ -205,3 +207,21 @@ def test_any_value_is_either_stored_or_refused_naming_the_field(
         named = (f"for field {field}", "No question", "must contain visible text, not only invisible characters")
         assert any(words in text for words in named), text
         assert state_files(ego_settings.data_dir) == before
+
+
+@pytest.mark.anyio
+async def test_a_list_is_limited_as_sent_though_repeats_are_dropped_after(
+    self_host: Callable[..., PluginHost], ego_settings: Any
+) -> None:
+    """A user found: 21 copies of one value were accepted (repeats dropped first, then the limit of 20 checked)
+    and the stored values replaced by a single item."""
+    async with mcp_client(self_host()) as client:
+        await call_ok(client, "update_self", {"field": "values", "value": ["誠実", "好奇心"]})
+        before = state_files(ego_settings.data_dir)
+        text = await call_error(client, "update_self", {"field": "values", "value": ["a"] * 21})
+        assert "Invalid arguments" in text
+        assert "a list of at most 20 strings" in text
+        assert state_files(ego_settings.data_dir) == before
+        assert "values: 好奇心, 誠実" in await call_ok(client, "introspect")
+        await call_ok(client, "update_self", {"field": "values", "value": ["正直"] * 20})
+        assert "values: 正直" in await call_ok(client, "introspect")
