@@ -7,6 +7,7 @@ anticipating a moment still ahead stay vivid. No label says a memory faded: only
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -24,14 +25,32 @@ def roughly(timestamp: datetime, now: datetime) -> str:
     return words if words == "earlier today" else f"{words} ago"
 
 
-def shown(memory: Memory, strength: float, *, vivid: bool, now: datetime, snippet: int) -> str:
-    """What recall shows of ``memory``: its content (at most ``snippet`` columns), a gist, or an impression."""
+def shown(memory: Memory, strength: float, *, vivid: bool, now: datetime, width: int) -> str:
+    """What recall shows of ``memory``: its content (at most ``width`` columns), a gist, or an impression."""
     if vivid or strength >= VIVID:
-        return truncate(memory.content, snippet)
+        return truncate(memory.content, width)
     emotion, when = memory.emotional_trace.primary, roughly(memory.timestamp, now)
     if strength >= GIST:
         return f"{emotion} {memory.category} — {gist(memory.content)} ({when})"
     return f"{emotion}, {when}"
+
+
+def columns(text: str) -> int:
+    """About how many columns ``text`` takes, as ``truncate`` counts them (a wide character 2)."""
+    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
+
+
+def shares(needs: Sequence[int], room: int, least: int) -> list[int]:
+    """The columns each text may take of ``room``: an even share, and what a shorter text leaves goes to the
+    longer ones; never less than ``least``."""
+    widths = [0] * len(needs)
+    left, waiting = room, len(needs)
+    for at in sorted(range(len(needs)), key=lambda i: needs[i]):  # the shortest first
+        share = max(least, left // waiting)
+        widths[at] = max(least, min(needs[at], share))
+        left -= min(needs[at], share)
+        waiting -= 1
+    return widths
 
 
 def recall_texts(
@@ -41,18 +60,23 @@ def recall_texts(
     *,
     present: float,
     now: datetime,
-    snippet: int,
+    room: int,
+    least: int,
 ) -> dict[str, str]:
     """What recall shows of each memory, by id: their strength at the ranking's ``present`` decides (the people
-    service is asked once, for them all)."""
+    service is asked once, for them all). The contents shown share ``room`` columns (see :func:`shares`)."""
     precious = precious_ids(memories, people)
+    strength = {memory.id: strengths.of_memory(memory, present) for memory in memories}
+    vivid = {
+        memory.id
+        for memory in memories
+        if memory.id in precious
+        or (memory.anticipated is not None and memory.anticipated > now)
+        or strength[memory.id] >= VIVID
+    }
+    full = [memory for memory in memories if memory.id in vivid]
+    widths = dict(zip((m.id for m in full), shares([columns(m.content) for m in full], room, least), strict=True))
     return {
-        memory.id: shown(
-            memory,
-            strengths.of_memory(memory, present),
-            vivid=memory.id in precious or (memory.anticipated is not None and memory.anticipated > now),
-            now=now,
-            snippet=snippet,
-        )
+        memory.id: shown(memory, strength[memory.id], vivid=memory.id in vivid, now=now, width=widths.get(memory.id, 0))
         for memory in memories
     }

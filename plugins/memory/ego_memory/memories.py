@@ -85,7 +85,12 @@ PRIVATE_SAVED_NOTE = "Kept private: it stays internal (never synced to workspace
 SHOWN_LINKS = 3
 PRIVATE_RELATED = "(private) "
 """Marks a private memory on remember's ``Most related:`` lines: ``- [2h ago] (private) … (similarity: 0.82)``."""
-RECALL_SNIPPET = 120
+RECALL_ROOM = 2400
+"""Columns (a CJK character counting 2) the contents recall shows share: one hit may take them all."""
+RECALL_LEAST = 160
+"""Columns a content recall shows always has, however many hits share the room."""
+SEARCH_WIDTH = 160
+"""Columns of a memory's text on a search_memories line (a compact line per memory, for finding ids)."""
 
 
 def new_memory_id() -> str:
@@ -603,7 +608,8 @@ class Memories:
             people_of(self.ctx),
             present=self.engine.present(now),
             now=now,
-            snippet=RECALL_SNIPPET,
+            room=RECALL_ROOM,
+            least=RECALL_LEAST,
         )
         out = [f"{len(hits)} of ~{count_of(max(pool, len(hits)), 'memory', 'memories')}:"]
         for number, hit in enumerate(hits, start=1):
@@ -641,7 +647,7 @@ class Memories:
             out.append(
                 f"{m.id} | {relative_age(m.timestamp, now)} | {m.emotional_trace.primary} | {m.category} | "
                 f"{relevance(hit):.2f} | private: {'true' if m.is_private else 'false'} | "
-                f"{truncate(m.content, 80)}"
+                f"{truncate(m.content, SEARCH_WIDTH)}"
             )
         out.extend(lines)
         return Response(data="\n".join(out))

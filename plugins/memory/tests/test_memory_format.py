@@ -217,8 +217,7 @@ async def test_recall_lines_scaffold_and_vivid_emotions(memory_hosts: MemoryHost
     assert quiet_result["undercurrent"] is None
     assert quiet_result["content"] == "Line one about the harbour line two about gulls."
     assert long_result["private"] is True
-    assert long_result["content"].endswith("…")
-    assert len(long_result["content"]) <= 120
+    assert long_result["content"] == long_text.strip()  # 282 columns: within its share of the room
     assert {r["age"] for r in results.values()} == {"2d ago"}
     assert all(not r["private"] for r in (vivid_result, edge_result, quiet_result))
     assert scaffold == [RECALL_SCAFFOLD]
@@ -232,7 +231,8 @@ async def test_recall_lines_scaffold_and_vivid_emotions(memory_hosts: MemoryHost
     assert re.match(r"^4 of ~\d+:$", compact[0])
     for line in compact[1:]:
         assert re.match(
-            r"^mem_[0-9a-f]{12} \| 2d ago \| [a-z]+ \| [a-z_]+ \| [01]\.\d\d \| private: (true|false) \| .{1,80}$", line
+            r"^mem_[0-9a-f]{12} \| 2d ago \| [a-z]+ \| [a-z_]+ \| [01]\.\d\d \| private: (true|false) \| .{1,160}$",
+            line,
         ), line
 
 
