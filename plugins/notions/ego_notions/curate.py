@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -17,7 +18,8 @@ NAME: Final = "curate_notions"
 DESCRIPTION: Final = "Your notions: list, merge, relabel, delete, meta; explore from an id; network."
 ACTIONS: Final = ("list", "merge", "relabel", "delete", "meta", "explore", "network")
 NOTION_ID: Final = re.compile(r"^notion_[0-9a-f]{12}$")
-META_KEY: Final = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
+META_KEY_CHARS: Final = 40
+"""A meta key: 1 to this many letters or digits of any script (NFKC), '_', '.' or '-'."""
 META_TYPES: Final = ("text", "notion_ids")
 MAX_LABEL: Final = 120
 MAX_PERSON: Final = 80
@@ -135,9 +137,7 @@ def _meta(book: NotionBook, notion: Notion, field: Mapping[str, Any]) -> Respons
     """``meta: {key, type, value}``: a new key needs a type; a known key keeps its type; ``value: null`` removes."""
     if not isinstance(field, Mapping) or set(field) - {"key", "type", "value"}:
         raise InvalidArgumentError("meta", "an object {key, type, value}; value null removes the field")
-    key = field.get("key")
-    if not isinstance(key, str) or not META_KEY.match(key):
-        raise InvalidArgumentError("meta.key", "1 to 40 letters, digits, '_', '.' or '-'")
+    key = _meta_key(field.get("key"))
     meta = dict(notion.meta)
     value = field.get("value")
     if value is None:
@@ -155,6 +155,17 @@ def _meta(book: NotionBook, notion: Notion, field: Mapping[str, Any]) -> Respons
     meta[key] = {"type": kind, "value": _meta_value(book, notion, str(kind), value)}
     book.db.apply(save=[attrs.evolve(notion, meta=meta)])
     return Response(data=f"{verb} meta field '{key}' ({kind}) on {notion.id}.")
+
+
+def _meta_key(key: Any) -> str:
+    """The key NFKC-normalised (``ｒｅａｓｏｎ`` is ``reason``): letters and digits of any script (``理由``),
+    '_', '.' or '-'; no space, control or symbol."""
+    text = unicodedata.normalize("NFKC", key) if isinstance(key, str) else ""
+    if not 1 <= len(text) <= META_KEY_CHARS or not all(char.isalnum() or char in "_.-" for char in text):
+        raise InvalidArgumentError(
+            "meta.key", f"1 to {META_KEY_CHARS} letters or digits of any script (such as 理由), '_', '.' or '-'"
+        )
+    return text
 
 
 def _meta_value(book: NotionBook, notion: Notion, kind: str, value: Any) -> Any:

@@ -216,3 +216,23 @@ async def test_meta_fields(notions_host: Callable[..., PluginHost]) -> None:
         assert "meta_link" not in walk
         await call_ok(client, "curate_notions", {"action": "meta", "id": tea, "meta": {"key": "why", "value": None}})
         assert "why:text" not in await call_ok(client, "curate_notions", {"action": "list"})
+
+
+@pytest.mark.anyio
+async def test_meta_keys_in_japanese(notions_host: Callable[..., PluginHost]) -> None:
+    """A user found: the key 理由 was refused as not "letters", though it is letters; any script's letters and
+    digits are keys now, NFKC-normalised (full-width ｒｅａｓｏｎ is reason)."""
+    async with mcp_client(notions_host()) as client:
+        await clique(client, TEA[:3], emotion="contentment", tags=["tea"], valence=0.6)
+        await call_ok(client, "consolidate")
+        (tea,) = [ident for ident, _, _, _ in listed(await call_ok(client, "curate_notions", {"action": "list"}))]
+        why = {"action": "meta", "id": tea, "meta": {"key": "理由", "type": "text", "value": "落ち着くから"}}
+        assert f"Added meta field '理由' (text) on {tea}." in await call_ok(client, "curate_notions", why)
+        wide = {**why, "meta": {"key": "ｒｅａｓｏｎ２", "type": "text", "value": "calm"}}
+        assert "Added meta field 'reason2' (text)" in await call_ok(client, "curate_notions", wide)
+        assert "meta=[reason2:text, 理由:text]" in await call_ok(client, "curate_notions", {"action": "list"})
+        for bad in ("理 由", "理由\u3000", "", "理由!", "a\tb", "x" * 41):
+            text = await call_error(client, "curate_notions", {**why, "meta": {**why["meta"], "key": bad}})
+            assert "`meta.key`: 1 to 40 letters or digits of any script (such as 理由), '_', '.' or '-'" in text
+        gone = {**why, "meta": {"key": "理由", "value": None}}
+        assert f"Removed meta field '理由' from {tea}." in await call_ok(client, "curate_notions", gone)
