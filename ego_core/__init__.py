@@ -36,7 +36,14 @@ from ego_core.offerings import Prompt, PromptArgument, Resource, ResourceTemplat
 from ego_core.plugin import Plugin, PluginBase
 from ego_core.progress import Progress
 from ego_core.redaction import PRIVATE_MARK
-from ego_core.responses import compose_sections, duration_words, estimate_tokens, relative_age, truncate
+from ego_core.responses import (
+    compose_sections,
+    duration_words,
+    estimate_tokens,
+    relative_age,
+    text_width,
+    truncate,
+)
 from ego_core.services import (
     BODY_SENSE,
     DESIRE_LEVELS,
@@ -182,6 +189,7 @@ __all__ = [
     "log_event",
     "preciousness",
     "relative_age",
+    "text_width",
     "truncate",
     "write_transaction",
 ]

@@ -7,11 +7,10 @@ anticipating a moment still ahead stay vivid. No label says a memory faded: only
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from datetime import datetime
 
-from ego_core import Memory, People, duration_words, truncate
+from ego_core import Memory, People, duration_words, text_width, truncate
 from ego_memory.keywords import gist
 from ego_memory.strength import Strengths, precious_ids
 
@@ -33,11 +32,6 @@ def shown(memory: Memory, strength: float, *, vivid: bool, now: datetime, width:
     if strength >= GIST:
         return f"{emotion} {memory.category} — {gist(memory.content)} ({when})"
     return f"{emotion}, {when}"
-
-
-def columns(text: str) -> int:
-    """About how many columns ``text`` takes, as ``truncate`` counts them (a wide character 2)."""
-    return sum(2 if unicodedata.east_asian_width(char) in "WF" else 1 for char in text)
 
 
 def shares(needs: Sequence[int], room: int, least: int) -> list[int]:
@@ -75,7 +69,8 @@ def recall_texts(
         or strength[memory.id] >= VIVID
     }
     full = [memory for memory in memories if memory.id in vivid]
-    widths = dict(zip((m.id for m in full), shares([columns(m.content) for m in full], room, least), strict=True))
+    needs = [text_width(m.content[: room + 1]) for m in full]  # a longer head than the room is never needed
+    widths = dict(zip((m.id for m in full), shares(needs, room, least), strict=True))
     return {
         memory.id: shown(memory, strength[memory.id], vivid=memory.id in vivid, now=now, width=widths.get(memory.id, 0))
         for memory in memories

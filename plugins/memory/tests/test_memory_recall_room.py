@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ego_core import Clock
-from ego_core.responses import text_width
+from ego_core import Clock, text_width
 from ego_core.testing import call_ok, mcp_client
 from ego_memory.memories import RECALL_LEAST, RECALL_ROOM, SEARCH_WIDTH
 
