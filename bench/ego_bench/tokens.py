@@ -63,25 +63,29 @@ def estimate(chars: int) -> int:
 
 
 @cache
-def _tokenizer(model_dir: str) -> Any:
+def _tokenizer(path: str) -> Any:
     from tokenizers import Tokenizer
 
-    tokenizer = Tokenizer.from_file(str(Path(model_dir) / "tokenizer.json"))
+    tokenizer = Tokenizer.from_file(path)
     tokenizer.no_padding()
     tokenizer.no_truncation()
     return tokenizer
 
 
-def model_dir() -> Path:
+def tokenizer_file() -> Path:
+    """all-MiniLM-L6-v2's WordPiece tokenizer: from ``EGO_EMBEDDING_MODEL_DIR`` when it holds one, else the copy
+    the memory plugin ships for its English channel (the same file), so a fresh install counts offline."""
     configured = os.environ.get("EGO_EMBEDDING_MODEL_DIR")
-    if configured:
-        return Path(configured).expanduser()
-    return Path.home() / ".cache" / "chroma" / "onnx_models" / "all-MiniLM-L6-v2" / "onnx"
+    if configured and (Path(configured).expanduser() / "tokenizer.json").is_file():
+        return Path(configured).expanduser() / "tokenizer.json"
+    from ego_memory.embedding.english import TOKENIZER_FILE
+
+    return TOKENIZER_FILE
 
 
 def count_tokens(text: str) -> int:
     """WordPiece tokens of ``text`` by the offline model's tokenizer: the fixed count the budgets use."""
-    return len(_tokenizer(str(model_dir())).encode(text, add_special_tokens=False).ids)
+    return len(_tokenizer(str(tokenizer_file())).encode(text, add_special_tokens=False).ids)
 
 
 def sized(text: str) -> dict[str, int]:
