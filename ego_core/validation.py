@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 import unicodedata
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -193,15 +194,24 @@ def _invisible_only(value: object) -> bool:
     return isinstance(value, str) and bool(value.strip()) and is_blank(value)
 
 
-def _invisible_path(args: Mapping[str, Any]) -> list[Any] | None:
-    """Where in the arguments (a path of keys and indexes) the first text of only invisible characters is, at
-    any depth (a list of tags, an object of values), looking at no more than 10,000 values."""
+UNSTORABLE = "must not contain the NUL character (U+0000) or a lone surrogate (U+D800-U+DFFF): text cannot keep them"
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _unstorable(value: object) -> bool:
+    """Text that no store, file or log keeps as it is: a NUL, or half of a surrogate pair."""
+    return isinstance(value, str) and _UNSTORABLE.search(value) is not None
+
+
+def _first_path(args: Mapping[str, Any], wrong: Callable[[object], bool]) -> list[Any] | None:
+    """Where in the arguments (a path of keys and indexes) the first ``wrong`` value is, at any depth (a list of
+    tags, an object of values), looking at no more than 10,000 values."""
     pending: deque[tuple[list[Any], Any]] = deque(([name], args[name]) for name in sorted(args))
     seen = 0
     while pending and seen < 10_000:
         path, value = pending.popleft()
         seen += 1
-        if _invisible_only(value):
+        if wrong(value):
             return path
         if len(path) > 64:
             continue
@@ -233,9 +243,10 @@ class ArgumentValidator:
         for name, value in sorted(args.items()):
             if not _finite(value):
                 raise ArgumentError(f"`{name}`: NaN and infinity are not accepted; expected finite numbers")
-        blank = _invisible_path(args)
-        if blank is not None:
-            raise ArgumentError(f"`{_param(blank)}` {INVISIBLE_ONLY}")
+        for wrong, message in ((_unstorable, UNSTORABLE), (_invisible_only, INVISIBLE_ONLY)):
+            where = _first_path(args, wrong)
+            if where is not None:
+                raise ArgumentError(f"`{_param(where)}` {message}")
         errors = list(self._validator.iter_errors(args))
         if errors:
             by_parameter: dict[str, list[ValidationError]] = {}

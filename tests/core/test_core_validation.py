@@ -249,3 +249,17 @@ def test_text_of_only_zero_width_characters_is_refused_for_every_tool(invisible:
     assert is_blank("")
     assert not is_blank("\u200ba")
     assert not is_blank("、")
+
+
+@pytest.mark.parametrize("text", ["nul\x00byte", "lone \ud800 surrogate", "\udfff", "雨\x00"])
+def test_text_no_store_can_keep_is_refused_for_every_tool(text: str) -> None:
+    """`remember {"content": "nul\\u0000byte"}` was saved with its NUL; a lone surrogate cannot be encoded
+    for SQLite, a file or a log. Both are refused, anywhere in the arguments, before the handler runs."""
+    checked = ArgumentValidator(
+        {"type": "object", "properties": {"note": {"type": "string"}, "tags": {"type": "array"}}}
+    )
+    with pytest.raises(ArgumentError, match=r"^`note` must not contain the NUL character \(U\+0000\) or a lone"):
+        checked.validate({"note": text})
+    with pytest.raises(ArgumentError, match=r"^`tags\[0\]` must not contain"):
+        checked.validate({"tags": [text]})
+    assert checked.validate({"note": "\U0001f600 雨\t\n"}) == {"note": "\U0001f600 雨\t\n"}  # a pair is whole
