@@ -28,7 +28,7 @@ from starlette.applications import Starlette
 from starlette.datastructures import Headers, QueryParams
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -130,7 +130,8 @@ class _Guard:
     """The outermost layer of the app (inside Starlette's own error middleware): refuses a Host the gateway
     does not serve and NUL in a query parameter, and turns an unexpected exception into a 500 with a JSON body
     *without* re-raising it — re-raised, the server would close the keep-alive connection and the client's
-    next request on it would fail too."""
+    next request on it would fail too. A client that hangs up mid-request is no error: one info line, and no
+    answer (there is no one to send it to)."""
 
     def __init__(self, app: ASGIApp, allowed_hosts: tuple[str, ...]) -> None:
         self.app = app
@@ -154,6 +155,8 @@ class _Guard:
 
         try:
             await self.app(scope, receive, tracked)
+        except ClientDisconnect:
+            _log.info("gateway: the client hung up during %s %s", scope.get("method"), scope.get("path"))
         except Exception as exc:
             if started:
                 raise

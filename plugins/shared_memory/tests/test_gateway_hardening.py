@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
-from shared_support import OpenApi, ThreadGateway, clean_env, ego_command, event
+from shared_support import OpenApi, ProcessGateway, ThreadGateway, clean_env, ego_command, event
 
 from ego_core import ToolError
 from ego_shared_memory.client import GatewayClient, PendingAppends, UnreachableError
@@ -562,3 +562,48 @@ def test_ego_gateway_serve_answers_only_the_names_it_serves(tmp_path: Path) -> N
         process.terminate()
         process.wait(timeout=20)
     assert stat.S_IMODE((tmp_path / "shared.db").stat().st_mode) == 0o600
+
+
+# -- hostile clients: hang-ups, undecodable queries, loose booleans, deep JSON, wrong content types -----------
+
+
+def log_records(data_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for path in sorted((data_dir / "logs").glob("*.jsonl")) for line in path.open()]
+
+
+def test_a_client_hanging_up_mid_body_is_one_info_line_not_an_error(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'shared.db'}"
+    made = open_store(db)
+    try:
+        token = create_token(made, "claude", role="agent", agents=GatewaySettings().agents, now=NOW)
+    finally:
+        made.close()
+    data_dir = tmp_path / "data"
+    running = ProcessGateway(db, data_dir).wait_ready()
+    try:
+        head = (
+            f"POST {APPEND} HTTP/1.1\r\nHost: 127.0.0.1:{running.port}\r\nAuthorization: Bearer {token}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 146\r\n\r\n"
+        )
+        with socket.create_connection(("127.0.0.1", running.port), timeout=10) as sock:
+            sock.sendall(head.encode())
+            for piece in (b'{"run_id": "run_1", ', b'"scope": "glo'):  # 33 of the 146 bytes, slowly
+                sock.sendall(piece)
+                time.sleep(0.2)
+        deadline = time.monotonic() + 10
+        while not any("hung up" in r.get("msg", "") for r in log_records(data_dir)):
+            assert time.monotonic() < deadline, log_records(data_dir)
+            time.sleep(0.1)
+        health = httpx.get(running.url + "/v1/health", timeout=5)
+        assert (health.status_code, health.json()["status"]) == (200, "ok")
+        stored = httpx.post(running.url + APPEND, json=event(), headers=auth(token), timeout=10)
+        assert stored.json()["status"] == "created"
+    finally:
+        running.stop()
+    records = log_records(data_dir)
+    assert [r for r in records if r.get("level") in ("error", "critical")] == []
+    hung_up = [r for r in records if "hung up" in r.get("msg", "")]
+    assert len(hung_up) == 1
+    assert hung_up[0]["level"] == "info"
+    assert "Traceback" not in json.dumps(hung_up[0])
+    assert len(json.dumps(hung_up[0])) < 1000
