@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
+from urllib.parse import unquote_to_bytes
 
 import anyio
 import anyio.to_thread
@@ -58,6 +59,7 @@ _log = logging.getLogger("ego.shared_memory.gateway")
 MAX_BODY_BYTES = 64 * 1024
 MAX_JSON_DEPTH = 32
 """Arrays and objects nested deeper than this are refused (400): a memory event is two levels deep."""
+UTF8_RULE = "percent-encoded UTF-8 text (no encoded surrogates)"
 RETRY_AFTER_SECONDS = 2
 """Sent as Retry-After with every 503 (busy, store full, store unavailable)."""
 LOOPBACK_HOSTS: tuple[str, ...] = ("127.0.0.1", "localhost", "::1")
@@ -119,6 +121,22 @@ def _host_name(header: str) -> str:
     return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
 
 
+def _undecodable_parameter(query_string: bytes) -> str | None:
+    """The name of the first query parameter (or ``query``) whose percent-decoded bytes are not UTF-8; Starlette
+    would replace them with U+FFFD silently."""
+    for pair in query_string.split(b"&"):
+        name, _, value = (unquote_to_bytes(part.replace(b"+", b" ")) for part in pair.partition(b"="))
+        try:
+            label = name.decode("utf-8")
+        except UnicodeDecodeError:
+            return "query"
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError:
+            return label if _FIELD_NAME.match(label) else "query"
+    return None
+
+
 def _error_body(status: int, payload: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> JSONResponse:
     extra = dict(headers or {})
     if status == 503:
@@ -128,10 +146,10 @@ def _error_body(status: int, payload: Mapping[str, Any], headers: Mapping[str, s
 
 class _Guard:
     """The outermost layer of the app (inside Starlette's own error middleware): refuses a Host the gateway
-    does not serve and NUL in a query parameter, and turns an unexpected exception into a 500 with a JSON body
-    *without* re-raising it — re-raised, the server would close the keep-alive connection and the client's
-    next request on it would fail too. A client that hangs up mid-request is no error: one info line, and no
-    answer (there is no one to send it to)."""
+    does not serve and a query parameter that is not UTF-8 or holds NUL, and turns an unexpected exception into a
+    500 with a JSON body *without* re-raising it — re-raised, the server would close the keep-alive connection and
+    the client's next request on it would fail too. A client that hangs up mid-request is no error: one info
+    line, and no answer (there is no one to send it to)."""
 
     def __init__(self, app: ASGIApp, allowed_hosts: tuple[str, ...]) -> None:
         self.app = app
@@ -175,7 +193,19 @@ class _Guard:
                         "message": "the Host header names a host this gateway does not serve (see --allowed-host)",
                     },
                 )
-        for name, value in QueryParams(scope.get("query_string", b"")).multi_items():
+        query_string: bytes = scope.get("query_string", b"")
+        undecodable = _undecodable_parameter(query_string)
+        if undecodable is not None:
+            return _error_body(
+                422,
+                {
+                    "error": "invalid",
+                    "message": f"{undecodable}: expected {UTF8_RULE}",
+                    "field": undecodable,
+                    "rule": UTF8_RULE,
+                },
+            )
+        for name, value in QueryParams(query_string).multi_items():
             if not storable(value):
                 field = name if _FIELD_NAME.match(name) else "query"
                 return _error_body(

@@ -607,3 +607,24 @@ def test_a_client_hanging_up_mid_body_is_one_info_line_not_an_error(tmp_path: Pa
     assert hung_up[0]["level"] == "info"
     assert "Traceback" not in json.dumps(hung_up[0])
     assert len(json.dumps(hung_up[0])) < 1000
+
+
+def test_a_query_parameter_that_is_not_utf8_is_refused_by_name(
+    api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str]
+) -> None:
+    client, openapi = api
+    claude = auth(token_for("claude"))
+    for path, query, field in (
+        (SEARCH, "q=a%ED%A0%80b", "q"),  # an encoded surrogate
+        (SEARCH, "q=%ff%fe", "q"),
+        (SEARCH, "q=x&kind=%C0%AF", "kind"),  # an overlong encoding
+        (SEARCH, "q=x&%ff=1", "query"),  # the name itself
+        (SNAPSHOT, "scopes=global,project:%E9", "scopes"),  # a truncated sequence
+    ):
+        answer = client.get(f"{path}?{query}", headers=claude)
+        assert answer.status_code == 422, (query, answer.text)
+        body = openapi.check(answer, path, "get")
+        assert (body["error"], body["field"]) == ("invalid", field)
+        assert "\ufffd" not in answer.text
+    accented = client.get(f"{SEARCH}?q=caf%C3%A9+%E6%97%A5%E6%9C%AC", headers=claude)
+    assert openapi.check(accented, SEARCH, "get")["query"] == "café 日本"
