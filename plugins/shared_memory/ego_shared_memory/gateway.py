@@ -59,6 +59,8 @@ _log = logging.getLogger("ego.shared_memory.gateway")
 MAX_BODY_BYTES = 64 * 1024
 MAX_JSON_DEPTH = 32
 """Arrays and objects nested deeper than this are refused (400): a memory event is two levels deep."""
+BOOLEAN_SPELLINGS: Mapping[str, bool] = {"true": True, "false": False, "1": True, "0": False}
+"""A boolean query parameter's values; an empty one is the default, any other is a 422."""
 UTF8_RULE = "percent-encoded UTF-8 text (no encoded surrogates)"
 RETRY_AFTER_SECONDS = 2
 """Sent as Retry-After with every 503 (busy, store full, store unavailable)."""
@@ -324,6 +326,14 @@ def build_app(
         except ValueError:
             raise EventError(name, "an integer") from None
 
+    def bool_param(request: Request, name: str, default: bool) -> bool:
+        raw = request.query_params.get(name)
+        if raw is None or raw == "":
+            return default
+        if raw not in BOOLEAN_SPELLINGS:
+            raise EventError(name, "true or false (or 1 or 0)")
+        return BOOLEAN_SPELLINGS[raw]
+
     async def append(request: Request) -> Response:
         agent = await identify(request, "agent")
         body = await read_json(request)
@@ -369,7 +379,7 @@ def build_app(
         agent = await identify(request, "agent")
         params = request.query_params
         limit = int_param(request, "limit", 20)
-        include = params.get("include_deprecated", "false").lower() in ("1", "true", "yes")
+        include = bool_param(request, "include_deprecated", False)
         kind = params.get("kind") or None
         result = await anyio.to_thread.run_sync(
             lambda: service.search(

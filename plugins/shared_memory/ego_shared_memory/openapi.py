@@ -414,7 +414,11 @@ PATHS: dict[str, Any] = {
                 _query("scopes", _SCOPE_LIST, "comma-separated scopes (default: every scope you may read)"),
                 _query("kind", {"type": "string", "enum": [*KINDS, JANITOR_KIND]}, "only this kind"),
                 _query("limit", {"type": "integer", "minimum": 1, "maximum": 100}, "at most this many (default 20)"),
-                _query("include_deprecated", {"type": "boolean"}, "also superseded events (default false)"),
+                _query(
+                    "include_deprecated",
+                    {"type": "boolean"},
+                    "also superseded events: true or false, 1 or 0 (default false)",
+                ),
             ],
             security=_AGENT,
         )

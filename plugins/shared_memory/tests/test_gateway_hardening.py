@@ -628,3 +628,23 @@ def test_a_query_parameter_that_is_not_utf8_is_refused_by_name(
         assert "\ufffd" not in answer.text
     accented = client.get(f"{SEARCH}?q=caf%C3%A9+%E6%97%A5%E6%9C%AC", headers=claude)
     assert openapi.check(accented, SEARCH, "get")["query"] == "café 日本"
+
+
+def test_a_boolean_query_parameter_takes_only_its_documented_spellings(
+    api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str]
+) -> None:
+    client, openapi = api
+    claude = auth(token_for("claude"))
+    old = openapi.check(client.post(APPEND, json=event(), headers=claude), APPEND, "post")
+    new = event(run_id="run_fix", content_md="The example setting is in ~/example.toml.", supersedes=old["event_id"])
+    assert openapi.check(client.post(APPEND, json=new, headers=claude), APPEND, "post")["status"] == (
+        "superseded_previous"
+    )
+    for spelling, found in (("true", 2), ("1", 2), ("false", 1), ("0", 1), ("", 1)):
+        params = {"q": "example", "include_deprecated": spelling}
+        answer = openapi.check(client.get(SEARCH, params=params, headers=claude), SEARCH, "get")
+        assert len(answer["events"]) == found, spelling
+    for spelling in ("maybe", "yes", "no", "TRUE", "2", " true"):
+        refused = client.get(SEARCH, params={"q": "example", "include_deprecated": spelling}, headers=claude)
+        assert refused.status_code == 422, spelling
+        assert openapi.check(refused, SEARCH, "get")["field"] == "include_deprecated"
