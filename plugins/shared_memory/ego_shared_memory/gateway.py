@@ -58,7 +58,8 @@ _log = logging.getLogger("ego.shared_memory.gateway")
 
 MAX_BODY_BYTES = 64 * 1024
 MAX_JSON_DEPTH = 32
-"""Arrays and objects nested deeper than this are refused (400): a memory event is two levels deep."""
+"""Arrays and objects nested deeper than this are refused (400), each array or object one level: a memory event
+is two levels deep."""
 BOOLEAN_SPELLINGS: Mapping[str, bool] = {"true": True, "false": False, "1": True, "0": False}
 """A boolean query parameter's values; an empty one is the default, any other is a 422."""
 UTF8_RULE = "percent-encoded UTF-8 text (no encoded surrogates)"
@@ -98,8 +99,8 @@ def _check_json(document: Any) -> None:
     is (422 naming the field when it is a plain name; the text itself is never echoed)."""
     stack: list[tuple[Any, str, int]] = [(document, "body", 0)]
     while stack:
-        item, where, depth = stack.pop()
-        if depth > MAX_JSON_DEPTH:
+        item, where, depth = stack.pop()  # depth: the arrays and objects around item
+        if depth >= MAX_JSON_DEPTH and isinstance(item, (dict, list)):
             raise ApiError(400, "bad_request", f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep")
         if isinstance(item, str):
             if not storable(item):

@@ -20,13 +20,16 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from shared_support import OpenApi, ProcessGateway, ThreadGateway, clean_env, ego_command, event
 
 from ego_core import ToolError
 from ego_shared_memory.client import GatewayClient, PendingAppends, UnreachableError
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.events import EventDraft, EventError
-from ego_shared_memory.gateway import MAX_BODY_BYTES
+from ego_shared_memory.gateway import MAX_BODY_BYTES, MAX_JSON_DEPTH
 from ego_shared_memory.janitor import run_janitor
 from ego_shared_memory.service import MAX_SCOPES
 from ego_shared_memory.store import EventFilter, SqlStore, StoreError, open_store
@@ -648,3 +651,42 @@ def test_a_boolean_query_parameter_takes_only_its_documented_spellings(
         refused = client.get(SEARCH, params={"q": "example", "include_deprecated": spelling}, headers=claude)
         assert refused.status_code == 422, spelling
         assert openapi.check(refused, SEARCH, "get")["field"] == "include_deprecated"
+
+
+@st.composite
+def nestings(draw: st.DrawFn) -> tuple[bytes, int]:
+    """Arrays and objects, mixed, 31 to 34 levels deep, around nothing or a scalar."""
+    kinds = draw(st.lists(st.booleans(), min_size=31, max_size=34))
+    text = draw(st.sampled_from(["", "1", '"x"', "null"]))
+    for is_object in reversed(kinds):
+        around_object = '{"a": ' + text + "}" if text else "{}"
+        text = around_object if is_object else "[" + text + "]"
+    return text.encode(), len(kinds)
+
+
+def test_arrays_and_objects_count_alike_toward_the_nesting_limit(
+    api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str], store: SqlStore
+) -> None:
+    client, openapi = api
+    json_headers = {**auth(token_for("claude")), "content-type": "application/json"}
+    admin_headers = {**auth(token_for("ops", admin=True)), "content-type": "application/json"}
+
+    @hypothesis_settings(max_examples=30)
+    @given(nestings())
+    def check(nested: tuple[bytes, int]) -> None:
+        raw, levels = nested
+        for path, headers in ((APPEND, json_headers), ("/v1/janitor/cleanup", admin_headers)):
+            answer = client.post(path, content=raw, headers=headers)
+            body = openapi.check(answer, path, "post")
+            if levels > MAX_JSON_DEPTH:
+                assert (answer.status_code, body["error"]) == (400, "bad_request"), raw
+                assert body["message"] == f"the JSON is nested more than {MAX_JSON_DEPTH} levels deep"
+            else:
+                assert answer.status_code == 422, (raw, body)  # the shape is checked: not an event, not a plan
+
+    check()
+    for levels, expected in ((32, 422), (33, 400)):
+        for opening, closing in (("[", "]"), ('{"a": ', "}")):
+            raw = (opening * levels + "1" + closing * levels).encode()
+            assert client.post(APPEND, content=raw, headers=json_headers).status_code == expected, raw
+    assert store.event_count() == 0
