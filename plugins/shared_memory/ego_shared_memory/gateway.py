@@ -60,6 +60,8 @@ MAX_BODY_BYTES = 64 * 1024
 MAX_JSON_DEPTH = 32
 """Arrays and objects nested deeper than this are refused (400), each array or object one level: a memory event
 is two levels deep."""
+JSON_MEDIA_TYPE = "application/json"
+"""A request body must be sent as this (parameters such as ``; charset=utf-8`` aside); anything else is a 415."""
 BOOLEAN_SPELLINGS: Mapping[str, bool] = {"true": True, "false": False, "1": True, "0": False}
 """A boolean query parameter's values; an empty one is the default, any other is a 422."""
 UTF8_RULE = "percent-encoded UTF-8 text (no encoded surrogates)"
@@ -286,9 +288,20 @@ def build_app(
             raise ApiError(403, "forbidden", "operator tokens run the janitor; they cannot read or write memories")
         return agent
 
+    def require_json(request: Request) -> None:
+        """A request that announces a body must say it is JSON (415 otherwise, before the body is read)."""
+        length = request.headers.get("content-length", "").strip()
+        announced = (length not in ("", "0")) or "transfer-encoding" in request.headers
+        media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+        if announced and media_type != JSON_MEDIA_TYPE:
+            raise ApiError(
+                415, "unsupported_media_type", f"send the body as JSON, with Content-Type: {JSON_MEDIA_TYPE}"
+            )
+
     async def read_body(request: Request) -> bytes:
         """The body, never more than MAX_BODY_BYTES of it in memory: a larger Content-Length is refused before
-        reading, and a body that streams past the limit (chunked, or longer than announced) is cut off."""
+        reading, and a body that streams past the limit (chunked, or longer than announced) is cut off. A body
+        not sent as JSON is refused before it is read."""
         too_large = ApiError(413, "too_large", f"the body is larger than {MAX_BODY_BYTES} bytes")
         length = request.headers.get("content-length")
         if length is not None:
@@ -296,6 +309,7 @@ def build_app(
                 raise ApiError(400, "bad_request", "Content-Length is not a number")
             if int(length) > MAX_BODY_BYTES:
                 raise too_large
+        require_json(request)
         body = bytearray()
         async for chunk in request.stream():
             body += chunk
@@ -521,6 +535,7 @@ def build_app(
     async def janitor_cleanup_confirm(request: Request) -> Response:
         """Deletes exactly the events of an open plan (each deletion audited), once."""
         actor = await identify(request, "admin")
+        require_json(request)  # it reads no body, but refuses one not sent as JSON alike
         plan_id = request.path_params["plan_id"]
         done = await anyio.to_thread.run_sync(
             lambda: confirm_cleanup(store, plan_id, actor=f"gateway:{actor}", now=clock())
@@ -543,7 +558,7 @@ def build_app(
     async def problem(_request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        if exc.status == 413:
+        if exc.status in (413, 415):
             headers = {"Connection": "close"}  # the rest of the body was not read
         return _error_body(exc.status, exc.payload, headers)
 

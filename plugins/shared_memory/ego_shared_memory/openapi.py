@@ -340,6 +340,9 @@ ERRORS = {
 }
 
 
+UNSUPPORTED = _answer("a body sent without Content-Type: application/json", "Error")
+
+
 def _query(name: str, schema: dict[str, Any], description: str, required: bool = False) -> dict[str, Any]:
     return {"name": name, "in": "query", "required": required, "schema": schema, "description": description}
 
@@ -391,6 +394,7 @@ PATHS: dict[str, Any] = {
                 ),
                 "400": _answer("the body is not JSON", "Error"),
                 "413": _answer("the body is too large", "Error"),
+                "415": UNSUPPORTED,
                 **ERRORS,
             },
             requestBody={"required": True, **_json("MemoryEvent")},
@@ -426,7 +430,13 @@ PATHS: dict[str, Any] = {
     "/v1/janitor/run": {
         "post": _operation(
             "Run janitor steps (consolidate pins, mark expired ttl, conflicts, scan and redact); never deletes",
-            {"200": _answer("what each step did", "JanitorReport"), "400": _answer("not JSON", "Error"), **ERRORS},
+            {
+                "200": _answer("what each step did", "JanitorReport"),
+                "400": _answer("not JSON", "Error"),
+                "413": _answer("the body is too large", "Error"),
+                "415": UNSUPPORTED,
+                **ERRORS,
+            },
             requestBody={"required": False, **_json("JanitorRequest")},
             security=_ADMIN,
         )
@@ -458,6 +468,8 @@ PATHS: dict[str, Any] = {
             {
                 "201": _answer("the plan; confirm its plan_id to delete exactly its events", "CleanupPlan"),
                 "400": _answer("not JSON", "Error"),
+                "413": _answer("the body is too large", "Error"),
+                "415": UNSUPPORTED,
                 **ERRORS,
             },
             requestBody={"required": True, **_json("CleanupRequest")},
@@ -480,6 +492,7 @@ PATHS: dict[str, Any] = {
                 "404": _answer("no plan has this id", "Error"),
                 "409": _answer("the plan was already confirmed; nothing was deleted", "Error"),
                 "410": _answer("the plan expired; nothing was deleted (propose a new one)", "Error"),
+                "415": UNSUPPORTED,
                 **ERRORS,
             },
             parameters=[_PLAN_PARAMETER],

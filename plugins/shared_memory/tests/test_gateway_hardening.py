@@ -690,3 +690,33 @@ def test_arrays_and_objects_count_alike_toward_the_nesting_limit(
             raw = (opening * levels + "1" + closing * levels).encode()
             assert client.post(APPEND, content=raw, headers=json_headers).status_code == expected, raw
     assert store.event_count() == 0
+
+
+def test_a_body_must_be_sent_as_json(
+    api: tuple[httpx.Client, OpenApi], token_for: Callable[..., str], store: SqlStore
+) -> None:
+    client, openapi = api
+    claude, admin = auth(token_for("claude")), auth(token_for("ops", admin=True))
+    raw = json.dumps(event()).encode()
+    for content_type in ("text/plain", "application/x-www-form-urlencoded", "application/jsonx", None):
+        headers = {**claude, "content-type": content_type} if content_type else claude
+        refused = client.post(APPEND, content=raw, headers=headers)
+        assert refused.status_code == 415, content_type
+        body = openapi.check(refused, APPEND, "post")
+        assert (body["error"], body["message"]) == (
+            "unsupported_media_type",
+            "send the body as JSON, with Content-Type: application/json",
+        )
+        assert is_short_json_error(refused)
+    for path in ("/v1/janitor/run", "/v1/janitor/cleanup", "/v1/janitor/cleanup/plan_x/confirm"):
+        answer = client.post(path, content=b'{"expired": true}', headers={**admin, "content-type": "text/plain"})
+        assert answer.status_code == 415, path
+        assert openapi.check(answer, path.replace("plan_x", "{plan_id}"), "post")["error"] == "unsupported_media_type"
+    assert store.event_count() == 0
+    for content_type in ("application/json", "Application/JSON; charset=utf-8", "application/json;charset=UTF-8"):
+        accepted = client.post(APPEND, content=raw, headers={**claude, "content-type": content_type})
+        assert accepted.status_code in (200, 201), (content_type, accepted.text)
+    assert openapi.check(client.post(APPEND, json=event(), headers=claude), APPEND, "post")["status"] == "duplicate"
+    # a body-less request needs no content type
+    assert client.post("/v1/janitor/run", headers=admin).status_code == 200
+    assert store.event_count() == 1
