@@ -19,7 +19,7 @@ import attrs
 import pluggy
 
 from ego_core.embedding import EmbedderFactory
-from ego_core.hookspecs import HookKind, hook_kinds
+from ego_core.hookspecs import HookKind, hook_kinds, setup_hooks
 from ego_core.logs import FILE_ONLY, log_event
 from ego_core.offerings import Prompt, Resource, ResourceTemplate
 from ego_core.status import FailureLog, FailureStage, describe_exception
@@ -47,6 +47,7 @@ _log = logging.getLogger("ego.hooks")
 SLOW_HOOK_MS = 1000
 
 KINDS = hook_kinds()
+SETUP_HOOKS = setup_hooks()
 _STAGE: dict[HookKind, FailureStage] = {
     HookKind.REGISTRATION: "register",
     HookKind.NOTIFICATION: "call",
@@ -188,7 +189,8 @@ class Dispatcher:
                 self.failures.record(plugin_id, _STAGE[kind], str(problem), hook)
             return Outcome(plugin_id, ok=False, error=problem)
         if elapsed_ms > SLOW_HOOK_MS:
-            log_event(_log, "slow_hook", logging.WARNING, plugin=plugin_id, hook=hook, ms=round(elapsed_ms))
+            level = logging.INFO if hook in SETUP_HOOKS else logging.WARNING
+            log_event(_log, "slow_hook", level, plugin=plugin_id, hook=hook, ms=round(elapsed_ms))
         self._trace(hook, plugin_id, started, "ok" if value is not None else "none")
         return Outcome(plugin_id, ok=True, value=value)
 

@@ -257,6 +257,14 @@ def hook_names() -> list[str]:
     return [name for spec_class in ALL_SPECS for name in _hooks_of(spec_class)]
 
 
+def setup_hooks() -> frozenset[str]:
+    """Hooks that run while a process starts, stops, is checked or moves its data (registration, lifecycle,
+    ``doctor_checks``, export and import): their time is expected work, such as opening a store or loading a
+    model, never an agent waiting on a tool."""
+    portable = [name for name, kind in hook_kinds().items() if kind is HookKind.PORTABLE]
+    return frozenset([*_hooks_of(RegistrationSpecs), *_hooks_of(LifecycleSpecs), *portable])
+
+
 def hook_kinds() -> dict[str, HookKind]:
     """Every hook's calling kind, by name."""
     return {name: getattr(spec_class, name).ego_hook_kind for spec_class in ALL_SPECS for name in _hooks_of(spec_class)}

@@ -140,6 +140,30 @@ def test_without_trace_hooks_no_hook_call_is_logged(make_host: HostFactory, tmp_
     assert "hook_call" not in "".join(p.read_text() for p in logs.glob("*.jsonl"))
 
 
+def test_a_slow_set_up_hook_is_expected_work_and_a_slow_session_hook_is_a_warning(
+    make_host: HostFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading a model in on_startup or doctor_checks is expected: `ego doctor` must not say "all ok" and warn in
+    one run. A hook an agent waits on (on_remember here) still warns."""
+    import ego_core.dispatch
+
+    monkeypatch.setattr(ego_core.dispatch, "SLOW_HOOK_MS", -1.0)  # every call counts as slow
+    logs = tmp_path / "logs"
+    configure_logging(logs, "INFO")
+
+    class Starter(Listener):
+        @hookimpl
+        def on_startup(self) -> None:
+            return None
+
+    host = make_host({"a": Starter()})
+    host.start()
+    host.hooks.on_remember(memory=MEMORY)
+    records = [json.loads(line) for path in logs.glob("*.jsonl") for line in path.read_text().splitlines()]
+    levels = {r["hook"]: r["level"] for r in records if r.get("event") == "slow_hook" and r["plugin"] == "a"}
+    assert levels == {"on_startup": "info", "on_remember": "warning"}
+
+
 # --------------------------------------------------------------------------------------------------
 # One test per hook
 
