@@ -26,6 +26,7 @@ from playwright.sync_api import sync_playwright
 from ego_core import PluginHost, Settings, build_host
 from ego_core.testing import ToolRunner, tool_text
 from ego_dashboard.app import build_app
+from ego_dashboard.browser import launch_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "images"
@@ -162,10 +163,8 @@ def main() -> int:
         thread.start()
         while not server.started:
             time.sleep(0.05)
-        args = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync"]  # fmt: skip
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+            browser = launch_chromium(playwright)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(f"http://127.0.0.1:{port}/")
             page.wait_for_selector("#now-questions li")

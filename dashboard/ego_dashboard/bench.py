@@ -44,15 +44,6 @@ WORDS = (
     "question memory dream city light summer winter code review paper song quiet storm lunch"
 ).split()
 JAPANESE = "朝 川 散歩 桜 手紙 雨 電車 友達 音楽 夢 光 夏 冬 静か 本 海 山 空".split()
-CHROMIUM = Path("/usr/bin/chromium")
-BROWSER_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def synthetic_records(count: int, seed: int = 7, now: datetime | None = None) -> Iterator[dict[str, Any]]:
@@ -214,9 +205,9 @@ def first_render(host: PluginHost, runs: int) -> dict[str, Any]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         return {"measured": False, "why": "playwright is not installed"}
-    if not CHROMIUM.exists():
-        return {"measured": False, "why": f"no Chromium at {CHROMIUM}"}
     import uvicorn
+
+    from ego_dashboard.browser import ChromiumMissing, launch_chromium
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -229,7 +220,10 @@ def first_render(host: PluginHost, runs: int) -> dict[str, Any]:
     samples = []
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
+            try:
+                browser = launch_chromium(playwright)
+            except ChromiumMissing as exc:
+                return {"measured": False, "why": str(exc)}
             for _ in range(runs + 1):
                 page = browser.new_page()
                 started = time.perf_counter()

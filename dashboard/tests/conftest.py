@@ -1,5 +1,5 @@
 """Fixtures: a real host seeded with public and private memories, links and an open question; the dashboard's app
-over it (a test client on a loopback address); a seeded shared memory gateway; Debian's Chromium."""
+over it (a test client on a loopback address); a seeded shared memory gateway; a headless Chromium (ego_dashboard.browser)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 
 from ego_core.testing import HostFactory
 from ego_dashboard.app import build_app
-from ego_dashboard.bench import BROWSER_ARGS, CHROMIUM
+from ego_dashboard.browser import ChromiumMissing, launch_chromium
 
 
 @pytest.fixture
@@ -43,9 +43,10 @@ def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SeededG
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail("Debian's Chromium is missing: apt-get install -y chromium")
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=BROWSER_ARGS)
+        try:
+            launched = launch_chromium(playwright)
+        except ChromiumMissing as exc:
+            pytest.fail(str(exc), pytrace=False)
         yield launched
         launched.close()
