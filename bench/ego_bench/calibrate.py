@@ -1,6 +1,6 @@
 """Calibrate an embedder's similarity profile on real pairs: ``ego bench calibrate``.
 
-    ego bench calibrate --data ../shared/data/ja [--embedder NAME] --output bench/results/calibration.json
+    ego bench calibrate --data bench/data/ja [--embedder NAME] --output bench/results/calibration.json
 
 The texts are embedded by the memory plugin's configured embedder (``[plugins.memory]``, or ``--embedder``),
 through ``Memories.embed``: pairs and memories with the ``document`` role, queries with the ``query`` role.

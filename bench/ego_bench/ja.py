@@ -1,6 +1,6 @@
-"""The Japanese and cross-language benchmark, exactly as ``shared/data/ja/README.md`` defines it.
+"""The Japanese and cross-language benchmark, exactly as ``bench/data/ja/README.md`` defines it.
 
-    ego bench ja --data ../shared/data/ja [--tasks jsquad,tanaka,pairs] [--limit N] [--output FILE]
+    ego bench ja --data bench/data/ja [--tasks jsquad,tanaka,pairs] [--limit N] [--output FILE]
 
 Everything goes through ego's real paths with the default plugins for memory (``memory`` and ``dedup``, the
 configured ``[plugins.memory]`` / ``[plugins.dedup]`` tables, whatever embedder and text processing the

@@ -1,4 +1,6 @@
-"""The LoCoMo retrieval benchmark, exactly as ``shared/data/locomo/README.md`` defines it.
+"""The LoCoMo retrieval benchmark, exactly as ``bench/data/locomo/README.md`` defines it.
+
+    ego bench locomo --data bench/data/locomo [--ablate] [--loo] [--link-modes links,no_links] [--output FILE]
 
 Per conversation: every turn becomes one memory (``"<speaker>: <text>"`` plus ``" [shares a photo: …]"``),
 stored in dialog order with the duplicate guard bypassed, each at its session's time on a simulated clock.

@@ -34,9 +34,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _recorded_path(value: str, cwd: Path, root: Path) -> str:
-    """A path argument as the report records it: relative to the repository (``bench/results/x.json``,
-    ``../shared/data/locomo`` beside it), never the absolute path of the machine that ran it; a path elsewhere
-    (a temporary directory) keeps only its name."""
+    """A path argument as the report records it: relative to the repository (``bench/data/locomo``,
+    ``bench/results/x.json``, ``../shared/data/locomo`` beside it), never the absolute path of the machine that ran
+    it; a path elsewhere (a temporary directory) keeps only its name."""
     path = Path(os.path.normpath(cwd / value))
     for base, prefix in ((root, ""), (root.parent, "../")):
         if path == base or base in path.parents:
@@ -95,7 +95,9 @@ def bench_command(name: str, help: str, options: Callable[[argparse.ArgumentPars
 
 
 def _locomo_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", type=Path, required=True, help="folder of LoCoMo *.json conversations")
+    parser.add_argument(
+        "--data", type=Path, required=True, help="folder of LoCoMo *.json conversations (bench/data/locomo)"
+    )
     parser.add_argument("--ablate", action="store_true", help="also run with each recall stage switched off")
     parser.add_argument(
         "--loo",
@@ -135,7 +137,8 @@ def _scale_options(parser: argparse.ArgumentParser) -> None:
         "--data",
         type=Path,
         default=None,
-        help="folder of LoCoMo *.json conversations: grow the store from their turns (default: synthetic text)",
+        help="folder of LoCoMo *.json conversations (bench/data/locomo): grow the store from their turns "
+        "(default: synthetic text)",
     )
 
 
@@ -214,7 +217,9 @@ def _emotion_trend(args: argparse.Namespace, host: PluginHost, table: dict[str, 
 
 
 def _calibrate_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", type=Path, required=True, help="folder with jsquad.json, tanaka.json, pairs.json")
+    parser.add_argument(
+        "--data", type=Path, required=True, help="folder with jsquad.json, tanaka.json, pairs.json (bench/data/ja)"
+    )
     parser.add_argument(
         "--embedder", default=None, help="the memory plugin's embedder to calibrate (default: configured)"
     )
@@ -229,7 +234,9 @@ def _calibrate(args: argparse.Namespace, host: PluginHost, table: dict[str, Any]
 
 
 def _ja_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", type=Path, required=True, help="folder with jsquad.json, tanaka.json, pairs.json")
+    parser.add_argument(
+        "--data", type=Path, required=True, help="folder with jsquad.json, tanaka.json, pairs.json (bench/data/ja)"
+    )
     parser.add_argument("--tasks", default="jsquad,tanaka,pairs", help="comma-separated: jsquad, tanaka, pairs")
     parser.add_argument("--limit", type=int, default=None, help="only the first N items of each task")
 

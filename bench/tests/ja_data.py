@@ -1,4 +1,4 @@
-"""Small Japanese data written by the tests of ego bench ja and ego bench calibrate (the shapes of shared/data/ja)."""
+"""Small Japanese data written by the tests of ego bench ja and ego bench calibrate (the shapes of bench/data/ja)."""
 
 from __future__ import annotations
 

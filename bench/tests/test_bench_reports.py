@@ -11,6 +11,7 @@ import pytest
 from ego_bench.plugin import REPO, recorded_command
 
 RESULTS = REPO / "bench" / "results"
+DATA = REPO / "bench" / "data"
 
 
 def test_a_report_records_the_command_with_repository_relative_paths(tmp_path: Path) -> None:
@@ -28,6 +29,43 @@ def test_a_report_records_the_command_with_repository_relative_paths(tmp_path: P
         "ego bench ja --data=../shared/data/locomo --output <elsewhere>/ja.json"
     )
     assert recorded_command(["bench", "tokens", "--quiet"], cwd=root, root=root) == "ego bench tokens --quiet"
+
+
+def test_the_committed_data_is_recorded_as_bench_data_from_any_directory(tmp_path: Path) -> None:
+    root = tmp_path / "ego"
+    (root / "bench" / "data" / "locomo").mkdir(parents=True)
+    from_root = ["bench", "locomo", "--data", "bench/data/locomo", "--output", "bench/results/locomo.json"]
+    assert recorded_command(from_root, cwd=root, root=root) == (
+        "ego bench locomo --data bench/data/locomo --output bench/results/locomo.json"
+    )
+    from_bench = ["bench", "scale", "--data", "data/locomo", "--sizes", "1000"]
+    assert recorded_command(from_bench, cwd=root / "bench", root=root) == (
+        "ego bench scale --data bench/data/locomo --sizes 1000"
+    )
+    absolute = ["bench", "ja", f"--data={root / 'bench' / 'data' / 'ja'}"]
+    assert recorded_command(absolute, cwd=tmp_path, root=root) == "ego bench ja --data=bench/data/ja"
+
+
+def _data_argument(command: str) -> str | None:
+    words = command.split()
+    for index, word in enumerate(words):
+        if word == "--data":
+            return words[index + 1]
+        if word.startswith("--data="):
+            return word.removeprefix("--data=")
+    return None
+
+
+@pytest.mark.parametrize("report", sorted(RESULTS.glob("*.json")), ids=lambda path: path.name)
+def test_a_committed_report_names_data_a_checkout_has(report: Path) -> None:
+    """A report's ``--data`` is a folder of bench/data, or ``../shared/data/<name>`` for the reports made before the
+    data came into the repository: the same files as ``bench/data/<name>`` (bench/data/README.md)."""
+    data = _data_argument(json.loads(report.read_text(encoding="utf-8"))["command"])
+    if data is None:
+        return
+    name = data.removeprefix("bench/data/").removeprefix("../shared/data/")
+    assert name != data, f"{report.name} ran on {data}, neither bench/data nor ../shared/data"
+    assert (DATA / name / "SHA256SUMS").is_file(), f"{report.name} ran on {data}: bench/data/{name} is missing"
 
 
 @pytest.mark.parametrize("report", sorted(RESULTS.glob("*.json")), ids=lambda path: path.name)

@@ -10,13 +10,14 @@ import pytest
 from ego_bench.scale import run_scale
 from ego_core import Settings
 
-LOCOMO = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "locomo"
+LOCOMO = Path(__file__).resolve().parents[1] / "data" / "locomo"
+"""The LoCoMo conversations committed with the benchmarks (bench/data/locomo)."""
 
 
 def _one_conversation(tmp_path: Path) -> Path:
     source = sorted(LOCOMO.glob("*.json"))
     if not source:
-        pytest.fail(f"the LoCoMo data is missing at {LOCOMO}")
+        pytest.fail(f"the LoCoMo data is missing at {LOCOMO} (bench/data/locomo in a checkout)")
     data = tmp_path / "locomo"
     data.mkdir()
     shutil.copy(source[0], data)
