@@ -30,7 +30,6 @@ from ego_dashboard.browser import launch_chromium
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "images"
-MODEL = ROOT.parent / "shared" / "models" / "all-MiniLM-L6-v2" / "onnx"
 DAYS = [
     ("The walk along the river at dawn was calm and bright", "contentment", 0.6, 0.3),
     ("Master and I talked about the garden tomatoes ripening late this year", "happy", 0.7, 0.5),
@@ -139,7 +138,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as data:
         gateway, gateway_thread, shared = start_gateway(Path(data))
         operator = shared.pop("operator")
-        tables = {"memory": {"model_dir": str(MODEL)}, "shared_memory": shared}
+        tables = {"shared_memory": shared}
         settings = Settings(data_dir=Path(data), timezone="UTC", plugin_tables=tables)
         chosen = [
             "memory",

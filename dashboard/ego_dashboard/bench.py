@@ -207,7 +207,7 @@ def first_render(host: PluginHost, runs: int) -> dict[str, Any]:
         return {"measured": False, "why": "playwright is not installed"}
     import uvicorn
 
-    from ego_dashboard.browser import ChromiumMissing, launch_chromium
+    from ego_dashboard.browser import ChromiumMissingError, launch_chromium
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -222,7 +222,7 @@ def first_render(host: PluginHost, runs: int) -> dict[str, Any]:
         with sync_playwright() as playwright:
             try:
                 browser = launch_chromium(playwright)
-            except ChromiumMissing as exc:
+            except ChromiumMissingError as exc:
                 return {"measured": False, "why": str(exc)}
             for _ in range(runs + 1):
                 page = browser.new_page()

@@ -30,7 +30,7 @@ MISSING = (
 )
 
 
-class ChromiumMissing(RuntimeError):
+class ChromiumMissingError(RuntimeError):
     """Neither a named, a system nor a Playwright Chromium is installed."""
 
 
@@ -48,8 +48,8 @@ def find_chromium(playwright: Playwright) -> Path | None:
 
 
 def launch_chromium(playwright: Playwright) -> Browser:
-    """A headless Chromium, or :class:`ChromiumMissing` whose message names the command that installs one."""
+    """A headless Chromium, or :class:`ChromiumMissingError` whose message names the command that installs one."""
     executable = find_chromium(playwright)
     if executable is None:
-        raise ChromiumMissing(MISSING)
+        raise ChromiumMissingError(MISSING)
     return playwright.chromium.launch(executable_path=str(executable), args=BROWSER_ARGS)

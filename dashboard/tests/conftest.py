@@ -1,5 +1,6 @@
 """Fixtures: a real host seeded with public and private memories, links and an open question; the dashboard's app
-over it (a test client on a loopback address); a seeded shared memory gateway; a headless Chromium (ego_dashboard.browser)."""
+over it (a test client on a loopback address); a seeded shared memory gateway; a headless Chromium
+(ego_dashboard.browser)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from starlette.testclient import TestClient
 
 from ego_core.testing import HostFactory
 from ego_dashboard.app import build_app
-from ego_dashboard.browser import ChromiumMissing, launch_chromium
+from ego_dashboard.browser import ChromiumMissingError, launch_chromium
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def browser() -> Iterator[Browser]:
     with sync_playwright() as playwright:
         try:
             launched = launch_chromium(playwright)
-        except ChromiumMissing as exc:
+        except ChromiumMissingError as exc:
             pytest.fail(str(exc), pytrace=False)
         yield launched
         launched.close()

@@ -1,17 +1,15 @@
 """Helpers of the dashboard tests: a real host (memory, dedup, self_model, desires, interoception, the real
-embedding model) seeded with public and private memories, links, an open question, Master's trust set twice and
+default embedding model) seeded with public and private memories, links, an open question, Master's trust set twice and
 the desires felt three times in the past hours."""
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -27,9 +25,6 @@ from ego_desires import DesiresPlugin
 from ego_interoception import InteroceptionPlugin
 from ego_memory.plugin import MemoryPlugin
 from ego_self_model import SelfModelPlugin
-
-REPO = Path(__file__).resolve().parents[2]
-MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
 
 PUBLIC = [
     ("The walk along the river at dawn was calm and bright", "contentment"),
@@ -82,7 +77,7 @@ def build_seeded(
     config: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Seeded:
     chosen = plugins or seeded_plugins()
-    host = make_host(chosen, config={"memory": {"model_dir": str(MODEL_DIR)}, **(config or {})})
+    host = make_host(chosen, config=config)
     host.start()
     public_ids: list[str] = []
     private_ids: list[str] = []

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from dashboard_support import MODEL_DIR
 from starlette.testclient import TestClient
 
 from ego_core import UsageError
@@ -33,7 +32,6 @@ def arguments(tmp_path: Path, **values: object) -> argparse.Namespace:
 def test_a_small_run_reports_every_view(make_host: HostFactory, tmp_path: Path) -> None:
     host = make_host(
         {"memory": MemoryPlugin(), "self_model": SelfModelPlugin()},
-        config={"memory": {"model_dir": str(MODEL_DIR)}},
     )
     assert run(arguments(tmp_path), host) == 0
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
@@ -54,7 +52,7 @@ def test_a_small_run_reports_every_view(make_host: HostFactory, tmp_path: Path) 
 def test_seeding_with_vectors_stores_the_same_memories_and_episodes(make_host: HostFactory, tmp_path: Path) -> None:
     """``--seed vectors``: the records stored with random unit vectors (no embedding), the episodes imported; the
     views answer over them."""
-    host = make_host({"memory": MemoryPlugin()}, config={"memory": {"model_dir": str(MODEL_DIR)}})
+    host = make_host({"memory": MemoryPlugin()})
     assert run(arguments(tmp_path, sizes="300", seed="vectors", browser_runs=0), host) == 0
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     (size,) = report["sizes"]
@@ -66,7 +64,7 @@ def test_seeding_with_vectors_stores_the_same_memories_and_episodes(make_host: H
 
 
 def test_a_seeded_memory_shows_its_episode(make_host: HostFactory, tmp_path: Path) -> None:
-    host = make_host({"memory": MemoryPlugin()}, config={"memory": {"model_dir": str(MODEL_DIR)}})
+    host = make_host({"memory": MemoryPlugin()})
     host.start()
     records = list(synthetic_records(120))
     seed_with_vectors(host, records)

@@ -17,7 +17,7 @@ import attrs
 import httpx
 import httpx2
 import pytest
-from dashboard_support import MODEL_DIR, PRIVATE, PUBLIC
+from dashboard_support import PRIVATE, PUBLIC
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -37,7 +37,6 @@ def environment(data_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EGO_")}
     env.update(
         EGO_DATA_DIR=str(data_dir),
-        EGO_EMBEDDING_MODEL_DIR=str(MODEL_DIR),
         EGO_PLUGINS="memory,self_model,dashboard",
         EGO_HTTP_TOKENS=f"claude={hash_token(TOKEN)}",
     )

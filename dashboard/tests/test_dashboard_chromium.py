@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import sync_playwright
 
-from ego_dashboard.browser import CHROMIUM_ENV, ChromiumMissing, find_chromium, launch_chromium
+from ego_dashboard.browser import CHROMIUM_ENV, ChromiumMissingError, find_chromium, launch_chromium
 
 
 def test_a_named_chromium_that_is_not_there_fails_with_the_commands_that_install_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(CHROMIUM_ENV, str(tmp_path / "no-such-chromium"))
-    with sync_playwright() as playwright, pytest.raises(ChromiumMissing) as raised:
+    with sync_playwright() as playwright, pytest.raises(ChromiumMissingError) as raised:
         launch_chromium(playwright)
     message = str(raised.value)
     assert "apt-get install chromium" in message
