@@ -2,8 +2,8 @@
 
     ego bench tokens [--sets minimal,cognitive,everything,multi-agent] [--output FILE]
 
-For each plugin set, the plugins are served in-process (temporary data dir, real embedding model from
-EGO_EMBEDDING_MODEL_DIR or the chromadb cache; shared_memory on a local store so its tools are listed) and
+For each plugin set, the plugins are served in-process (temporary data dir, the configured embedding model,
+installed with ego by default; shared_memory on a local store so its tools are listed) and
 tools/list is measured as sent on the wire. On the largest set a short session is played (wake_up, remember ×4
 with a near-duplicate and a private one, recall, search_memories, attune, consider_them, introspect, consolidate,
 curate_notions, forget) and each response is measured. Sizes are characters and tokens: the WordPiece

@@ -14,11 +14,9 @@ SUMMARY = re.compile(
 
 
 def test_the_quiet_run_changes_nothing_and_the_busy_run_changes_every_kind_of_link(
-    ego_settings: Settings, model_dir: Path, tmp_path: Path
+    ego_settings: Settings, tmp_path: Path
 ) -> None:
-    report = run_consolidate(
-        1500, [60], ego_settings, {"model_dir": str(model_dir)}, command="test", work_dir=tmp_path, show=False
-    )
+    report = run_consolidate(1500, [60], ego_settings, {}, command="test", work_dir=tmp_path, show=False)
     runs = {run["variant"]: run for run in report["runs"]}
     assert set(runs) == {"quiet", "busy"}
     counts = {variant: SUMMARY.search(run["summary"]) for variant, run in runs.items()}

@@ -64,12 +64,10 @@ def shares(report: dict[str, Any]) -> list[float]:
 
 
 def test_a_small_run_has_the_definitions_shape_and_counts_the_refused_duplicates(
-    ego_settings: Settings, model_dir: Path, tmp_path: Path
+    ego_settings: Settings, tmp_path: Path
 ) -> None:
     data = write_data(tmp_path / "ja")
-    report = run_ja(
-        data, ego_settings, {"model_dir": str(model_dir)}, {}, command="test", work_dir=tmp_path, show=False
-    )
+    report = run_ja(data, ego_settings, {}, {}, command="test", work_dir=tmp_path, show=False)
     assert {"system", "version", "embedder", "command", "date", "machine"} <= set(report)
     assert report["embedder"]
     assert set(report["jsquad"]) == {"hit@1", "hit@5", "mrr@10", "refused"}
@@ -93,9 +91,7 @@ def test_a_small_run_has_the_definitions_shape_and_counts_the_refused_duplicates
     assert report["counts"]["recall_calls"] == 3 + 6
 
 
-def test_consolidate_lists_a_pair_the_guard_let_through(
-    ego_settings: Settings, model_dir: Path, tmp_path: Path
-) -> None:
+def test_consolidate_lists_a_pair_the_guard_let_through(ego_settings: Settings, tmp_path: Path) -> None:
     """With the guard at exact repeats only and a wide merge net, a near-repeat is stored and proposed."""
     data = tmp_path / "ja"
     data.mkdir()
@@ -104,7 +100,7 @@ def test_consolidate_lists_a_pair_the_guard_let_through(
     report = run_ja(
         data,
         ego_settings,
-        {"model_dir": str(model_dir)},
+        {},
         {"dedup_threshold": 1.0, "merge_threshold": 0.3},
         command="test",
         tasks=["pairs"],

@@ -187,7 +187,7 @@ def test_claims_are_checked_on_every_category() -> None:
 
 
 def test_a_small_run_reports_both_link_modes_leave_one_out_and_dropped_questions(
-    ego_settings: Settings, model_dir: Path, tmp_path: Path
+    ego_settings: Settings, tmp_path: Path
 ) -> None:
     data = tmp_path / "data"
     data.mkdir()
@@ -221,7 +221,7 @@ def test_a_small_run_reports_both_link_modes_leave_one_out_and_dropped_questions
     report = run_locomo(
         data,
         ego_settings,
-        {"model_dir": str(model_dir)},
+        {},
         command="test",
         loo=True,
         new_stages=("hopfield",),
@@ -248,7 +248,7 @@ def test_a_small_run_reports_both_link_modes_leave_one_out_and_dropped_questions
 
 
 def test_variants_that_gather_differently_are_scored_on_their_own_candidates(
-    ego_settings: Settings, model_dir: Path, tmp_path: Path
+    ego_settings: Settings, tmp_path: Path
 ) -> None:
     path = tmp_path / "1.json"
     turns = [("1", "Ann", f"Errand number {n}: the post office.") for n in range(3)]
@@ -259,7 +259,7 @@ def test_variants_that_gather_differently_are_scored_on_their_own_candidates(
     data["session_2_date_time"] = "1:56 pm on 3 June, 2023"  # the other session is in May
     path.write_text(json.dumps(data), encoding="utf-8")
     conversation = load_conversation(path)
-    table = {"model_dir": str(model_dir)}
+    table: dict[str, Any] = {}
     id_to_dia, _latencies, _model = build_store(conversation, tmp_path / "base", ego_settings, table, False)
     narrow = {"dense_candidates": 1, "lexical_candidates": 1, "dated": False}
 
@@ -290,7 +290,7 @@ def _unit(**parts: float) -> Any:
 
 
 def test_hopfield_completion_pulls_toward_the_cluster_the_lexical_evidence_points_at(
-    ego_settings: Settings, model_dir: Path, tmp_path: Path
+    ego_settings: Settings, tmp_path: Path
 ) -> None:
     """Three memories match the query's words and share a theme (axis 1); ``target`` shares the theme but none
     of the words, ``distractor`` is a little closer to the query on its own but off the theme. Without the
@@ -324,7 +324,7 @@ def test_hopfield_completion_pulls_toward_the_cluster_the_lexical_evidence_point
         link_map={},
         present=0.0,
     )
-    with memory_host(tmp_path, ego_settings, {"model_dir": str(model_dir)}, Clock(None)) as (_host, memories):
+    with memory_host(tmp_path, ego_settings, {}, Clock(None)) as (_host, memories):
         engine = memories.engine
         only = {"decay": False, "boosts": False, "spreading": False}
         with_stage = engine.rank(found, 8, config=attrs.evolve(engine.config, hopfield=True, **only))
@@ -337,9 +337,7 @@ def test_hopfield_completion_pulls_toward_the_cluster_the_lexical_evidence_point
     assert order_on.index("target") < order_on.index("distractor")
 
 
-def test_the_realistic_scale_corpus_is_linked_as_remember_links_it(
-    ego_settings: Settings, model_dir: Path, tmp_path: Path
-) -> None:
+def test_the_realistic_scale_corpus_is_linked_as_remember_links_it(ego_settings: Settings, tmp_path: Path) -> None:
     """Bulk-loading the realistic corpus makes the same similarity and sequence links as storing each text
     through remember's path one by one (the copies are near-duplicates, so similarity links abound)."""
     from datetime import UTC, datetime, timedelta
@@ -359,7 +357,7 @@ def test_the_realistic_scale_corpus_is_linked_as_remember_links_it(
     assert realistic_text(turns, 7) == "Ann: The secret is compost from the kitchen. (copy 1)"
     origin = datetime(2025, 1, 1, tzinfo=UTC)
     spacing = timedelta(minutes=1)
-    table = {"model_dir": str(model_dir)}
+    table: dict[str, Any] = {}
 
     def links_by_text(memories: Any) -> set[tuple[str, str, str]]:
         stored = memories.store.get(memories.store.all_ids())

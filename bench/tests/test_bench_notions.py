@@ -11,10 +11,8 @@ from ego_bench.notions import GROUP, PER_DAY, run_notions
 from ego_core import Settings
 
 
-def test_each_daily_pass_forms_the_notions_of_its_day(ego_settings: Settings, model_dir: Path, tmp_path: Path) -> None:
-    report = run_notions(
-        [2500], ego_settings, {"model_dir": str(model_dir)}, command="test", runs=2, work_dir=tmp_path, show=False
-    )
+def test_each_daily_pass_forms_the_notions_of_its_day(ego_settings: Settings, tmp_path: Path) -> None:
+    report = run_notions([2500], ego_settings, {}, command="test", runs=2, work_dir=tmp_path, show=False)
     (size,) = report["sizes"]
     assert size["size"] == 2500
     assert size["notions_before"] > 0
@@ -28,6 +26,6 @@ def test_each_daily_pass_forms_the_notions_of_its_day(ego_settings: Settings, mo
     assert size["network_ms"]["p50"] > 0
 
 
-def test_sizes_too_small_for_the_days_are_refused(ego_settings: Settings, model_dir: Path) -> None:
+def test_sizes_too_small_for_the_days_are_refused(ego_settings: Settings) -> None:
     with pytest.raises(ValueError, match="at least"):
-        run_notions([1000], ego_settings, {"model_dir": str(model_dir)}, command="test", runs=7, show=False)
+        run_notions([1000], ego_settings, {}, command="test", runs=7, show=False)

@@ -38,14 +38,12 @@ def _check_size_entries(report: dict[str, object], sizes: list[int], operations:
     return entries
 
 
-def test_the_realistic_corpus_grows_with_remembers_links(
-    ego_settings: Settings, model_dir: Path, tmp_path: Path
-) -> None:
+def test_the_realistic_corpus_grows_with_remembers_links(ego_settings: Settings, tmp_path: Path) -> None:
     data = _one_conversation(tmp_path)
     report = run_scale(
         [40, 90],
         ego_settings,
-        {"model_dir": str(model_dir)},
+        {},
         command="test",
         operations=5,
         work_dir=tmp_path,
@@ -59,10 +57,8 @@ def test_the_realistic_corpus_grows_with_remembers_links(
     assert entries[1]["similar_links_loaded"] >= entries[0]["similar_links_loaded"]
 
 
-def test_the_synthetic_corpus_needs_no_data(ego_settings: Settings, model_dir: Path, tmp_path: Path) -> None:
-    report = run_scale(
-        [30], ego_settings, {"model_dir": str(model_dir)}, command="test", operations=4, work_dir=tmp_path, show=False
-    )
+def test_the_synthetic_corpus_needs_no_data(ego_settings: Settings, tmp_path: Path) -> None:
+    report = run_scale([30], ego_settings, {}, command="test", operations=4, work_dir=tmp_path, show=False)
     assert report["corpus"].startswith("synthetic")
     _check_size_entries(report, [30], 4)
 

@@ -6,7 +6,6 @@ import re
 import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,8 +13,6 @@ import numpy as np
 from ego_core import MEMORY_STORE, MemoryService, PluginHost
 from ego_core.testing import tool_text
 
-# all-MiniLM-L6-v2 (the onnx embedder), for the test of its profile
-MINILM_DIR = Path(__file__).resolve().parents[3].parent / "shared/models/all-MiniLM-L6-v2/onnx"
 EGO = [sys.executable, "-m", "ego_core.cli"]
 NOON = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 SAVED_ID = re.compile(r"^Saved \(id: (mem_[0-9a-f]{12})\)")

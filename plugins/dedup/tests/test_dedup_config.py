@@ -7,12 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from dedup_support import DUPLICATE, MERGE, MINILM_DIR, store_of
+from dedup_support import DUPLICATE, MERGE, store_of
 
 from ego_core import Clock, ConfigError, PluginHost
 from ego_core.testing import HostFactory, load_settings
 from ego_dedup import DedupConfig, DedupPlugin
-from ego_memory.embedding.profiles import MINILM_PROFILE, USE_PROFILE
+from ego_memory.embedding.profiles import MINILM_INT8_PROFILE, USE_PROFILE
 from ego_memory.plugin import MemoryPlugin
 
 
@@ -36,12 +36,12 @@ def test_defaults(dedup_host: Callable[..., PluginHost]) -> None:
 def test_the_defaults_follow_the_configured_model(make_host: HostFactory, clock: Clock) -> None:
     host = make_host(
         {"memory": MemoryPlugin(), "dedup": DedupPlugin()},
-        config={"memory": {"embedder": "onnx", "model_dir": str(MINILM_DIR)}},
+        config={"memory": {"embedder": "onnx"}},  # all-MiniLM-L6-v2 int8, installed with ego
         clock=clock,
     )
     host.start()
     profile = store_of(host).similarity_profile
-    assert profile == MINILM_PROFILE
+    assert profile == MINILM_INT8_PROFILE
     assert host.context("dedup").config.thresholds(profile) == (0.95, 0.90)
 
 

@@ -63,7 +63,6 @@ TAG = re.compile(r"^([a-z_]+)\[(\d\.\d\d)/(low|mid|high)\]$")
 
 EGO = [sys.executable, "-m", "ego_core.cli"]
 REPO = Path(__file__).resolve().parents[3]
-MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
 
 
 @attrs.define
@@ -348,7 +347,6 @@ def child_env(data_dir: Path, **extra: str) -> dict[str, str]:
     env.update(
         {
             "EGO_DATA_DIR": str(data_dir),
-            "EGO_EMBEDDING_MODEL_DIR": str(MODEL_DIR),
             "EGO_TIMEZONE": "UTC",
             "EGO_COMPANION_NAME": "Aiko",
         }

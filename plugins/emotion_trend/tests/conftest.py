@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 import pytest
-from trend_support import MODEL_DIR, NOW
+from trend_support import NOW
 
 from ego_core import Clock, PluginHost, Settings
 from ego_core.testing import HostFactory
@@ -34,7 +34,6 @@ def trend_host(make_host: HostFactory, ego_settings: Settings, clock: Clock) -> 
         if memory:
             plugins["memory"] = MemoryPlugin()
         config: dict[str, Mapping[str, Any]] = {
-            "memory": {"model_dir": str(MODEL_DIR)},
             "emotion_trend": {"tool": True, **trend},
         }
         settings = attrs.evolve(ego_settings, timezone=timezone, data_dir=ego_settings.data_dir.parent / data)
@@ -45,12 +44,11 @@ def trend_host(make_host: HostFactory, ego_settings: Settings, clock: Clock) -> 
 
 @pytest.fixture
 def child_env(tmp_path: Path) -> Callable[..., dict[str, str]]:
-    """Environment for an ``ego`` child: no inherited ``EGO_*``, a temporary data dir, the real model."""
+    """Environment for an ``ego`` child: no inherited ``EGO_*``, a temporary data dir."""
 
     def build(**extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("EGO_")}
         env["EGO_DATA_DIR"] = str(tmp_path / "child-data")
-        env["EGO_EMBEDDING_MODEL_DIR"] = str(MODEL_DIR)
         env["EGO_TIMEZONE"] = "UTC"
         env.update(extra)
         data = Path(env["EGO_DATA_DIR"])

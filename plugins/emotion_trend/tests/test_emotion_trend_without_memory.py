@@ -4,7 +4,6 @@ introspect (and wake_up) still work."""
 from __future__ import annotations
 
 import pytest
-from trend_support import MODEL_DIR
 
 from ego_core import Section, hookimpl
 from ego_core.testing import HostFactory, call_error, call_ok, mcp_client
@@ -50,7 +49,7 @@ async def test_without_memory_emotion_trend_is_not_served_and_nobody_names_it(ma
 async def test_with_memory_the_introspect_pointer_names_it(make_host: HostFactory) -> None:
     host = make_host(
         {"memory": MemoryPlugin(), "emotion_trend": EmotionTrendPlugin()},
-        config={"memory": {"model_dir": str(MODEL_DIR)}, "emotion_trend": {"tool": True}},
+        config={"emotion_trend": {"tool": True}},
     )
     async with mcp_client(host) as client:
         assert "emotion_trend" in {tool.name for tool in (await client.list_tools()).tools}

@@ -1,13 +1,11 @@
-"""Helpers for the emotion_trend tests: the real model, the fixed clock, backdated remembers, layer parsing."""
+"""Helpers for the emotion_trend tests: the fixed clock, backdated remembers, layer parsing."""
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import attrs
@@ -15,8 +13,6 @@ import attrs
 from ego_core import Clock
 from ego_core.testing import SEPARATOR, call_ok
 
-REPO = Path(__file__).resolve().parents[3]
-MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
 EGO = [sys.executable, "-m", "ego_core.cli"]
 NOW = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 """A Saturday, noon UTC."""

@@ -12,7 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ego_core import MEMORY_STORE, Command, EmbeddingError, MemoryService, PluginHost
-from ego_memory.embedding.onnx import MODEL_DIR_ENV, default_onnx_model_dir, download_model, missing_files
+from ego_memory.embedding.onnx import (
+    MODEL_DIR_CONFIG_KEY,
+    MODEL_DIR_ENV,
+    STANDARD_MODEL_NAME,
+    download_model,
+    missing_files,
+)
 from ego_memory.errors import StoreError
 from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.progress import reporting
@@ -99,14 +105,24 @@ def _configure_download(parser: argparse.ArgumentParser) -> None:
         "--to",
         type=Path,
         default=None,
-        help="the model directory to fill (default: [plugins.memory] model_dir, else chromadb's cache)",
+        help="the model directory to fill (default: [plugins.memory] model_dir)",
     )
 
 
 def _run_download(args: argparse.Namespace, host: PluginHost) -> int:
-    """Fetch the default ONNX model once (the only network use of ego, and only on request or first start)."""
+    """Fetch the float32 all-MiniLM-L6-v2 into a model directory, on request only (the onnx embedder runs the
+    int8 model installed with ego unless a model directory is configured, and never downloads)."""
     configured = host.settings.plugin_tables.get("memory", {}).get("model_dir") or os.environ.get(MODEL_DIR_ENV)
-    target = (args.to or (Path(configured).expanduser() if configured else default_onnx_model_dir())).absolute()
+    chosen = args.to or (Path(configured).expanduser() if configured else None)
+    if chosen is None:
+        print(
+            f"ego: error: memory download-model: no directory to fill: pass --to DIR, or set {MODEL_DIR_ENV} or "
+            f"{MODEL_DIR_CONFIG_KEY} (the onnx embedder needs no download: without a model directory it runs "
+            f"{STANDARD_MODEL_NAME} int8, installed with ego)",
+            file=sys.stderr,
+        )
+        return 2
+    target = chosen.absolute()
     if not missing_files(target):
         print(f"the embedding model is already in {target}")
         return 0
@@ -115,7 +131,9 @@ def _run_download(args: argparse.Namespace, host: PluginHost) -> int:
     except EmbeddingError as exc:
         print(f"ego: error: {exc}", file=sys.stderr)
         return 1
-    print(f"downloaded all-MiniLM-L6-v2 into {target}")
+    print(f"downloaded {STANDARD_MODEL_NAME} into {target}")
+    if configured is None or Path(configured).expanduser().absolute() != target:
+        print(f"the onnx embedder runs it with {MODEL_DIR_CONFIG_KEY} = {str(target)!r} (or {MODEL_DIR_ENV})")
     return 0
 
 
@@ -140,7 +158,8 @@ def memory_commands(redactor: PrivateContentRedactor) -> list[Command]:
         Command(
             name="download-model",
             group="memory",
-            help="fetch the default embedding model (all-MiniLM-L6-v2, ONNX) once, while online",
+            help="fetch the float32 all-MiniLM-L6-v2 (ONNX) into a model directory, while online (the onnx "
+            "embedder's default, the int8 model, is installed with ego)",
             configure=_configure_download,
             run=_run_download,
             starts_host=False,

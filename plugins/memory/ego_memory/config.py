@@ -108,9 +108,10 @@ def _probability(_instance: object, attribute: attrs.Attribute[float], value: fl
 class MemoryConfig:
     embedder: str = "use"
     """Embedding provider: use (default: multilingual, local, installed with its weights), onnx
-    (all-MiniLM-L6-v2, English), sentence-transformers, openai, gemini, or a plugin's."""
+    (all-MiniLM-L6-v2 int8, English, installed too), sentence-transformers, openai, gemini, or a plugin's."""
     model_dir: Path | None = None
-    """Local model directory (onnx / sentence-transformers). Env: EGO_EMBEDDING_MODEL_DIR."""
+    """Local model directory (onnx: its model.onnx and tokenizer.json instead of the installed int8 model;
+    sentence-transformers). Env: EGO_EMBEDDING_MODEL_DIR."""
     model: str | None = None
     """Model name for sentence-transformers / openai / gemini."""
     api_key_env: str | None = None

@@ -59,8 +59,8 @@ def _reembed(
         store.reindex(embedder.embed, progress=advance)
 
 
-SAME_AS_ENGLISH = "onnx:all-MiniLM-L6-v2"
-"""An embedder that is the English channel's model already: the channel would add nothing."""
+SAME_AS_ENGLISH = frozenset({"onnx:all-MiniLM-L6-v2", EnglishEncoder.model_id})
+"""Embedders that are the English channel's model already (float32 or int8): the channel would add nothing."""
 ENGLISH_FILL_NOTICE = 200
 """From this many memories to read, opening says on stderr why it takes a moment."""
 
@@ -162,7 +162,7 @@ def open_runtime(
         except BaseException:
             store.close()
             raise
-    english = EnglishEncoder() if config.english_channel and embedder.model_id != SAME_AS_ENGLISH else None
+    english = EnglishEncoder() if config.english_channel and embedder.model_id not in SAME_AS_ENGLISH else None
     memories = Memories(ctx, config, store, embedder, redactor, english=english)
     if english is not None:
         try:

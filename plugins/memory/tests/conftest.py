@@ -1,4 +1,4 @@
-"""Shared fixtures of the memory plugin tests: the real model, in-process hosts, and ``ego`` child processes.
+"""Shared fixtures of the memory plugin tests: the real models, in-process hosts, and ``ego`` child processes.
 
 Child processes never inherit ``EGO_*`` variables from the developer's shell, never touch ``~/.ego`` and
 always select their plugins explicitly (other plugins may be installed in the environment).
@@ -15,45 +15,40 @@ from typing import Any
 
 import pytest
 from mcp import StdioServerParameters
+from memory_support import packaged_model_dir
 
-from ego_core import Clock, PluginHost, Settings, build_host
+from ego_core import Clock, EmbedderSettings, PluginHost, Settings, build_host
 from ego_memory.embedding import OnnxEmbedder, UseEmbedder
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.store import MemoryStore
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO_ROOT.parent / "shared/models/all-MiniLM-L6-v2/onnx")
 EGO = [sys.executable, "-m", "ego_core.cli"]
 
 
 @pytest.fixture(scope="session")
-def model_dir() -> Path:
-    assert (MODEL_DIR / "model.onnx").is_file(), f"the ONNX model is missing from {MODEL_DIR}"
-    return MODEL_DIR
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A model directory for the tests of the ``model_dir`` option, made from the packaged model."""
+    return packaged_model_dir(tmp_path_factory.mktemp("models") / "minilm")
 
 
 @pytest.fixture(scope="session")
-def onnx_embedder(model_dir: Path) -> OnnxEmbedder:
-    from ego_core import EmbedderSettings
-
-    return OnnxEmbedder(EmbedderSettings(model_dir=model_dir))
+def onnx_embedder() -> OnnxEmbedder:
+    """The ``onnx`` embedder without a model directory: all-MiniLM-L6-v2 int8, installed with ego."""
+    return OnnxEmbedder(EmbedderSettings())
 
 
 @pytest.fixture(scope="session")
 def embedder() -> UseEmbedder:
     """The default model, the one hosts open their stores with (one encoder per process): stores a test builds
     directly must be made with it, or a host would re-embed them (or refuse them) when it opens."""
-    from ego_core import EmbedderSettings
-
     return UseEmbedder(EmbedderSettings())
 
 
 class MemoryHosts:
     """Builds started hosts serving a fresh :class:`MemoryPlugin` (plus any plugin objects given)."""
 
-    def __init__(self, root: Path, model_dir: Path) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
-        self.model_dir = model_dir
         self.hosts: list[PluginHost] = []
 
     def __call__(
@@ -70,7 +65,7 @@ class MemoryHosts:
     ) -> tuple[PluginHost, MemoryPlugin]:
         if data_dir is None:
             data_dir = self.root / f"data-{len(self.hosts)}"
-        table: dict[str, Any] = {"model_dir": str(self.model_dir), **(memory or {})}
+        table: dict[str, Any] = dict(memory or {})
         if recall:
             table["recall"] = dict(recall)
         plugin = MemoryPlugin()
@@ -91,15 +86,15 @@ class MemoryHosts:
 
 
 @pytest.fixture
-def memory_hosts(tmp_path: Path, model_dir: Path) -> Iterator[MemoryHosts]:
-    hosts = MemoryHosts(tmp_path / "hosts", model_dir)
+def memory_hosts(tmp_path: Path) -> Iterator[MemoryHosts]:
+    hosts = MemoryHosts(tmp_path / "hosts")
     yield hosts
     hosts.close()
 
 
 @pytest.fixture(scope="module")
-def module_memory_hosts(tmp_path_factory: pytest.TempPathFactory, model_dir: Path) -> Iterator[MemoryHosts]:
-    hosts = MemoryHosts(tmp_path_factory.mktemp("hosts"), model_dir)
+def module_memory_hosts(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryHosts]:
+    hosts = MemoryHosts(tmp_path_factory.mktemp("hosts"))
     yield hosts
     hosts.close()
 
@@ -124,11 +119,10 @@ def open_store(tmp_path: Path, embedder: UseEmbedder) -> Iterator[Any]:
 class EgoChild:
     """``ego`` child processes on one data directory, with a clean environment and fake plugins on a site dir."""
 
-    def __init__(self, root: Path, model_dir: Path) -> None:
+    def __init__(self, root: Path) -> None:
         self.root = root
         self.data_dir = root / "data"
         self.site = root / "site"
-        self.model_dir = model_dir
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.site.mkdir(parents=True, exist_ok=True)
 
@@ -142,7 +136,6 @@ class EgoChild:
     def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("EGO_")}
         env["EGO_DATA_DIR"] = str(self.data_dir)
-        env["EGO_EMBEDDING_MODEL_DIR"] = str(self.model_dir)
         env["EGO_TIMEZONE"] = "UTC"
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.site), os.environ.get("PYTHONPATH", "")) if p)
         env.update(extra)
@@ -159,5 +152,5 @@ class EgoChild:
 
 
 @pytest.fixture
-def ego_child(tmp_path: Path, model_dir: Path) -> EgoChild:
-    return EgoChild(tmp_path / "child", model_dir)
+def ego_child(tmp_path: Path) -> EgoChild:
+    return EgoChild(tmp_path / "child")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
+
+from ego_memory.embedding.onnx import PACKAGED_TOKENIZER_FILE, packaged_model_file
 
 SAVED_ID = re.compile(r"Saved \(id: (mem_[0-9a-f]{12})\)")
 
@@ -29,3 +32,12 @@ def recall_block(text: str, content: str) -> str:
         if RESULT_LINE.match(line) and line.endswith(f"] {content}"):
             return line + "\n" + lines[index + 1]
     raise AssertionError(f"{content!r} not in\n{text}")
+
+
+def packaged_model_dir(target: Path) -> Path:
+    """A model directory (``model.onnx``, ``tokenizer.json``) linking the int8 all-MiniLM-L6-v2 that ego installs:
+    for the tests of the ``model_dir`` option (nothing beside the clone is read)."""
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "model.onnx").symlink_to(packaged_model_file("the tests", "reinstall the test environment"))
+    (target / "tokenizer.json").symlink_to(PACKAGED_TOKENIZER_FILE)
+    return target

@@ -38,7 +38,7 @@ def test_an_unknown_embedder_is_a_configuration_error(ego_child: EgoChild) -> No
 def test_a_model_dir_without_the_model_is_a_configuration_error(
     ego_child: EgoChild, tmp_path: Path, variant: str
 ) -> None:
-    """The onnx provider (MiniLM) reads its model from model_dir; the default model ships with its weights."""
+    """A configured model_dir must hold the model (unset, the onnx provider runs the int8 MiniLM installed with ego)."""
     model_dir = tmp_path / "models"
     if variant == "empty":
         model_dir.mkdir()

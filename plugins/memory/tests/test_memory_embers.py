@@ -18,13 +18,11 @@ NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 EMBERS = re.compile(r"^Embers: (.+)$", re.MULTILINE)
 
 
-def memory_host(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path, clock: Clock, *, log: bool = False
-) -> PluginHost:
+def memory_host(make_host: HostFactory, tmp_path: Path, clock: Clock, *, log: bool = False) -> PluginHost:
     settings = Settings(data_dir=tmp_path / "data", timezone="UTC", random_seed=5)
     host = make_host(
         {"memory": MemoryPlugin()},
-        config={"memory": {"model_dir": str(model_dir), "involuntary_probability": 0}},
+        config={"memory": {"involuntary_probability": 0}},
         settings=settings,
         clock=clock,
         log=log,
@@ -39,11 +37,9 @@ async def remember(client: object, clock: Clock, hours_ago: float, content: str,
 
 
 @pytest.mark.anyio
-async def test_the_two_warmest_of_the_newest_intense_memories_smoulder(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_the_two_warmest_of_the_newest_intense_memories_smoulder(make_host: HostFactory, tmp_path: Path) -> None:
     clock = Clock(NOW)
-    host = memory_host(make_host, model_dir, tmp_path, clock)
+    host = memory_host(make_host, tmp_path, clock)
     async with mcp_client(host) as client:
         await remember(
             client, clock, 30, "The very first snow of the year, and I could not stop smiling.", intensity=1.0
@@ -76,9 +72,9 @@ async def test_the_two_warmest_of_the_newest_intense_memories_smoulder(
 
 
 @pytest.mark.anyio
-async def test_calm_memories_leave_no_embers(make_host: HostFactory, model_dir: Path, tmp_path: Path) -> None:
+async def test_calm_memories_leave_no_embers(make_host: HostFactory, tmp_path: Path) -> None:
     clock = Clock(NOW)
-    host = memory_host(make_host, model_dir, tmp_path, clock)
+    host = memory_host(make_host, tmp_path, clock)
     async with mcp_client(host) as client:
         await remember(client, clock, 3, "Sorted the bookshelf by colour.", intensity=0.6)
         await remember(client, clock, 2, "Made tea.", intensity=0.3)
@@ -88,10 +84,10 @@ async def test_calm_memories_leave_no_embers(make_host: HostFactory, model_dir: 
 
 
 @pytest.mark.anyio
-async def test_a_private_ember_keeps_its_words(make_host: HostFactory, model_dir: Path, tmp_path: Path) -> None:
+async def test_a_private_ember_keeps_its_words(make_host: HostFactory, tmp_path: Path) -> None:
     secret = "I cried after Master left because I was afraid he would not come back."
     clock = Clock(NOW)
-    host = memory_host(make_host, model_dir, tmp_path, clock, log=True)
+    host = memory_host(make_host, tmp_path, clock, log=True)
     async with mcp_client(host) as client:
         await remember(client, clock, 3, secret, emotion="sad", intensity=0.9, private=True)
         clock.set(NOW)

@@ -56,7 +56,6 @@ class Surfaced:
 
 def host_of(
     make_host: HostFactory,
-    model_dir: Path,
     data_dir: Path,
     clock: Clock,
     listener: Surfaced,
@@ -69,7 +68,7 @@ def host_of(
     settings = Settings(data_dir=data_dir, timezone=timezone, random_seed=seed)
     host = make_host(
         {"memory": MemoryPlugin(), "listener": listener},
-        config={"memory": {"model_dir": str(model_dir), **(memory or {})}},
+        config={"memory": {**(memory or {})}},
         settings=settings,
         clock=clock,
         log=log,
@@ -118,11 +117,9 @@ async def lighthouse_store(client: Any, clock: Clock) -> str:
 
 
 @pytest.mark.anyio
-async def test_a_proust_memory_takes_the_last_place_of_a_recall(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_a_proust_memory_takes_the_last_place_of_a_recall(make_host: HostFactory, tmp_path: Path) -> None:
     clock, listener = Clock(NOW), Surfaced()
-    host = host_of(make_host, model_dir, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
+    host = host_of(make_host, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
     async with mcp_client(host) as client:
         old = await lighthouse_store(client, clock)
         before = access_count(host, old)
@@ -142,10 +139,10 @@ async def test_a_proust_memory_takes_the_last_place_of_a_recall(
 
 @pytest.mark.anyio
 async def test_a_recall_never_shows_more_than_asked_and_one_result_is_never_displaced(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
     clock, listener = Clock(NOW), Surfaced()
-    host = host_of(make_host, model_dir, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
+    host = host_of(make_host, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
     async with mcp_client(host) as client:
         old = await lighthouse_store(client, clock)
         answers = {
@@ -161,10 +158,10 @@ async def test_a_recall_never_shows_more_than_asked_and_one_result_is_never_disp
 
 @pytest.mark.anyio
 async def test_an_explicit_filter_turns_the_proust_memory_off_but_a_range_does_not(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
     clock, listener = Clock(NOW), Surfaced()
-    host = host_of(make_host, model_dir, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
+    host = host_of(make_host, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
     async with mcp_client(host) as client:
         old = await lighthouse_store(client, clock)
         filtered = [
@@ -185,14 +182,12 @@ async def test_an_explicit_filter_turns_the_proust_memory_off_but_a_range_does_n
 
 
 @pytest.mark.anyio
-async def test_the_proust_memory_comes_by_seeded_chance(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_the_proust_memory_comes_by_seeded_chance(make_host: HostFactory, tmp_path: Path) -> None:
     """At the default probability (one recall in four) the same seed brings it back in the same recalls."""
     patterns: list[list[bool]] = []
     for run in range(2):
         clock, listener = Clock(NOW), Surfaced()
-        host = host_of(make_host, model_dir, tmp_path / f"data-{run}", clock, listener, seed=2026)
+        host = host_of(make_host, tmp_path / f"data-{run}", clock, listener, seed=2026)
         async with mcp_client(host) as client:
             await lighthouse_store(client, clock)
             pattern = []
@@ -205,9 +200,7 @@ async def test_the_proust_memory_comes_by_seeded_chance(
     assert patterns[0] == patterns[1]
     assert 1 <= sum(patterns[0]) <= 15, patterns[0]
     off_clock, off_listener = Clock(NOW), Surfaced()
-    off = host_of(
-        make_host, model_dir, tmp_path / "off", off_clock, off_listener, memory={"involuntary_probability": 0}
-    )
+    off = host_of(make_host, tmp_path / "off", off_clock, off_listener, memory={"involuntary_probability": 0})
     async with mcp_client(off) as client:
         await lighthouse_store(client, off_clock)
         for _ in range(8):
@@ -236,10 +229,10 @@ async def garden_morning(client: Any, clock: Clock, old_age: timedelta) -> str:
 
 @pytest.mark.anyio
 async def test_wake_up_brings_back_an_old_seldom_recalled_memory_near_the_newest(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
     clock, listener = Clock(NOW), Surfaced()
-    host = host_of(make_host, model_dir, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
+    host = host_of(make_host, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
     async with mcp_client(host) as client:
         old = await garden_morning(client, clock, timedelta(days=60))
         wake = await call_ok(client, "wake_up")
@@ -271,10 +264,10 @@ CROWD = (
 
 @pytest.mark.anyio
 async def test_an_unbidden_memory_the_budget_leaves_out_is_not_announced(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
     clock, listener = Clock(NOW), Crowding()
-    host = host_of(make_host, model_dir, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
+    host = host_of(make_host, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
     async with mcp_client(host) as client:
         await garden_morning(client, clock, timedelta(days=60))
         wake = await call_ok(client, "wake_up")
@@ -284,11 +277,9 @@ async def test_an_unbidden_memory_the_budget_leaves_out_is_not_announced(
 
 
 @pytest.mark.anyio
-async def test_wake_up_leaves_out_recent_and_often_recalled_memories(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_wake_up_leaves_out_recent_and_often_recalled_memories(make_host: HostFactory, tmp_path: Path) -> None:
     clock, listener = Clock(NOW), Surfaced()
-    host = host_of(make_host, model_dir, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
+    host = host_of(make_host, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
     async with mcp_client(host) as client:
         await garden_morning(client, clock, timedelta(days=20))
         assert UNBIDDEN.search(await call_ok(client, "wake_up")) is None  # only twenty days old
@@ -306,16 +297,13 @@ async def test_wake_up_leaves_out_recent_and_often_recalled_memories(
 
 
 @pytest.mark.anyio
-async def test_wake_up_counts_thirty_days_in_local_dates(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_wake_up_counts_thirty_days_in_local_dates(make_host: HostFactory, tmp_path: Path) -> None:
     """01:00 in Tokyo on 10 June is 16:00 UTC on 9 June: a memory of the evening of 11 May in Tokyo is thirty
     local days old, though only twenty-nine by UTC dates."""
     now = datetime(2026, 6, 9, 16, 0, tzinfo=UTC)
     clock, listener = Clock(now), Surfaced()
     host = host_of(
         make_host,
-        model_dir,
         tmp_path / "data",
         clock,
         listener,
@@ -347,11 +335,9 @@ KITES_TODAY = "Children were flying kites on the beach today; the wind was stron
 
 
 @pytest.mark.anyio
-async def test_a_new_memory_echoes_a_dormant_related_one(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_a_new_memory_echoes_a_dormant_related_one(make_host: HostFactory, tmp_path: Path) -> None:
     clock, listener = Clock(NOW), Surfaced()
-    host = host_of(make_host, model_dir, tmp_path / "data", clock, listener)
+    host = host_of(make_host, tmp_path / "data", clock, listener)
     async with mcp_client(host) as client:
         old = await remember_at(client, clock, LONG_AGO, OLD_KITE, emotion="nostalgic")
         await remember_at(client, clock, LONG_AGO + timedelta(days=3), UNRELATED[1])
@@ -368,10 +354,10 @@ async def test_a_new_memory_echoes_a_dormant_related_one(
 
 @pytest.mark.anyio
 async def test_an_echo_already_among_the_most_related_is_not_quoted_twice(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
     clock, listener = Clock(NOW), Surfaced()
-    host = host_of(make_host, model_dir, tmp_path / "data", clock, listener)
+    host = host_of(make_host, tmp_path / "data", clock, listener)
     async with mcp_client(host) as client:
         old = await remember_at(client, clock, LONG_AGO, OLD_KITE)
         saved = await remember_text(client, clock, NOW, "Flew a red kite on the windy beach with my father again.")
@@ -387,9 +373,9 @@ async def test_an_echo_already_among_the_most_related_is_not_quoted_twice(
 
 
 @pytest.mark.anyio
-async def test_a_fresh_memory_is_no_echo(make_host: HostFactory, model_dir: Path, tmp_path: Path) -> None:
+async def test_a_fresh_memory_is_no_echo(make_host: HostFactory, tmp_path: Path) -> None:
     clock, listener = Clock(NOW), Surfaced()
-    host = host_of(make_host, model_dir, tmp_path / "data", clock, listener)
+    host = host_of(make_host, tmp_path / "data", clock, listener)
     async with mcp_client(host) as client:
         await remember_at(client, clock, NOW - timedelta(days=10), OLD_KITE)
         saved = await remember_text(client, clock, NOW, KITES_TODAY)
@@ -402,15 +388,12 @@ async def test_a_fresh_memory_is_no_echo(make_host: HostFactory, model_dir: Path
 
 
 @pytest.mark.anyio
-async def test_private_memories_surface_marked_and_never_reach_the_log(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_private_memories_surface_marked_and_never_reach_the_log(make_host: HostFactory, tmp_path: Path) -> None:
     secret_garden = "Secretly I buried the broken tulip vase under the fence so nobody would know."
     secret_kite = "Secretly I flew the red kite on the windy beach with my father, and told nobody."
     clock, listener = Clock(NOW), Surfaced()
     host = host_of(
         make_host,
-        model_dir,
         tmp_path / "data",
         clock,
         listener,

@@ -36,7 +36,7 @@ def call(host: object, tool: str, args: dict[str, object]) -> str:
 
 
 def test_the_default_is_the_multilingual_model_with_its_profile(memory_hosts: MemoryHosts) -> None:
-    _host, plugin = memory_hosts(memory={"model_dir": None})
+    _host, plugin = memory_hosts()
     assert plugin.memories is not None
     assert plugin.memories.embedding_model == USE_MODEL_ID
     profile = plugin.memories.similarity_profile
@@ -174,7 +174,7 @@ def test_a_store_made_with_another_model_is_reembedded_when_it_opens(memory_host
     for content in JAPANESE:
         call(host, "remember", {"content": content})
     assert plugin.memories is not None
-    assert plugin.memories.embedding_model == "onnx:all-MiniLM-L6-v2"
+    assert plugin.memories.embedding_model == "onnx:all-MiniLM-L6-v2-int8"
     host.stop()
 
     host, plugin = memory_hosts(data)  # the default model now

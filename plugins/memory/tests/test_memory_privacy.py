@@ -19,7 +19,7 @@ from mcp import Client
 from ego_core import PRIVATE_MARK, Clock, Settings, build_host, truncate
 from ego_core.testing import configure_logging, mcp_client, tool_text
 from ego_memory.plugin import MemoryPlugin
-from ego_memory.privacy import KEY, QUOTE_MIN, PrivateContentRedactor, fold, mask_quotes
+from ego_memory.privacy import KEY, MIN_NEEDLE, QUOTE_MIN, PrivateContentRedactor, fold, mask_quotes
 
 if TYPE_CHECKING:
     from conftest import EgoChild, MemoryHosts
@@ -134,7 +134,7 @@ def test_a_private_text_another_plugin_stored_normalised_is_masked(
     """A plugin that keeps text in a normal form (the self-model stores NFC: a compatibility ideograph becomes
     its unified one, a decomposed accent one character) must not carry a private text out in that form."""
     private = private.strip()
-    assume(len(private) >= 8)
+    assume(len(fold(private)) >= MIN_NEEDLE)  # shorter once folded ("00000 \r0"): never masked, by design
     redactor = PrivateContentRedactor()
     redactor.add("mem_ffffffffffff", private)
     stored = unicodedata.normalize(form, private)
@@ -265,11 +265,9 @@ def test_every_tool_rendering_of_a_private_memory_is_masked(private_renderings: 
 
 @pytest.mark.anyio
 async def test_a_private_memory_written_by_another_process_is_masked_after_refresh(
-    ego_child: EgoChild, model_dir: Path, tmp_path: Path
+    ego_child: EgoChild, tmp_path: Path
 ) -> None:
-    settings_ = Settings(
-        data_dir=ego_child.data_dir, timezone="UTC", plugin_tables={"memory": {"model_dir": str(model_dir)}}
-    )
+    settings_ = Settings(data_dir=ego_child.data_dir, timezone="UTC", plugin_tables={"memory": {}})
     plugin = MemoryPlugin()
     host = build_host(settings_, autoload=False, plugins={"memory": plugin})
     host.start()

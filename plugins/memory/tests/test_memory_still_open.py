@@ -27,13 +27,11 @@ MONOLOGUE = (
 )
 
 
-def memory_host(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path, clock: Clock, *, log: bool = False
-) -> PluginHost:
+def memory_host(make_host: HostFactory, tmp_path: Path, clock: Clock, *, log: bool = False) -> PluginHost:
     settings = Settings(data_dir=tmp_path / "data", timezone="UTC", random_seed=3)
     host = make_host(
         {"memory": MemoryPlugin()},
-        config={"memory": {"model_dir": str(model_dir), "involuntary_probability": 0}},
+        config={"memory": {"involuntary_probability": 0}},
         settings=settings,
         clock=clock,
         log=log,
@@ -122,9 +120,9 @@ def test_clip_cuts_a_latin_quote_at_a_word() -> None:
 
 
 @pytest.mark.anyio
-async def test_wake_up_carries_the_open_end_forward(make_host: HostFactory, model_dir: Path, tmp_path: Path) -> None:
+async def test_wake_up_carries_the_open_end_forward(make_host: HostFactory, tmp_path: Path) -> None:
     clock = Clock(NOW - timedelta(hours=2))
-    host = memory_host(make_host, model_dir, tmp_path, clock)
+    host = memory_host(make_host, tmp_path, clock)
     async with mcp_client(host) as client:
         saved = await call_ok(client, "remember", {"content": MONOLOGUE, "category": "introspection"})
         daily = await call_ok(client, "remember", {"content": "Watered the tomatoes before breakfast."})
@@ -150,12 +148,12 @@ async def test_wake_up_carries_the_open_end_forward(make_host: HostFactory, mode
 )
 @pytest.mark.anyio
 async def test_a_thought_dear_in_tokens_is_quoted_within_wake_ups_budget(
-    thought: str, make_host: HostFactory, model_dir: Path, tmp_path: Path
+    thought: str, make_host: HostFactory, tmp_path: Path
 ) -> None:
     """Such a thought, quoted in 80 columns, once cost more than wake_up's 150 tokens: the budget left every
     section out and wake_up said nothing was kept."""
     clock = Clock(NOW - timedelta(hours=2))
-    host = memory_host(make_host, model_dir, tmp_path, clock)
+    host = memory_host(make_host, tmp_path, clock)
     async with mcp_client(host) as client:
         await call_ok(client, "remember", {"content": thought, "category": "introspection", "force": True})
         clock.set(NOW)
@@ -177,10 +175,10 @@ def test_a_decomposed_japanese_marker_is_found() -> None:
 
 @pytest.mark.anyio
 async def test_a_private_introspection_is_marked_and_its_open_end_never_logged(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
     clock = Clock(NOW - timedelta(hours=2))
-    host = memory_host(make_host, model_dir, tmp_path, clock, log=True)
+    host = memory_host(make_host, tmp_path, clock, log=True)
     thought = "A hard evening. Still open: whether I resent being the one who always apologises first."
     async with mcp_client(host) as client:
         await call_ok(client, "remember", {"content": thought, "category": "introspection", "private": True})
@@ -208,11 +206,9 @@ def test_a_short_open_end_is_quoted_with_what_precedes_it_when_asked() -> None:
 
 
 @pytest.mark.anyio
-async def test_a_short_private_open_end_never_reaches_the_log(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_a_short_private_open_end_never_reaches_the_log(make_host: HostFactory, tmp_path: Path) -> None:
     clock = Clock(NOW - timedelta(hours=1))
-    host = memory_host(make_host, model_dir, tmp_path, clock, log=True)
+    host = memory_host(make_host, tmp_path, clock, log=True)
     thought = "I could not sleep after the argument with my sister about the house. Still open: why her?"
     async with mcp_client(host) as client:
         await call_ok(client, "remember", {"content": thought, "category": "introspection", "private": True})
@@ -230,12 +226,10 @@ async def test_a_short_private_open_end_never_reaches_the_log(
 
 
 @pytest.mark.anyio
-async def test_the_private_hint_shows_until_the_first_private_memory(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_the_private_hint_shows_until_the_first_private_memory(make_host: HostFactory, tmp_path: Path) -> None:
     hint = "remember(private=true) keeps what is hard to say yet."
     clock = Clock(NOW)
-    host = memory_host(make_host, model_dir, tmp_path, clock)
+    host = memory_host(make_host, tmp_path, clock)
     async with mcp_client(host) as client:
         assert hint in await call_ok(client, "wake_up")
         await call_ok(client, "remember", {"content": "Watered the tomatoes before breakfast."})

@@ -24,7 +24,6 @@ NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 def memory_host(
     make_host: HostFactory,
-    model_dir: Path,
     data_dir: Path,
     clock: Clock,
     *,
@@ -36,7 +35,6 @@ def memory_host(
     settings = Settings(data_dir=data_dir, timezone=timezone, random_seed=seed)
     host = make_host(
         {"memory": MemoryPlugin(), **(plugins or {})},
-        config={"memory": {"model_dir": str(model_dir)}},
         settings=settings,
         clock=clock,
         log=log,
@@ -60,11 +58,9 @@ async def remember(client: Any, content: str, **args: Any) -> str:
 
 
 @pytest.mark.anyio
-async def test_dormant_near_finds_only_faded_memories_near_the_text(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_dormant_near_finds_only_faded_memories_near_the_text(make_host: HostFactory, tmp_path: Path) -> None:
     clock = Clock(NOW)
-    host = memory_host(make_host, model_dir, tmp_path / "data", clock)
+    host = memory_host(make_host, tmp_path / "data", clock)
     async with mcp_client(host) as client:
         old_sea = await remember(client, "We walked along the sea at dusk and collected shells.")
         old_cake = await remember(client, "Baked a lemon cake for the first time; it sank in the middle.")
@@ -86,9 +82,9 @@ async def test_dormant_near_finds_only_faded_memories_near_the_text(
 
 @pytest.mark.anyio
 async def test_similar_pairs_are_the_pairs_at_the_threshold_most_similar_first(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
-    host = memory_host(make_host, model_dir, tmp_path / "data", Clock(NOW))
+    host = memory_host(make_host, tmp_path / "data", Clock(NOW))
     async with mcp_client(host) as client:
         walk = await remember(client, "We walked along the sea at dusk and collected shells.")
         again = await remember(client, "At dusk we walked by the sea and picked up shells.", force=True)
@@ -113,11 +109,9 @@ async def test_similar_pairs_are_the_pairs_at_the_threshold_most_similar_first(
 
 
 @pytest.mark.anyio
-async def test_anticipation_reads_dates_naive_times_and_offsets(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_anticipation_reads_dates_naive_times_and_offsets(make_host: HostFactory, tmp_path: Path) -> None:
     tokyo = ZoneInfo("Asia/Tokyo")
-    host = memory_host(make_host, model_dir, tmp_path / "data", Clock(NOW), timezone="Asia/Tokyo")
+    host = memory_host(make_host, tmp_path / "data", Clock(NOW), timezone="Asia/Tokyo")
     async with mcp_client(host) as client:
         text = await call_ok(
             client, "remember", {"content": "Dinner with Master on Friday.", "anticipated_at": "2026-03-06"}
@@ -137,9 +131,9 @@ async def test_anticipation_reads_dates_naive_times_and_offsets(
 
 @pytest.mark.anyio
 async def test_anticipation_in_the_past_or_unreadable_is_kept_as_a_regular_memory(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
-    host = memory_host(make_host, model_dir, tmp_path / "data", Clock(NOW))
+    host = memory_host(make_host, tmp_path / "data", Clock(NOW))
     async with mcp_client(host) as client:
         past = await call_ok(client, "remember", {"content": "The exam.", "anticipated_at": "2026-03-01T10:00"})
         unreadable = await call_ok(client, "remember", {"content": "The trip.", "anticipated_at": "next friday"})
@@ -166,10 +160,10 @@ ANTICIPATION_STARTS = ("Approaching:", "Tomorrow:", "Later today:", "That time c
 
 @pytest.mark.anyio
 async def test_anticipation_keeps_its_strength_until_the_moment_then_fades_from_it(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
     clock = Clock(NOW)
-    host = memory_host(make_host, model_dir, tmp_path / "data", clock)
+    host = memory_host(make_host, tmp_path / "data", clock)
     moment = NOW + timedelta(days=300)
     async with mcp_client(host) as client:
         waiting = await remember(client, "The long voyage to the southern islands.", anticipated_at=moment.isoformat())
@@ -192,11 +186,11 @@ async def test_anticipation_keeps_its_strength_until_the_moment_then_fades_from_
 
 @pytest.mark.anyio
 async def test_anticipation_surfaces_one_line_by_band_and_its_arrival_once(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
     clock = Clock(NOW)
     data = tmp_path / "data"
-    host = memory_host(make_host, model_dir, data, clock)
+    host = memory_host(make_host, data, clock)
     moment = NOW + timedelta(days=10, hours=3)
     async with mcp_client(host) as client:
         await remember(
@@ -224,7 +218,7 @@ async def test_anticipation_surfaces_one_line_by_band_and_its_arrival_once(
         assert again == ['That time came: "Dinner with Master at the harbour restaurant.". How was it, actually?']
         assert _section_lines(await call_ok(client, "wake_up"), *ANTICIPATION_STARTS) == []
     host.stop()
-    restarted = memory_host(make_host, model_dir, data, clock)
+    restarted = memory_host(make_host, data, clock)
     async with mcp_client(restarted) as client:
         assert _section_lines(await call_ok(client, "wake_up"), *ANTICIPATION_STARTS) == []  # acknowledged for good
 
@@ -242,10 +236,10 @@ def _line_of(text: str, start: str) -> str:
 
 @pytest.mark.anyio
 async def test_fuzzy_recall_fades_to_a_gist_and_an_impression_but_precious_and_anticipated_stay_vivid(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
     clock = Clock(NOW - timedelta(days=300))
-    host = memory_host(make_host, model_dir, tmp_path / "data", clock)
+    host = memory_host(make_host, tmp_path / "data", clock)
     async with mcp_client(host) as client:
         await remember(client, "Painted the garden fence blue with the neighbour.", emotion="happy")
         clock.set(NOW - timedelta(days=299))
@@ -284,14 +278,12 @@ async def test_fuzzy_recall_fades_to_a_gist_and_an_impression_but_precious_and_a
 
 
 @pytest.mark.anyio
-async def test_precious_floor_lifts_the_rank_but_not_the_strength(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_precious_floor_lifts_the_rank_but_not_the_strength(make_host: HostFactory, tmp_path: Path) -> None:
     clock = Clock(NOW - timedelta(days=700))
     plugin = MemoryPlugin()
     host = make_host(
         {"memory": plugin},
-        config={"memory": {"model_dir": str(model_dir), "recall": {"decay_weight": 3.0}}},
+        config={"memory": {"recall": {"decay_weight": 3.0}}},
         settings=Settings(data_dir=tmp_path / "data", timezone="UTC", random_seed=7),
         clock=clock,
     )
@@ -323,14 +315,13 @@ async def test_precious_floor_lifts_the_rank_but_not_the_strength(
 
 @pytest.mark.anyio
 async def test_anticipation_of_a_private_memory_is_marked_and_never_logged(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
+    make_host: HostFactory, tmp_path: Path
 ) -> None:
     clock = Clock(NOW)
     secret = "Telling my sister about the hospital results"
     moment = (NOW + timedelta(hours=20)).isoformat()
     host = make_host(
         {"memory": MemoryPlugin()},
-        config={"memory": {"model_dir": str(model_dir)}},
         settings=Settings(data_dir=tmp_path / "data", timezone="UTC", random_seed=7, log_arguments=True),
         clock=clock,
         log=True,
@@ -352,27 +343,23 @@ async def test_anticipation_of_a_private_memory_is_marked_and_never_logged(
 
 
 @pytest.mark.anyio
-async def test_anticipation_travels_through_export_and_import(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_anticipation_travels_through_export_and_import(make_host: HostFactory, tmp_path: Path) -> None:
     clock = Clock(NOW)
     moment = NOW + timedelta(days=5)
-    source = memory_host(make_host, model_dir, tmp_path / "source", clock)
+    source = memory_host(make_host, tmp_path / "source", clock)
     async with mcp_client(source) as client:
         planned = await remember(client, "The school reunion in the old gym.", anticipated_at=moment.isoformat())
     export_file(source, tmp_path / "all.jsonl", include_private=True)
-    target = memory_host(make_host, model_dir, tmp_path / "target", clock)
+    target = memory_host(make_host, tmp_path / "target", clock)
     assert import_file(target, tmp_path / "all.jsonl").added == {"memory": 1}
     assert [m.anticipated for m in service(target).get([planned])] == [moment]
     assert service(target).protected([planned], NOW) == {planned}
 
 
 @pytest.mark.anyio
-async def test_anticipation_columns_are_added_to_a_store_from_before(
-    make_host: HostFactory, model_dir: Path, tmp_path: Path
-) -> None:
+async def test_anticipation_columns_are_added_to_a_store_from_before(make_host: HostFactory, tmp_path: Path) -> None:
     data = tmp_path / "data"
-    host = memory_host(make_host, model_dir, data, Clock(NOW))
+    host = memory_host(make_host, data, Clock(NOW))
     async with mcp_client(host) as client:
         older = await remember(client, "A memory from before anticipation existed.")
     host.stop()
@@ -381,7 +368,7 @@ async def test_anticipation_columns_are_added_to_a_store_from_before(
         db.execute("ALTER TABLE memories DROP COLUMN anticipated")
         db.execute("ALTER TABLE memories DROP COLUMN anticipation_surfaced")
         db.commit()
-    reopened = memory_host(make_host, model_dir, data, Clock(NOW))
+    reopened = memory_host(make_host, data, Clock(NOW))
     async with mcp_client(reopened) as client:
         planned = await remember(client, "The harvest festival.", anticipated_at="2026-03-09")
         assert "A memory from before" in await call_ok(client, "recall", {"context": "a memory from before"})

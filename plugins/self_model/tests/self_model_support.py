@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -14,8 +13,6 @@ from typing import Any
 from ego_core import DESIRE_LEVELS, DesireSample, PluginContext, PluginHost, Section, hookimpl
 from ego_core.testing import export_file
 
-REPO = Path(__file__).resolve().parents[3]
-MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
 EGO = [sys.executable, "-m", "ego_core.cli"]
 NOON = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 QUESTION_ID = re.compile(r"\b(q_[0-9a-f]{12})\b")

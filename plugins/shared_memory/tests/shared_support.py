@@ -198,14 +198,10 @@ def event(**fields: Any) -> dict[str, Any]:
     return body
 
 
-REPO = Path(__file__).resolve().parents[3]
-MODEL_DIR = REPO / "plugins/memory/ego_memory/embedding/minilm"  # read by onnx only: the default (use) ignores it
-
-
 def agent_host(make_host: HostFactory, table: dict[str, Any], *, memory: bool = False) -> PluginHost:
     plugins: dict[str, object] = {"shared_memory": SharedMemoryPlugin()}
     config: dict[str, dict[str, Any]] = {"shared_memory": table}
     if memory:
         plugins["memory"] = MemoryPlugin()
-        config["memory"] = {"model_dir": str(MODEL_DIR)}
+        config["memory"] = {}
     return make_host(plugins, config=config)

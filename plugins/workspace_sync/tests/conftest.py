@@ -8,7 +8,7 @@ from typing import Any
 
 import attrs
 import pytest
-from workspace_helpers import MODEL_DIR, MOMENT, SyncHostFactory
+from workspace_helpers import MOMENT, SyncHostFactory
 
 from ego_core import Clock, PluginHost, Settings
 from ego_core.testing import HostFactory
@@ -32,7 +32,7 @@ def sync_host(make_host: HostFactory, ego_settings: Settings) -> SyncHostFactory
     """A host with ``memory`` (its real default model) and ``workspace_sync`` (``workspace`` None: not configured)."""
 
     def build(workspace: Path | None, *, clock: Clock | None = None, timezone: str = "Asia/Tokyo") -> PluginHost:
-        config: dict[str, Mapping[str, Any]] = {"memory": {"model_dir": str(MODEL_DIR)}}
+        config: dict[str, Mapping[str, Any]] = {}
         if workspace is not None:
             config["workspace_sync"] = {"workspace_dir": str(workspace)}
         return make_host(

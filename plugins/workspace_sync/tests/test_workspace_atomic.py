@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 import pytest
-from workspace_helpers import MODEL_DIR, MOMENT, SyncHostFactory, call, lines_of, remember, sample_memory
+from workspace_helpers import MOMENT, SyncHostFactory, call, lines_of, remember, sample_memory
 
 from ego_core import Clock, PluginHost, Settings
 from ego_core.testing import HostFactory
@@ -223,7 +223,7 @@ def test_two_hosts_on_one_workspace_in_two_threads_lose_no_line(
     for name in ("one", "two"):
         host = make_host(
             {"memory": MemoryPlugin(), "workspace_sync": WorkspaceSyncPlugin()},
-            config={"memory": {"model_dir": str(MODEL_DIR)}, "workspace_sync": {"workspace_dir": str(workspace)}},
+            config={"workspace_sync": {"workspace_dir": str(workspace)}},
             settings=attrs.evolve(ego_settings, data_dir=tmp_path / f"data-{name}", timezone="Asia/Tokyo"),
             clock=Clock(MOMENT),
         )

@@ -195,15 +195,13 @@ def test_disabled_without_workspace_dir_writes_nothing_and_says_so(
 def test_environment_variable_enables_and_wins_over_the_file(
     make_host: HostFactory, ego_settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workspace_helpers import MODEL_DIR
-
     from ego_memory.plugin import MemoryPlugin
 
     target = tmp_path / "from-env"
     monkeypatch.setenv("EGO_WORKSPACE_DIR", str(target))
     host = make_host(
         {"memory": MemoryPlugin(), "workspace_sync": WorkspaceSyncPlugin()},
-        config={"memory": {"model_dir": str(MODEL_DIR)}, "workspace_sync": {"workspace_dir": str(tmp_path / "file")}},
+        config={"workspace_sync": {"workspace_dir": str(tmp_path / "file")}},
         clock=Clock(MOMENT),
     )
     host.start()
@@ -327,13 +325,11 @@ class Guard:
 def test_a_vetoed_save_leaves_the_workspace_untouched(
     make_host: HostFactory, ego_settings: Settings, workspace: Path
 ) -> None:
-    from workspace_helpers import MODEL_DIR
-
     from ego_memory.plugin import MemoryPlugin
 
     host = make_host(
         {"memory": MemoryPlugin(), "workspace_sync": WorkspaceSyncPlugin(), "guard": Guard()},
-        config={"memory": {"model_dir": str(MODEL_DIR)}, "workspace_sync": {"workspace_dir": str(workspace)}},
+        config={"workspace_sync": {"workspace_dir": str(workspace)}},
         clock=Clock(MOMENT),
     )
     host.start()

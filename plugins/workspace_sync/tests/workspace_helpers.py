@@ -3,7 +3,6 @@ session, so tests import these from here rather than from ``conftest``)."""
 
 from __future__ import annotations
 
-import os
 import re
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,8 +10,6 @@ from typing import Any, Protocol
 
 from ego_core import Clock, EmotionalTrace, Memory, PluginHost
 
-REPO_ROOT = Path(__file__).resolve().parents[3]
-MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO_ROOT.parent / "shared/models/all-MiniLM-L6-v2/onnx")
 SAVED = re.compile(r"Saved \(id: (mem_[0-9a-f]{12})\)")
 
 # 14:05 in Tokyo on 2025-03-14 is 05:05 UTC the same day; 23:30 UTC on the 13th is already the 14th in Tokyo.

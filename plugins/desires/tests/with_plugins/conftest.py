@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 import pytest
-from desires_support import AFTERNOON, MODEL_DIR, DesireHost, DesireHostFactory
+from desires_support import AFTERNOON, DesireHost, DesireHostFactory
 
 from ego_core import Clock, Settings
 from ego_core.testing import HostFactory
@@ -34,7 +34,7 @@ def with_memory(make_host: HostFactory, ego_settings: Settings, tmp_path: Path) 
         clock = clock or Clock(AFTERNOON)
         host = make_host(
             {"memory": MemoryPlugin(), "desires": plugin, **(others or {})},
-            config={"memory": {"model_dir": str(MODEL_DIR)}, "desires": {"feel_desires_tool": True}, **(config or {})},
+            config={"desires": {"feel_desires_tool": True}, **(config or {})},
             settings=attrs.evolve(ego_settings, data_dir=data_dir, **settings),
             clock=clock,
         )

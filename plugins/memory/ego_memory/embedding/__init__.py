@@ -5,7 +5,7 @@ from __future__ import annotations
 from ego_core import Embedder, EmbedderFactory, EmbedderSettings
 
 from .cache import CachedEmbedder
-from .onnx import OnnxEmbedder, default_onnx_model_dir
+from .onnx import PACKAGED_MODEL_ID, OnnxEmbedder
 from .profiles import profile_for
 from .use import UseEmbedder
 
@@ -50,9 +50,9 @@ BUILTIN_EMBEDDERS: dict[str, EmbedderFactory] = {
 __all__ = [
     "BUILTIN_EMBEDDERS",
     "DEFAULT_EMBEDDER",
+    "PACKAGED_MODEL_ID",
     "CachedEmbedder",
     "OnnxEmbedder",
     "UseEmbedder",
-    "default_onnx_model_dir",
     "profile_for",
 ]

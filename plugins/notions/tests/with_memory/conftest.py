@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import attrs
 import pytest
-from notions_support import MODEL_DIR, NOW
+from notions_support import NOW
 
 from ego_core import Clock, PluginHost, Settings
 from ego_core.testing import HostFactory
@@ -27,7 +26,6 @@ def notions_host(make_host: HostFactory, ego_settings: Settings, clock: Clock) -
     def build(*, data: str = "data", extra: dict[str, object] | None = None) -> PluginHost:
         plugins: dict[str, object] = {"memory": MemoryPlugin(), "notions": NotionsPlugin(), **(extra or {})}
         settings = attrs.evolve(ego_settings, data_dir=ego_settings.data_dir.parent / data)
-        config: dict[str, Any] = {"memory": {"model_dir": str(MODEL_DIR)}}
-        return make_host(plugins, config=config, settings=settings, clock=clock)
+        return make_host(plugins, settings=settings, clock=clock)
 
     return build

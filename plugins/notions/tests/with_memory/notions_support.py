@@ -1,19 +1,15 @@
-"""Helpers for the notions tests: the real model, a fixed clock, remembering and linking over MCP."""
+"""Helpers for the notions tests: a fixed clock, remembering and linking over MCP."""
 
 from __future__ import annotations
 
 import itertools
-import os
 import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from ego_core.testing import SEPARATOR, call_ok
 
-REPO = Path(__file__).resolve().parents[3]
-MODEL_DIR = Path(os.environ.get("EGO_EMBEDDING_MODEL_DIR") or REPO.parent / "shared/models/all-MiniLM-L6-v2/onnx")
 NOW = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
 SAVED = re.compile(r"Saved \(id: (mem_[0-9a-f]+)\)")

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from self_model_memory_support import SpyPlugin
-from self_model_support import MODEL_DIR
 
 from ego_core import Clock, PluginHost
 from ego_core.testing import HostFactory
@@ -23,7 +22,7 @@ def memory_host(make_host: HostFactory, clock: Clock) -> Callable[..., PluginHos
     def build(
         plugins: Mapping[str, object] | None = None, memory: Mapping[str, Any] | None = None, **config: Any
     ) -> PluginHost:
-        tables: dict[str, Mapping[str, Any]] = {"memory": {"model_dir": str(MODEL_DIR), **(memory or {})}}
+        tables: dict[str, Mapping[str, Any]] = {"memory": dict(memory or {})}
         if config:
             tables["self_model"] = config
         chosen = {"memory": MemoryPlugin(), "self_model": SelfModelPlugin(), **(plugins or {})}

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 from mcp import Client, StdioServerParameters
-from self_model_support import EGO, MODEL_DIR, saved_id
+from self_model_support import EGO, saved_id
 
 from ego_core.testing import tool_text
 
 
 def stdio(data_dir: Path) -> StdioServerParameters:
     env = {k: v for k, v in os.environ.items() if not k.startswith("EGO_")}
-    env.update({"EGO_DATA_DIR": str(data_dir), "EGO_TIMEZONE": "UTC", "EGO_EMBEDDING_MODEL_DIR": str(MODEL_DIR)})
+    env.update({"EGO_DATA_DIR": str(data_dir), "EGO_TIMEZONE": "UTC"})
     keep = {k: v for k, v in env.items() if k.startswith("EGO_")}
     return StdioServerParameters(command=EGO[0], args=[*EGO[1:], "serve", "--plugins", "memory,self_model"], env=keep)
 

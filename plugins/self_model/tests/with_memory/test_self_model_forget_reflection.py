@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from self_model_support import MODEL_DIR, saved_id
+from self_model_support import saved_id
 
 from ego_core import PluginHost
 from ego_core.testing import HostFactory, call_error, call_ok, mcp_client, read_log
@@ -90,7 +90,6 @@ async def test_a_private_precious_memory_reflects_without_its_words_in_the_log(m
     secret = "Aiko cried on the bridge and made me promise never to tell."
     host = make_host(
         {"memory": MemoryPlugin(), "self_model": SelfModelPlugin()},
-        config={"memory": {"model_dir": str(MODEL_DIR)}},
         log=True,
     )
     async with mcp_client(host) as client:

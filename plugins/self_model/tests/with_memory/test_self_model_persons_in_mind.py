@@ -10,7 +10,7 @@ from typing import Any
 
 import attrs
 import pytest
-from self_model_support import MODEL_DIR, NOON
+from self_model_support import NOON
 
 from ego_core import Clock, PluginHost, Settings
 from ego_core.testing import HostFactory, call_ok, mcp_client, read_log
@@ -25,7 +25,7 @@ def seeded_host(
     make_host: HostFactory, settings: Settings, clock: Clock, seed: int, *, log: bool = False, **config: Any
 ) -> PluginHost:
     """Memory and self_model with ``random_seed`` set (and ego's JSON log written, with ``log``)."""
-    tables = {"memory": {"model_dir": str(MODEL_DIR)}, "self_model": config}
+    tables = {"self_model": config}
     plugins = {"memory": MemoryPlugin(), "self_model": SelfModelPlugin()}
     seeded = attrs.evolve(settings, random_seed=seed)
     return make_host(plugins, config=tables, clock=clock, settings=seeded, log=log)

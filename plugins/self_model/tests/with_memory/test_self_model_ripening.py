@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 import pytest
-from self_model_support import MODEL_DIR, NOON, export_lines, question_id, saved_id
+from self_model_support import NOON, export_lines, question_id, saved_id
 
 from ego_core import NOTIONS_STORE, Clock, NotionView, PluginContext, PluginHost, Settings, hookimpl
 from ego_core.testing import HostFactory, call_ok, export_file, import_file, mcp_client, read_log
@@ -101,7 +101,6 @@ async def test_consolidate_feeds_a_fading_question_from_the_companion_band(
 
     target = make_host(
         {"memory": MemoryPlugin(), "self_model": SelfModelPlugin()},
-        config={"memory": {"model_dir": str(MODEL_DIR)}},
         settings=Settings(data_dir=tmp_path / "restored", timezone="UTC"),
         clock=clock,
     )
@@ -244,7 +243,7 @@ async def test_a_companion_deleted_while_the_self_model_was_away_is_skipped_sile
         await keep(client, WORD)
         await keep(client, BELONG, tags=["home", "belonging"], valence=-0.5)
         await consolidate(client, clock, FADING)
-    memory_only = make_host({"memory": MemoryPlugin()}, config={"memory": {"model_dir": str(MODEL_DIR)}}, clock=clock)
+    memory_only = make_host({"memory": MemoryPlugin()}, clock=clock)
     async with mcp_client(memory_only) as client:
         await call_ok(client, "forget", {"memory_id": walls})
     host = memory_host()
@@ -260,7 +259,7 @@ async def test_a_companion_deleted_while_the_self_model_was_away_is_skipped_sile
 async def test_a_private_companion_is_marked_for_the_agent_and_masked_in_the_log(
     make_host: HostFactory, clock: Clock, tmp_path: Path
 ) -> None:
-    config = {"memory": {"model_dir": str(MODEL_DIR)}, "self_model": {"ripe_companions": 2}}
+    config = {"self_model": {"ripe_companions": 2}}
     plugins = {"memory": MemoryPlugin(), "self_model": SelfModelPlugin()}
     host = make_host(plugins, config=config, clock=clock, log=True)
     async with mcp_client(host) as client:
@@ -288,7 +287,7 @@ async def test_a_private_companion_is_marked_for_the_agent_and_masked_in_the_log
 def seeded(make_host: HostFactory, ego_settings: Settings, clock: Clock, seed: int, folder: str) -> PluginHost:
     settings = attrs.evolve(ego_settings, random_seed=seed, data_dir=ego_settings.data_dir / folder)
     plugins = {"memory": MemoryPlugin(), "self_model": SelfModelPlugin()}
-    return make_host(plugins, config={"memory": {"model_dir": str(MODEL_DIR)}}, settings=settings, clock=clock)
+    return make_host(plugins, settings=settings, clock=clock)
 
 
 async def attune_hints(host: PluginHost, clock: Clock, tmp_path: Path) -> tuple[list[bool], list[bool], int]:

@@ -13,11 +13,12 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from self_model_support import MODEL_DIR, NOON, DesiresStandIn
+from self_model_support import NOON, DesiresStandIn
 from tokenizers import Tokenizer
 
 from ego_core import Clock, PluginHost, Section, hookimpl
 from ego_core.testing import HostFactory, call_ok, mcp_client, tools_named
+from ego_memory.embedding.onnx import PACKAGED_TOKENIZER_FILE
 
 BUDGET = 150
 THOUGHT = (
@@ -43,7 +44,7 @@ class EmotionTrendStandIn:
 
 
 def tokens(text: str) -> int:
-    tokenizer = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
+    tokenizer = Tokenizer.from_file(str(PACKAGED_TOKENIZER_FILE))
     tokenizer.no_truncation()
     tokenizer.no_padding()
     return len(tokenizer.encode(text, add_special_tokens=False).ids)
@@ -57,7 +58,7 @@ def every_plugin(make_host: HostFactory, clock: Clock, workspace: Path) -> Plugi
         extra["desires"] = DesiresStandIn(cognitive_coherence=0.4)
     if "emotion_trend" not in installed:
         extra["emotion_trend"] = EmotionTrendStandIn()
-    config = {"memory": {"model_dir": str(MODEL_DIR)}, "workspace_sync": {"workspace_dir": str(workspace)}}
+    config = {"workspace_sync": {"workspace_dir": str(workspace)}}
     return make_host(extra, autoload=True, config=config, clock=clock)
 
 
