@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from combo_support import PLUGINS
 
 from ego_bench.tokens import count_tokens, plugin_tables
 from ego_core import Clock, Settings, build_host
@@ -37,7 +38,7 @@ async def test_attune_on_a_rich_store_stays_within_200_tokens(tmp_path: Path) ->
     tables: dict[str, Any] = {**plugin_tables(tmp_path), "memory": {}}
     (tmp_path / "workspace").mkdir(parents=True, exist_ok=True)
     settings = Settings(data_dir=tmp_path / "data", timezone="Europe/Berlin", plugin_tables=tables)
-    host = build_host(settings, clock=clock, disabled=["bench"])
+    host = build_host(settings, clock=clock, enabled=sorted(PLUGINS))
     async with mcp_client(host) as client:
         served = {tool.name for tool in (await client.list_tools()).tools}
         assert {"attune", "configure_desires"} <= served

@@ -11,6 +11,7 @@ from typing import Any
 
 import anyio
 import pytest
+from combo_support import PLUGINS
 
 from ego_bench.tokens import BUDGETS, PLUGIN_SETS, count_tokens, measure_set, plugin_tables
 from ego_core import Clock, Settings, build_host
@@ -45,7 +46,7 @@ async def rich_host(tmp_path: Path) -> Any:
     tables: dict[str, Any] = {**plugin_tables(tmp_path), "memory": {}}
     (tmp_path / "workspace").mkdir(parents=True, exist_ok=True)
     settings = Settings(data_dir=tmp_path / "data", timezone="Europe/Berlin", plugin_tables=tables)
-    host = build_host(settings, clock=clock, disabled=["bench"])
+    host = build_host(settings, clock=clock, enabled=sorted(PLUGINS))
     return host, clock
 
 
@@ -114,7 +115,7 @@ async def test_every_line_of_a_mind_in_time_at_once_stays_within_the_token_budge
     }
     (tmp_path / "workspace").mkdir(parents=True, exist_ok=True)
     settings = Settings(data_dir=tmp_path / "data", timezone="Europe/Berlin", plugin_tables=tables, random_seed=5)
-    host = build_host(settings, clock=clock, disabled=["bench"])
+    host = build_host(settings, clock=clock, enabled=sorted(PLUGINS))
     async with mcp_client(host) as client:
         await call_ok(client, "update_relationship", {"person": "Master", "field": "trust_level", "value": 0.9})
         for number in range(160):  # every day or so for five months, Master in most of it
