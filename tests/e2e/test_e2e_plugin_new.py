@@ -3,7 +3,7 @@
 real MCP client over stdio.
 
 Slow (tox builds a virtual environment and installs ego-core from this clone into it): it runs in one tox
-environment only, ``all-example``, which sets ``EGO_TEST_PLUGIN_NEW=1`` and installs tox. Nothing comes from a
+environment only, ``all``, which sets ``EGO_TEST_PLUGIN_NEW=1`` and installs tox. Nothing comes from a
 package index that pip has not cached already: ego-core is installed from the clone's path.
 """
 
@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("EGO_TEST_PLUGIN_NEW") != "1",
-    reason="slow (tox inside a test): runs in `tox -e all-example`, which sets EGO_TEST_PLUGIN_NEW=1",
+    reason="slow (tox inside a test): runs in `tox -e all`, which sets EGO_TEST_PLUGIN_NEW=1",
 )
 
 
