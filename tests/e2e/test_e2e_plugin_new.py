@@ -3,8 +3,9 @@
 real MCP client over stdio.
 
 Slow (tox builds a virtual environment and installs ego-core from this clone into it): it runs in one tox
-environment only, ``all``, which sets ``EGO_TEST_PLUGIN_NEW=1`` and installs tox. Nothing comes from a
-package index that pip has not cached already: ego-core is installed from the clone's path.
+environment only, ``all``, which sets ``EGO_TEST_PLUGIN_NEW=1`` and installs tox with tox-uv. Nothing comes from a
+package index: uv installs offline, from the cache that installing ``all`` filled (pytest, anyio, attrs, mypy), and
+ego-core from the clone's path.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def toxed(plugin_repo: Path) -> Path:
     done = subprocess.run(
         [sys.executable, "-m", "tox", "run", "-e", "py3"],
         cwd=plugin_repo,
-        env=clean_env(),
+        env=clean_env(UV_OFFLINE="1"),  # tox-uv: every package from uv's cache, which the outer install filled
         capture_output=True,
         text=True,
         timeout=1200,
