@@ -40,9 +40,11 @@ from ego_core.responses import (
     compose_sections,
     duration_words,
     estimate_tokens,
+    part_of_day,
     relative_age,
     text_width,
     truncate,
+    when_words,
 )
 from ego_core.services import (
     BODY_SENSE,
@@ -187,9 +189,11 @@ __all__ = [
     "hookspec",
     "is_blank",
     "log_event",
+    "part_of_day",
     "preciousness",
     "relative_age",
     "text_width",
     "truncate",
+    "when_words",
     "write_transaction",
 ]

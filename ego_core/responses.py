@@ -7,7 +7,7 @@ import logging
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from ego_core.logs import FILE_ONLY
@@ -255,6 +255,59 @@ def duration_words(elapsed: timedelta) -> str:
         if days < limit:
             return words
     return "well over a year"
+
+
+SMALL_HOURS_END = 5
+"""Before this local hour a moment belongs to the night before (``last night``, not ``this morning``)."""
+NIGHT_START = 21
+"""From this local hour a moment is in the night."""
+
+
+def part_of_day(hour: int) -> str:
+    """``morning`` (05-12), ``afternoon`` (12-17), ``evening`` (17-21) or ``night`` for a local hour."""
+    if SMALL_HOURS_END <= hour < 12:
+        return "morning"
+    if 12 <= hour < 17:
+        return "afternoon"
+    return "evening" if 17 <= hour < NIGHT_START else "night"
+
+
+def when_words(moment: datetime, now: datetime, tz: tzinfo, *, detail: bool = False) -> str:
+    """When ``moment`` happened, said by the local calendar days of ``tz`` (plugins pass ``ctx.now()`` and
+    ``ctx.settings.tz``), never with digits: ``earlier today`` for the same local day, ``last night`` for the
+    night before (a moment in the small hours, before 05:00, belongs to it) or ``yesterday`` for the local day
+    before, then :func:`duration_words` of the local days between with ``ago``: ``a couple of days ago``,
+    ``about two weeks ago``, ``well over a year ago``. A moment on an earlier local day is never said to be today,
+    nor one of today yesterday; a moment after ``now`` counts as now.
+
+    With ``detail`` the part of the day is named and the week's days by name, with digits beyond a week:
+    ``this morning``, ``tonight``, ``last night``, ``yesterday evening``, ``Monday night``, ``12 days ago``,
+    ``4mo ago`` (:func:`relative_age`) and ``in the future`` for a moment after ``now``."""
+    if moment > now:
+        if detail:
+            return "in the future"
+        moment = now
+    local, today = moment.astimezone(tz), now.astimezone(tz).date()
+    small_hours = local.hour < SMALL_HOURS_END
+    night_of = local.date() - timedelta(days=1) if small_hours else local.date()
+    part = part_of_day(local.hour)
+    nights = (today - night_of).days  # days since the day the moment belongs to (a small hour: the day before)
+    days = (today - local.date()).days  # local calendar days
+    if detail:
+        if nights == 0:
+            return "tonight" if part == "night" else f"this {part}"
+        if nights == 1:
+            return "last night" if part == "night" else f"yesterday {part}"
+        if nights < 7:
+            return f"{night_of:%A} {part}"
+        return f"{days} days ago" if days < 60 else relative_age(moment, now)
+    if nights == 1 and part == "night":
+        return "last night"
+    if days == 0:
+        return "earlier today"
+    if days == 1:
+        return "yesterday"
+    return f"{duration_words(timedelta(days=days))} ago"
 
 
 _TOKEN_PIECE = re.compile(r"[^\W\d_]+|\d+|[^\w\s]")

@@ -114,6 +114,8 @@ class RecallHit:
     unbidden: bool = False
     """The memory came back on its own (a dormant memory near the context, by chance), not as one of the best
     matches; ``on_memory_surfaced(how="involuntary")`` has told of it."""
+    linked: bool = False
+    """Spreading activation brought it along a link from a match; it is not related to the context itself."""
 
 
 @attrs.frozen

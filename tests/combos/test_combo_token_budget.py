@@ -5,6 +5,7 @@ three ≤ 150."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,9 @@ async def test_a_rich_store_answers_within_the_token_budget(tmp_path: Path) -> N
         recalled = await call_ok(client, "recall", {"context": "an evening with Master on the balcony"})
     assert "Last introspection" in wake
     assert "Master" in wake
-    assert recalled.startswith("3 of ~")
+    header = re.match(r"^(\d+) of \d+\+? matches(?:, (\d+) linked)?(?:, (\d+) unbidden)?:\n", recalled)
+    assert header, recalled
+    assert sum(int(shown or 0) for shown in header.groups()) == 3, recalled  # a recall of three shows three
     assert count_tokens(wake) <= 150, (count_tokens(wake), wake)
     assert count_tokens(introspection) <= 400, (count_tokens(introspection), introspection)
     assert count_tokens(recalled) <= 150, (count_tokens(recalled), recalled)

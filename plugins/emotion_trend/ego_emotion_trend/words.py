@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, tzinfo
 
-from ego_core import EmotionTally, Memory, relative_age, truncate
+from ego_core import EmotionTally, Memory, relative_age, truncate, when_words
 from ego_emotion_trend.config import EmotionTrendConfig
 from ego_emotion_trend.trend import Scores, Week, undercurrent, weighted
 
@@ -25,32 +25,11 @@ def tone(valence: float, arousal: float, config: EmotionTrendConfig) -> str:
     return phrases.numb if arousal <= config.numb_arousal else phrases.mixed
 
 
-def part_of_day(hour: int) -> str:
-    if 5 <= hour < 12:
-        return "morning"
-    if 12 <= hour < 17:
-        return "afternoon"
-    return "evening" if 17 <= hour < 21 else "night"
-
-
 def when(moment: datetime, now: datetime, tz: tzinfo) -> str:
     """A moment as a person says it, in local time: ``this morning``, ``last night``, ``yesterday evening``,
-    ``Monday night``, ``12 days ago``, ``4mo ago``. The small hours belong to the night before."""
-    if moment > now:
-        return "in the future"
-    local, today = moment.astimezone(tz), now.astimezone(tz).date()
-    night = local.hour < 5
-    day = local.date() - timedelta(days=1) if night else local.date()
-    part = "night" if night else part_of_day(local.hour)
-    days = (today - day).days
-    if days == 0:
-        return "tonight" if part == "night" else f"this {part}"
-    if days == 1:
-        return "last night" if part == "night" else f"yesterday {part}"
-    if days < 7:
-        return f"{day:%A} {part}"
-    days = (today - local.date()).days
-    return f"{days} days ago" if days < 60 else relative_age(moment, now)
+    ``Monday night``, ``12 days ago``, ``4mo ago`` (ego_core's :func:`~ego_core.when_words` in detail). The small
+    hours belong to the night before."""
+    return when_words(moment, now, tz, detail=True)
 
 
 def emotion(memory: Memory, config: EmotionTrendConfig) -> str:

@@ -87,7 +87,8 @@ class RecallConfig:
     dated_slack_days: float = 14.0
     relevance: bool = True
     """Only memories related to the context are returned: above the embedding model's calibrated floor of
-    similarity, or holding a word of the context; the shown score is that relevance (0-1). Nothing related:
+    similarity, or holding a word of the context; the shown score is that relevance (0-1) fitted to the order
+    (:func:`ego_memory.memories.shown_scores`), and the header counts the related memories. Nothing related:
     "No related memories found."."""
     hedges: bool = True
     """Words that only hedge a question (likely, might, probably, considered) are left out of the lexical

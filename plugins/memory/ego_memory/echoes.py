@@ -9,11 +9,10 @@ and the first one that remember's ``Most related:`` lines do not show already is
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from datetime import datetime
+from datetime import datetime, tzinfo
 
-from ego_core import Memory, PluginContext, SimilarityProfile, truncate
+from ego_core import Memory, PluginContext, SimilarityProfile, truncate, when_words
 from ego_memory.decay import DORMANT
-from ego_memory.involuntary import ago
 from ego_memory.store import MemoryStore
 from ego_memory.strength import Strengths
 
@@ -45,11 +44,12 @@ def echoes(
     return [loaded[m] for m in dormant if m in loaded]
 
 
-def echo_line(memory: Memory, now: datetime) -> str:
-    """``This echoes something from about two months ago: "…"``; a private memory is marked."""
+def echo_line(memory: Memory, now: datetime, tz: tzinfo) -> str:
+    """``This echoes something from about two months ago: "…"`` (when, by the local days of ``tz``); a private
+    memory is marked."""
     private = " (private)" if memory.is_private else ""
     quote = truncate(memory.content, ECHO_QUOTE)
-    return f'This echoes something from {ago(now - memory.timestamp)}{private}: "{quote}"'
+    return f'This echoes something from {when_words(memory.timestamp, now, tz)}{private}: "{quote}"'
 
 
 def resurface(
@@ -72,4 +72,4 @@ def resurface(
     for other in echoed:
         ctx.hooks.on_memory_surfaced(memory=other, how="echo")
     fresh = next((other for other in echoed if other.id not in shown), None)
-    return [echo_line(fresh, now)] if fresh is not None else []
+    return [echo_line(fresh, now, ctx.settings.tz)] if fresh is not None else []

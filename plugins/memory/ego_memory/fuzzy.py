@@ -8,9 +8,9 @@ anticipating a moment still ahead stay vivid. No label says a memory faded: only
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, tzinfo
 
-from ego_core import Memory, People, duration_words, text_width, truncate
+from ego_core import Memory, People, text_width, truncate, when_words
 from ego_memory.keywords import gist
 from ego_memory.strength import Strengths, precious_ids
 
@@ -18,17 +18,17 @@ VIVID = 0.5
 GIST = 0.2
 
 
-def roughly(timestamp: datetime, now: datetime) -> str:
-    """Roughly when, in words: ``earlier today``, ``about two weeks ago``, ``several months ago``."""
-    words = duration_words(now - timestamp)
-    return words if words == "earlier today" else f"{words} ago"
+def roughly(timestamp: datetime, now: datetime, tz: tzinfo) -> str:
+    """Roughly when, in words by the local days of ``tz``: ``earlier today``, ``last night``, ``yesterday``,
+    ``about two weeks ago``, ``several months ago`` (:func:`ego_core.when_words`)."""
+    return when_words(timestamp, now, tz)
 
 
-def shown(memory: Memory, strength: float, *, vivid: bool, now: datetime, width: int) -> str:
+def shown(memory: Memory, strength: float, *, vivid: bool, now: datetime, tz: tzinfo, width: int) -> str:
     """What recall shows of ``memory``: its content (at most ``width`` columns), a gist, or an impression."""
     if vivid or strength >= VIVID:
         return truncate(memory.content, width)
-    emotion, when = memory.emotional_trace.primary, roughly(memory.timestamp, now)
+    emotion, when = memory.emotional_trace.primary, roughly(memory.timestamp, now, tz)
     if strength >= GIST:
         return f"{emotion} {memory.category} — {gist(memory.content)} ({when})"
     return f"{emotion}, {when}"
@@ -54,6 +54,7 @@ def recall_texts(
     *,
     present: float,
     now: datetime,
+    tz: tzinfo,
     room: int,
     least: int,
 ) -> dict[str, str]:
@@ -72,6 +73,8 @@ def recall_texts(
     needs = [text_width(m.content[: room + 1]) for m in full]  # a longer head than the room is never needed
     widths = dict(zip((m.id for m in full), shares(needs, room, least), strict=True))
     return {
-        memory.id: shown(memory, strength[memory.id], vivid=memory.id in vivid, now=now, width=widths.get(memory.id, 0))
+        memory.id: shown(
+            memory, strength[memory.id], vivid=memory.id in vivid, now=now, tz=tz, width=widths.get(memory.id, 0)
+        )
         for memory in memories
     }

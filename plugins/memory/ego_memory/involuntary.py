@@ -5,7 +5,8 @@
   Among the :data:`~ego_memory.strength.DORMANT_POOL` candidates the pipeline found most similar to the context,
   those whose recall strength is below :data:`~ego_memory.decay.DORMANT` (the first :data:`DORMANT_KEEP`) are
   dormant; the most similar one not already shown takes the last place of the answer, so recall never shows more
-  than ``n_results``. It carries no label and is counted as recalled like every hit.
+  than ``n_results``. Its line shows ``unbidden`` where a score would be (its place is not the ranking's), and it
+  is counted as recalled like every hit.
 - **wake_up**: the newest memory is the cue; among the memories stored thirty local days or more before today
   and recalled at most twice, the closest is quoted in one line. Nothing is marked as recalled.
 
@@ -20,7 +21,7 @@ from datetime import datetime, time, timedelta, tzinfo
 
 import numpy as np
 
-from ego_core import Memory, PluginContext, RecallHit, SimilarityProfile, duration_words
+from ego_core import Memory, PluginContext, RecallHit, SimilarityProfile, when_words
 from ego_memory.decay import DORMANT
 from ego_memory.filters import Filters
 from ego_memory.recall import Candidates
@@ -39,12 +40,6 @@ UNBIDDEN_POOL = 15
 UNBIDDEN_QUOTE = 40
 """Columns of wake_up's unbidden quote (a CJK character counts ``UNBIDDEN_WIDE``): wake_up stays in its budget."""
 UNBIDDEN_WIDE = 4
-
-
-def ago(elapsed: timedelta) -> str:
-    """``about two months ago``, ``earlier today`` (never "earlier today ago")."""
-    words = duration_words(elapsed)
-    return words if words == "earlier today" else f"{words} ago"
 
 
 def chance(ctx: PluginContext, probability: float) -> bool:
@@ -150,8 +145,9 @@ def unbidden(
     return None
 
 
-def unbidden_line(memory: Memory, now: datetime) -> str:
-    """``Unbidden: "…" (about two months ago)``; a private memory is marked, as recall marks it."""
+def unbidden_line(memory: Memory, now: datetime, tz: tzinfo) -> str:
+    """``Unbidden: "…" (about two months ago)`` (when, by the local days of ``tz``: :func:`ego_core.when_words`);
+    a private memory is marked, as recall marks it."""
     quote = clip(memory.content, UNBIDDEN_QUOTE, wide=UNBIDDEN_WIDE)
     private = " (private)" if memory.is_private else ""
-    return f'Unbidden{private}: "{quote}" ({ago(now - memory.timestamp)})'
+    return f'Unbidden{private}: "{quote}" ({when_words(memory.timestamp, now, tz)})'

@@ -69,7 +69,7 @@ from ego_memory.model import (
     unit,
 )
 from ego_memory.privacy import PrivateContentRedactor
-from ego_memory.recall import RecallEngine, SearchResult
+from ego_memory.recall import Matches, RecallEngine, SearchResult
 from ego_memory.rows import content_hash, to_millis
 from ego_memory.store import MemoryStore
 from ego_memory.strength import Strengths, people_of, precious_rows
@@ -98,11 +98,66 @@ def new_memory_id() -> str:
 
 
 def relevance(hit: RecallHit) -> float:
-    """The score recall shows: the hit's calibrated relevance (0-1, comparable across queries), or, when the
-    ranking did not measure one, its ranking score squashed into 0-1."""
+    """The hit's calibrated relevance (0-1, comparable across queries), or, when the ranking did not measure
+    one, its ranking score squashed into 0-1."""
     if hit.relevance is not None:
         return hit.relevance
     return 1.0 / (1.0 + math.exp(-hit.score))
+
+
+def shown_scores(hits: Sequence[RecallHit]) -> list[float | None]:
+    """The score recall and search_memories show beside each hit, in the order shown: non-increasing down the list.
+
+    A memory a link brought (``linked``) or one that came back unbidden shows no score (None): neither holds its
+    place by it. The others show their relevance where the ranking agrees with it; where the ranking puts a less
+    related memory above a more related one (for its recency, emotion, importance or links), the memories between
+    show their mean relevance (an isotonic fit, pool adjacent violators), so the score is a non-decreasing
+    function of the ranking score: memories tied in the ranking show one score."""
+    scored = [i for i, hit in enumerate(hits) if not (hit.linked or hit.unbidden)]
+    blocks: list[tuple[float, int, float]] = []  # (sum of relevance, count, ranking score of the block's last)
+    for i in scored:
+        hit = hits[i]
+        if blocks and blocks[-1][2] == hit.score:  # a tie in the ranking: one score
+            total, count, _ = blocks.pop()
+            blocks.append((total + relevance(hit), count + 1, hit.score))
+        else:
+            blocks.append((relevance(hit), 1, hit.score))
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] < blocks[-1][0] / blocks[-1][1]:
+            total, count, score = blocks.pop()
+            before_total, before_count, _ = blocks.pop()
+            blocks.append((before_total + total, before_count + count, score))
+    values = [total / count for total, count, _ in blocks for _ in range(count)]
+    shown: list[float | None] = [None] * len(hits)
+    for i, value in zip(scored, values, strict=True):
+        shown[i] = value
+    return shown
+
+
+def matches_header(hits: Sequence[RecallHit], matches: Matches | None) -> str:
+    """``3 of 7 matches:`` — how many of the memories shown match the context, of how many match it in all (the
+    candidates related to the context that the filters admit; ``60+``: at least that many). Memories shown that
+    do not match are counted after it (``2 of 7 matches, 1 linked:``). Without a relevance measure (the stage
+    off): ``3 memories:``."""
+    if matches is None:
+        return f"{count_of(len(hits), 'memory', 'memories')}:"
+    linked = sum(1 for hit in hits if hit.linked)
+    stray = sum(1 for hit in hits if hit.unbidden and not hit.linked and not relevance(hit))
+    shown = len(hits) - linked - stray
+    total = max(matches.count, shown)
+    header = f"{shown} of {total}{'+' if matches.capped else ''} {'match' if total == 1 else 'matches'}"
+    if linked:
+        header += f", {linked} linked"
+    if stray:
+        header += f", {stray} unbidden"
+    return header + ":"
+
+
+def score_words(score: float | None, hit: RecallHit, *, label: str = "score ") -> str:
+    """What a result line shows for its score: ``score 0.81``, or what the memory is when it has none
+    (``linked``: a link brought it; ``unbidden``: it came back on its own)."""
+    if score is not None:
+        return f"{label}{score:.2f}"
+    return "linked" if hit.linked else "unbidden"
 
 
 def argument_error(tool: str, parameter: str, expected: str) -> ToolError:
@@ -497,9 +552,10 @@ class Memories:
     @one_blas_thread
     def search(
         self, query: RecallQuery, filters: Filters, *, touch: bool = True, involuntary: bool = False
-    ) -> tuple[list[RecallHit], int, list[str]]:
-        """Ranked hits, the candidate pool size, and extra lines from ``on_recall_result``; ``involuntary``: a
-        dormant memory may take the last place (:func:`ego_memory.involuntary.proust`)."""
+    ) -> tuple[list[RecallHit], Matches | None, list[str]]:
+        """Ranked hits, how many memories match (:meth:`RecallEngine.matches`), and extra lines from
+        ``on_recall_result``; ``involuntary``: a dormant memory may take the last place
+        (:func:`ego_memory.involuntary.proust`)."""
         self.settle_english()  # read your writes: the English vectors of every memory remembered before
         vector, english = self._query_vectors(query.context)
         now = self.ctx.now().astimezone(self.ctx.settings.tz)  # a period the context names is in local days
@@ -510,10 +566,11 @@ class Memories:
         ids = [h.id for h in result.hits]
         memories = {m.id: m for m in self.store.get(ids)}
         hits = [
-            RecallHit(memory=memories[h.id], score=h.score, relevance=h.relevance)
+            RecallHit(memory=memories[h.id], score=h.score, relevance=h.relevance, linked=h.linked)
             for h in result.hits
             if h.id in memories
         ]
+        matches = self.engine.matches(found, result.hits)
         surfaced: Memory | None = None
         if involuntary and not explicit_filter(filters):
             hits, surfaced = proust(
@@ -543,7 +600,7 @@ class Memories:
                 (attrs.evolve(h, score=h.score + boosts.get(h.memory.id, 0.0)) for h in hits),
                 key=lambda h: -h.score,
             )
-        return hits, result.pool, lines
+        return hits, matches, lines
 
     def close(self) -> None:
         self._english_writer.shutdown(wait=True)
@@ -598,7 +655,7 @@ class Memories:
 
     def recall(self, args: Mapping[str, Any]) -> Response:
         query, filters = self.query(args)
-        hits, pool, lines = self.search(query, filters, involuntary=True)
+        hits, matches, lines = self.search(query, filters, involuntary=True)
         if not hits:
             return Response(data="No related memories found.", scaffold=self._recall_scaffold(0))
         now = self.ctx.now()
@@ -608,11 +665,13 @@ class Memories:
             people_of(self.ctx),
             present=self.engine.present(now),
             now=now,
+            tz=self.ctx.settings.tz,
             room=RECALL_ROOM,
             least=RECALL_LEAST,
         )
-        out = [f"{len(hits)} of ~{count_of(max(pool, len(hits)), 'memory', 'memories')}:"]
-        for number, hit in enumerate(hits, start=1):
+        out = [matches_header(hits, matches)]
+        scores = shown_scores(hits)
+        for number, (hit, score) in enumerate(zip(hits, scores, strict=True), start=1):
             memory = hit.memory
             trace = memory.emotional_trace
             feeling = render_emotion(trace)
@@ -621,7 +680,7 @@ class Memories:
             meta = [
                 feeling,
                 f"importance {memory.importance}",
-                f"score {relevance(hit):.2f}",
+                score_words(score, hit),
                 f"private: {'true' if memory.is_private else 'false'}",
             ]
             out.append(f"{number}. [{relative_age(memory.timestamp, now)}] {texts[memory.id]}")
@@ -637,16 +696,16 @@ class Memories:
 
     def search_memories(self, args: Mapping[str, Any]) -> Response:
         query, filters = self.query(args, "search_memories")
-        hits, pool, lines = self.search(query, filters)
+        hits, matches, lines = self.search(query, filters)
         if not hits:
             return Response(data="No related memories found.")
         now = self.ctx.now()
-        out = [f"{len(hits)} of ~{max(pool, len(hits))}:"]
-        for hit in hits:
+        out = [matches_header(hits, matches)]
+        for hit, score in zip(hits, shown_scores(hits), strict=True):
             m = hit.memory
             out.append(
                 f"{m.id} | {relative_age(m.timestamp, now)} | {m.emotional_trace.primary} | {m.category} | "
-                f"{relevance(hit):.2f} | private: {'true' if m.is_private else 'false'} | "
+                f"{score_words(score, hit, label='')} | private: {'true' if m.is_private else 'false'} | "
                 f"{truncate(m.content, SEARCH_WIDTH)}"
             )
         out.extend(lines)

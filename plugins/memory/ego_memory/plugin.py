@@ -311,7 +311,7 @@ class MemoryPlugin(MemorySurface):
             sections.append(
                 Section(
                     key="memory.unbidden",
-                    text=unbidden_line(surfaced, now),
+                    text=unbidden_line(surfaced, now, ctx.settings.tz),
                     order=11,
                     priority=UNBIDDEN_PRIORITY,
                     # the other plugins hear of it only if the agent does: a crowded wake_up leaves it out

@@ -68,13 +68,26 @@ class Scored:
     """How closely the memory matches the context, 0-1, comparable across queries and stores (None when the
     relevance stage is off): the larger of its calibrated similarity (0 at the model's floor, 1 at its duplicate
     similarity) and the share of the context's words it holds."""
+    linked: bool = False
+    """Spreading activation brought it along a link from a match: it is not related to the context itself
+    (relevance 0), only kept beside a memory that is."""
+
+
+@attrs.frozen
+class Matches:
+    """How many memories match a recall: related to the context (relevance above 0), admitted by its filters."""
+
+    count: int
+    capped: bool = False
+    """The first stages' searches came back full with matches to their last: more may match than were counted
+    (``count`` is then a lower bound)."""
 
 
 @attrs.frozen
 class SearchResult:
     hits: tuple[Scored, ...]
     pool: int
-    """How many distinct candidates the first stages found (the "~N" of "3 of ~N")."""
+    """How many distinct candidates the first stages found (diagnostics; not what the header counts)."""
     stages: tuple[str, ...] = ()
     """The stages that actually ran, in order (so a silent fallback is visible to tests and benchmarks)."""
     completed_patterns: int = 0
@@ -160,6 +173,11 @@ class Candidates:
     """The anticipated moment of the candidates that look forward to one (they keep their strength until then)."""
     precious: set[str] = attrs.field(factory=set)
     """The precious candidates: decay counts their strength as at least ``PRECIOUS_FLOOR``."""
+    frontier: tuple[str, ...] = ()
+    """The least similar memory of each nearest-neighbour search that came back full (as many as it asked for):
+    when one of them matches, memories beyond it may match too."""
+    lexical_full: bool = False
+    """A lexical search came back full: memories beyond it may hold a word of the context too."""
 
 
 class RecallEngine:
@@ -236,12 +254,19 @@ class RecallEngine:
         cfg = config or self.config
         dense = self.store.dense(query_vector, cfg.dense_candidates, filters)
         lexical = self.lexical_ranking(context, cfg.lexical_candidates, filters, cfg) if cfg.fusion else []
+        frontier = [dense[-1][0]] if dense and len(dense) >= cfg.dense_candidates else []
+        lexical_full = len(lexical) >= cfg.lexical_candidates
         period = self._period(context, now) if cfg.dated else None
         if period is not None:  # the named period's own best matches join the candidates
             within = _narrowed(filters, period)
-            dense += self.store.dense(query_vector, cfg.dated_candidates, within)
+            in_period = self.store.dense(query_vector, cfg.dated_candidates, within)
+            dense += in_period
+            if in_period and len(in_period) >= cfg.dated_candidates:
+                frontier.append(in_period[-1][0])
             if cfg.fusion:
-                lexical = _merged(lexical, self.lexical_ranking(context, cfg.dated_candidates, within, cfg))
+                named = self.lexical_ranking(context, cfg.dated_candidates, within, cfg)
+                lexical_full = lexical_full or len(named) >= cfg.dated_candidates
+                lexical = _merged(lexical, named)
         if isinstance(english, Future):
             english = english.result()
         english_on = english is not None and cfg.english_weight > 0.0
@@ -250,6 +275,8 @@ class RecallEngine:
             if english is not None and english_on and filters is None
             else []
         )
+        if nearest_english and len(nearest_english) >= cfg.english_candidates:
+            frontier.append(nearest_english[-1][0])
         vectors: dict[str, Vectors] = {memory_id: vec for memory_id, _, vec in dense}
         candidates = list(
             dict.fromkeys([m for m, _, _ in dense] + [m for m, _ in lexical] + [m for m, _ in nearest_english])
@@ -283,6 +310,8 @@ class RecallEngine:
             english=self._english(candidates, english) if english is not None and english_on else None,
             anticipated=anticipated,
             precious=precious,
+            frontier=tuple(frontier),
+            lexical_full=lexical_full,
         )
 
     def _english(self, candidates: Sequence[str], english: Vectors) -> Vectors:
@@ -510,29 +539,67 @@ class RecallEngine:
             for m, vector in self.store.embeddings(unread).items():
                 found.similarity[m] = float(np.asarray(vector, dtype=np.float32).reshape(-1) @ found.query_vector)
         similarity.update({m: found.similarity[m] for m in spread})
-        cues = cue_terms(found.context)
-        texts = self._contents(found, window)
-        context_has_words = has_words(found.context)
-        span = max(1e-6, profile.duplicate - profile.floor)
+        relevance = self._relevance(found, window, similarity, profile)
         related: list[Scored] = []
         linked: list[Scored] = []
-        period = found.period
         for m in window:
+            hit = Scored(m, score_of[m], relevance[m])
+            if hit.relevance:
+                related.append(hit)
+            elif m in spread:
+                linked.append(attrs.evolve(hit, linked=True))
+        if not related:
+            return ()
+        kept = sorted([*related, *linked], key=lambda hit: (-hit.score, hit.id))
+        return tuple(kept[:n])
+
+    def _relevance(
+        self, found: Candidates, ids: Sequence[str], similarity: Mapping[str, float], profile: SimilarityProfile
+    ) -> dict[str, float]:
+        """Each memory's relevance to the context (0-1, rounded to 4 places): the largest of its calibrated
+        similarity, the share of the context's words it holds, and :data:`PERIOD_RELEVANCE` when it is from the
+        calendar period the context names. 0: not related at all."""
+        cues = cue_terms(found.context)
+        texts = self._contents(found, ids)
+        context_has_words = has_words(found.context)
+        span = max(1e-6, profile.duplicate - profile.floor)
+        period = found.period
+        relevance: dict[str, float] = {}
+        for m in ids:
             dense = min(1.0, max(0.0, (similarity.get(m, profile.floor) - profile.floor) / span))
             if context_has_words and m in texts and not has_words(texts[m]):
                 dense = 0.0  # a memory of emoji or marks only: its vector sits near any nonsense
             lexical = len(cues_in(cues, texts[m])) / len(cues) if cues and m in texts else 0.0
             row = found.rows.get(m)
             dated = PERIOD_RELEVANCE if period and row and period[0] <= row[0] < period[1] else 0.0
-            hit = Scored(m, score_of[m], round(max(dense, lexical, dated), 4))
-            if hit.relevance:
-                related.append(hit)
-            elif m in spread:
-                linked.append(hit)
-        if not related:
-            return ()
-        kept = sorted([*related, *linked], key=lambda hit: (-hit.score, hit.id))
-        return tuple(kept[:n])
+            relevance[m] = round(max(dense, lexical, dated), 4)
+        return relevance
+
+    def matches(self, found: Candidates, hits: Sequence[Scored]) -> Matches | None:
+        """How many memories match the context: the candidates the first stages found (every one admitted by the
+        filters) that are related to it, with the related ones among ``hits`` (spreading may bring a related
+        memory no search found). None when relevance is not measured (the stage is off, or no profile)."""
+        if not (self.config.relevance and self.profile is not None):
+            return None
+        if not found.ids:
+            return Matches(len({hit.id for hit in hits if hit.relevance}))
+        cosine = found.patterns @ found.query_vector
+        similarity = {m: float(cosine[i]) for i, m in enumerate(found.ids)}
+        relevance = self._relevance(found, found.ids, similarity, self.profile)
+        matched = {m for m, value in relevance.items() if value} | {hit.id for hit in hits if hit.relevance}
+        capped = found.lexical_full or any(m in matched for m in found.frontier) or self._common_cue(found.context)
+        return Matches(len(matched), capped)
+
+    def _common_cue(self, context: str) -> bool:
+        """Whether the lexical search left out a word of the context as too common (a large store, the word in
+        more than ``lexical_max_df`` of it): the memories holding it match, most of them beyond the candidates."""
+        cfg = self.config
+        terms = word_terms(context)
+        total = self.store.count()
+        if total < cfg.lexical_min_corpus or not terms:
+            return False
+        frequencies = self.store.document_frequencies("fts_words", terms)
+        return any(count > cfg.lexical_max_df * total for count in frequencies.values())
 
     def _fields(self, found: Candidates, cfg: RecallConfig, score_of: dict[str, float], stages: list[str]) -> None:
         """Field-aware matching (a ``<label>: `` the context names) and temporal cues (a context asking when)."""

@@ -22,11 +22,11 @@ if TYPE_CHECKING:
 NOW = datetime(2026, 4, 10, 9, 0, tzinfo=UTC)
 SEPARATOR = "\n\n---\n"
 SAVED = re.compile(r"^Saved \(id: (mem_[0-9a-f]{12})\)\. Linked to (\d+) existing memor(?:y|ies)\.$")
-HEADER = re.compile(r"^(\d+) of ~(\d+) memor(?:y|ies):$")
+HEADER = re.compile(r"^(\d+) of (\d+)\+? match(?:es)?(?:, (\d+) linked)?(?:, (\d+) unbidden)?:$")
 CONTENT_LINE = re.compile(r"^(\d+)\. \[(just now|\d+(?:m|h|d|w|mo|y) ago)\] (.+)$")
 META_LINE = re.compile(
     r"^   ([a-z]+(?:\(\d\.\d\))?)(?:, undercurrent ([a-z, ]+))? · importance ([1-5]) · "
-    r"score ([01]\.\d\d) · private: (true|false)$"
+    r"(?:score ([01]\.\d\d)|linked|unbidden) · private: (true|false)$"
 )
 RELATED = re.compile(r"^- \[(just now|\d+(?:m|h|d|w|mo|y) ago)\] (.{1,70}) \(similarity: (0\.\d\d|1\.00)\)$")
 
@@ -41,7 +41,7 @@ def parse_recall(data: str) -> list[dict[str, Any]]:
     lines = data.splitlines()
     header = HEADER.match(lines[0])
     assert header, data
-    shown = int(header.group(1))
+    shown = int(header.group(1)) + int(header.group(3) or 0) + int(header.group(4) or 0)
     results = []
     for number in range(1, shown + 1):
         content = CONTENT_LINE.match(lines[2 * number - 1])
@@ -56,11 +56,13 @@ def parse_recall(data: str) -> list[dict[str, Any]]:
                 "emotion": meta.group(1),
                 "undercurrent": meta.group(2),
                 "importance": int(meta.group(3)),
-                "score": float(meta.group(4)),
+                "score": float(meta.group(4)) if meta.group(4) else None,
                 "private": meta.group(5) == "true",
             }
         )
-    assert int(header.group(2)) >= shown
+    assert int(header.group(2)) >= int(header.group(1))
+    shown_scores = [r["score"] for r in results if r["score"] is not None]
+    assert shown_scores == sorted(shown_scores, reverse=True), data
     return results
 
 
@@ -228,7 +230,7 @@ async def test_recall_lines_scaffold_and_vivid_emotions(memory_hosts: MemoryHost
     assert scaffold == [RECALL_SCAFFOLD]
 
     compact = split(tool_text(searched))[0].splitlines()
-    assert re.match(r"^4 of ~\d+:$", compact[0])
+    assert re.match(r"^4 of \d+ matches:$", compact[0])
     for line in compact[1:]:
         assert re.match(
             r"^mem_[0-9a-f]{12} \| 2d ago \| [a-z]+ \| [a-z_]+ \| [01]\.\d\d \| private: (true|false) \| .{1,160}$",
@@ -247,7 +249,7 @@ async def test_the_header_says_how_many_were_found_beyond_those_shown(memory_hos
     header = HEADER.match(data.splitlines()[0])
     assert header
     assert header.group(1) == "2"
-    assert int(header.group(2)) >= 4
+    assert header.group(2) == "4"  # every memory holding "rain" matches: "2 of 4 matches:"
     assert scaffold == [RECALL_SCAFFOLD]
 
 

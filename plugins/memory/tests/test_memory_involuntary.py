@@ -126,10 +126,13 @@ async def test_a_proust_memory_takes_the_last_place_of_a_recall(make_host: HostF
         plain = await call_ok(client, "recall", {"context": "the lighthouse", "n_results": 3})
         shown = recalled_contents(plain)
     assert len(shown) == 3, plain
-    assert plain.startswith("3 of ~"), plain
+    assert re.match(r"^3 of \d+ matches:\n", plain), plain  # the old lighthouse memory is related: a match
     assert set(shown[:2]) <= set(RECENT_LIGHTHOUSE), plain
-    assert re.search(r"^3\. \[2y ago\] ", plain, re.MULTILINE), plain  # no label: only its age tells
-    assert not any(word in plain.lower() for word in ("proust", "involuntary", "unbidden"))
+    assert re.search(r"^3\. \[2y ago\] ", plain, re.MULTILINE), plain
+    lines = plain.splitlines()
+    assert re.match(r"^   .+ · unbidden · private: false$", lines[6]), plain  # it says so, with no score out of order
+    assert all(" · score " in line for line in (lines[2], lines[4])), plain
+    assert not any(word in plain.lower() for word in ("proust", "involuntary"))
     assert listener.involuntary() == [old]
     ((*found, last),) = listener.hits
     assert last == (old, True)  # the other plugins can tell it from the matches

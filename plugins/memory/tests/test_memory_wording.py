@@ -34,9 +34,9 @@ async def test_counts_agree_with_their_nouns_and_scaffolds_fit(memory_hosts: Mem
         assert second.partition(SEPARATOR)[2].splitlines() == [REMEMBER_SCAFFOLD]
 
         both = await call_ok(client, "recall", {"context": "the cat on the windowsill", "n_results": 2})
-        assert both.splitlines()[0] == "2 of ~2 memories:"
+        assert both.splitlines()[0] == "2 of 2 matches:"
         one = await call_ok(client, "recall", {"context": "the cat", "n_results": 1, "emotion_filter": "happy"})
-        assert one.splitlines()[0] == "1 of ~1 memory:"
+        assert one.splitlines()[0] == "1 of 1 match:"
 
         episode = await call_ok(client, "create_episode", {"memory_ids": [saved_id(first)], "summary": "A nap."})
         assert " created: 1 memory, " in episode

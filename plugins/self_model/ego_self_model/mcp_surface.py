@@ -89,7 +89,11 @@ def self_text(model: SelfModel) -> str:
 def _person_line(person: Person, ties: Bond, model: SelfModel, now: Any) -> str:
     companion = key_of(model.ctx.settings.companion_name) in {key_of(n) for n in names_of(person)}
     aside = " (the one you live with)" if companion else ""
-    shared = f"last shared {since_words(ties.last.at, now)}" if ties.last is not None else "nothing shared yet"
+    shared = (
+        f"last shared {since_words(ties.last.at, now, model.ctx.settings.tz)}"
+        if ties.last is not None
+        else "nothing shared yet"
+    )
     return f"- {person.name}{aside}: {trust_words(person.trust)}; {shared}."
 
 
@@ -112,7 +116,7 @@ def person_resource_text(model: SelfModel, name: str) -> str | None:
         found = memory.get([ties.last.memory_id])
         last = found[0] if found and not found[0].is_private else None
     lives_with = key_of(companion) in {key_of(n) for n in names_of(person)}
-    return person_text(person, ties, last, now, known=True, companion=lives_with)
+    return person_text(person, ties, last, now, tz=ctx.settings.tz, known=True, companion=lives_with)
 
 
 class SelfModelSurface:

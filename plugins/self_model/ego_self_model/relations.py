@@ -4,10 +4,10 @@ was last shared, an absence, a reunion, the people who come to mind, a precious 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from typing import Final
 
-from ego_core import Absence, Preciousness, duration_words, truncate
+from ego_core import Absence, Preciousness, duration_words, truncate, when_words
 
 NEW_MOMENTS: Final = 5
 """Fewer shared moments than this: still new to each other, however long ago the first was."""
@@ -20,7 +20,6 @@ WEEK_WORDS: Final = (
     (0, "quiet on that front lately"),
 )
 """Moments shared in the last seven days → words."""
-TODAY: Final = "earlier today"
 QUESTION_CHARS: Final = 160
 
 
@@ -35,10 +34,10 @@ def week_words(count: int) -> str:
     return next(words for bound, words in WEEK_WORDS if count >= bound)
 
 
-def since_words(moment: datetime, now: datetime) -> str:
-    """``about a week ago``; ``earlier today`` (never "earlier today ago")."""
-    words = duration_words(now - moment)
-    return words if words == TODAY else f"{words} ago"
+def since_words(moment: datetime, now: datetime, tz: tzinfo) -> str:
+    """``about a week ago``, ``yesterday``, ``last night``, ``earlier today``: by the local days of ``tz``
+    (:func:`ego_core.when_words`)."""
+    return when_words(moment, now, tz)
 
 
 def names_words(names: Sequence[str]) -> str:

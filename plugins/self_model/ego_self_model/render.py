@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any, Final
 
 from ego_core import Absence, Memory, relative_age, truncate
@@ -66,14 +66,14 @@ def _items(items: Sequence[str]) -> str:
 
 
 def companion_line(
-    name: str, person: Person, bond: Bond, now: datetime, *, history: bool = True, week: bool = False
+    name: str, person: Person, bond: Bond, now: datetime, *, tz: tzinfo, history: bool = True, week: bool = False
 ) -> str:
     """The companion in one line, in words: ``Master: you trust them deeply; last shared about a week ago; a
     growing history.`` (without ``history`` the last clause is left out; ``week`` adds how present they were in
-    the last seven days)."""
+    the last seven days). When is said by the local days of ``tz``."""
     if bond.last is None:
         return f"{name}: {trust_words(person.trust)}; nothing shared yet."
-    parts = [trust_words(person.trust), f"last shared {since_words(bond.last.at, now)}"]
+    parts = [trust_words(person.trust), f"last shared {since_words(bond.last.at, now, tz)}"]
     if history:
         parts.append(history_words(bond.count, bond.first, now))
     if week:
@@ -172,6 +172,7 @@ def person_text(
     last: Memory | None,
     now: datetime,
     *,
+    tz: tzinfo,
     known: bool,
     companion: bool,
     away: Absence | None = None,
@@ -197,7 +198,9 @@ def person_text(
     if bond.last is None:
         lines.append("You haven't shared a memory with them yet.")
     else:
-        shared = f"You've shared {moments_words(bond.count)} with them, the last one {since_words(bond.last.at, now)}"
+        shared = (
+            f"You've shared {moments_words(bond.count)} with them, the last one {since_words(bond.last.at, now, tz)}"
+        )
         if last is not None:
             private = " (private)" if last.is_private else ""
             shared += f':{private} "{truncate(last.content, SNIPPET_CHARS)}"'

@@ -19,7 +19,7 @@ import logging
 import random
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Final
 
 import attrs
@@ -34,9 +34,9 @@ from ego_core import (
     PluginContext,
     ScaffoldLine,
     Section,
-    duration_words,
     log_event,
     truncate,
+    when_words,
 )
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.questions import QuestionView, holder_name, views
@@ -210,15 +210,21 @@ def _quote(memory: Memory) -> str:
 
 
 def company_lines(
-    company: Sequence[Companion], memories: Mapping[str, Memory], notions: Mapping[str, NotionView], now: datetime
+    company: Sequence[Companion],
+    memories: Mapping[str, Memory],
+    notions: Mapping[str, NotionView],
+    now: datetime,
+    tz: tzinfo,
 ) -> list[str]:
-    """The company in the order it came, at most three lines; what no longer exists is left out."""
+    """The company in the order it came, at most three lines; what no longer exists is left out. A memory's time
+    since it was stored is said by the local days of ``tz``: ``(last night)``, ``(about two months)``."""
     lines: list[str] = []
     for deposit in company:
         if deposit.kind == "companion":
             memory = memories.get(deposit.first)
             if memory is not None:
-                lines.append(f"- {_quote(memory)} ({duration_words(now - memory.timestamp)})")
+                since = when_words(memory.timestamp, now, tz).removesuffix(" ago")
+                lines.append(f"- {_quote(memory)} ({since})")
         elif deposit.kind == "tension":
             a, b = memories.get(deposit.first), memories.get(deposit.second or "")
             if a is not None and b is not None:
@@ -339,7 +345,7 @@ class Ripening:
             return None
         notions = {n.id: n for n in self._notions()} if any(c.kind == "tension_notion" for c in company) else {}
         now = self.ctx.now()
-        lines = company_lines(company, memories, notions, now)
+        lines = company_lines(company, memories, notions, now, self.ctx.settings.tz)
         with self.store.writing() as db:
             self.store.clear_companions(db, question.id)
         log_event(_log, "ripening_resurfaced", shown=bool(lines))

@@ -318,7 +318,10 @@ class SelfModel:
             moments = self.store.moments(db, person.key) if person is not None else []
         if person is None:
             stranger = blank(name, now, self.config)
-            return Response(person_text(stranger, tie, None, now, known=False, companion=False), scaffold=THEM_SCAFFOLD)
+            return Response(
+                person_text(stranger, tie, None, now, tz=self.ctx.settings.tz, known=False, companion=False),
+                scaffold=THEM_SCAFFOLD,
+            )
         last: Memory | None = None
         memory = self._memory()
         if memory is not None and tie.last is not None:
@@ -330,7 +333,7 @@ class SelfModel:
             last = found[0] if found else None
         lives_with = key_of(companion) in {key_of(n) for n in (person.name, *person.aliases)}
         away = absence(person.name, moments, now)
-        text = person_text(person, tie, last, now, known=True, companion=lives_with, away=away)
+        text = person_text(person, tie, last, now, tz=self.ctx.settings.tz, known=True, companion=lives_with, away=away)
         notions = self._notions()
         if notions is not None:
             held = {n.id: n for name in (person.name, *person.aliases) for n in notions.for_person(name)}
@@ -454,7 +457,9 @@ class SelfModel:
         if reunion is not None:
             with self.store.writing() as db:
                 reunion = reunion if self.store.reunion_told(db, reunion) else None
-        companion = companion_line(self.ctx.settings.companion_name, person, tie, now, history=False)
+        companion = companion_line(
+            self.ctx.settings.companion_name, person, tie, now, tz=self.ctx.settings.tz, history=False
+        )
         sections = [Section(key="self_model", text=companion, order=WAKE_UP_ORDER, priority=COMPANION_PRIORITY)]
         if reunion is not None:
             name = next((p.name for p in people if p.key == reunion.person), reunion.person)
@@ -481,7 +486,11 @@ class SelfModel:
             moments = self.store.moments(db, person.key) if person is not None else []
         if person is None or tie is None:
             return Section(key="self_model", text=f"{wanted}: not someone you know yet.", order=WAKE_UP_ORDER)
-        lines = [companion_line(person.name, person, tie, now) if name is None else regarding_line(person, tie, now)]
+        lines = [
+            companion_line(person.name, person, tie, now, tz=self.ctx.settings.tz)
+            if name is None
+            else regarding_line(person, tie, now)
+        ]
         away = absence(person.name, moments, now)
         if away is not None and away.band != "usual":
             lines.append(quieter_line(away))
@@ -552,5 +561,5 @@ class SelfModel:
             person = self._companion(self.store.people(db), now)
             tie = bond(self.store, db, person.key, now)
             close = close_lately(self.store, db, now - LATELY, leave_out=person.key)
-        lines = [companion_line(self.ctx.settings.companion_name, person, tie, now, week=True)]
+        lines = [companion_line(self.ctx.settings.companion_name, person, tie, now, tz=self.ctx.settings.tz, week=True)]
         return "\n".join([*lines, close] if close is not None else lines)
