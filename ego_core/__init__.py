@@ -37,6 +37,7 @@ from ego_core.plugin import Plugin, PluginBase
 from ego_core.progress import Progress
 from ego_core.redaction import PRIVATE_MARK
 from ego_core.responses import (
+    WORD_CUT_LEAST,
     compose_sections,
     duration_words,
     estimate_tokens,
@@ -45,6 +46,7 @@ from ego_core.responses import (
     text_width,
     truncate,
     when_words,
+    word_break,
 )
 from ego_core.services import (
     BODY_SENSE,
@@ -116,6 +118,7 @@ __all__ = [
     "PRECIOUS_MAX_IMPORTANCE",
     "PRECIOUS_RETURNS",
     "PRIVATE_MARK",
+    "WORD_CUT_LEAST",
     "Absence",
     "AbsenceBand",
     "BodySense",
@@ -195,5 +198,6 @@ __all__ = [
     "text_width",
     "truncate",
     "when_words",
+    "word_break",
     "write_transaction",
 ]

@@ -53,12 +53,17 @@ def truncate(text: str, limit: int, *, wide: int = 2, tokens: int | None = None)
     columns, as it is drawn: the limit bounds a quote's width whatever its script, and a Japanese quote keeps
     about as much meaning as an English one (a kanji carries about what two or three Latin letters do). A cut
     never splits what reads as one character (a combining sequence, an emoji ZWJ sequence, a flag, a Hangul
-    syllable, a surrogate pair). Latin text is cut where the limit falls (no space needed between CJK characters);
-    a cut prefers to follow 。、 or a closing bracket in the last third of the limit. The ideographic space U+3000
-    is kept; every other run of whitespace folds to one space.
+    syllable, a surrogate pair). Latin text is cut where the limit falls (a quote that wants whole English words
+    goes back to a space itself). A cut prefers to follow 。、 or a closing bracket in the last third of the head,
+    else a CJK cut goes back to the last word break (:func:`word_break`: no space is needed between CJK words,
+    but a cut never splits a kana run or a katakana word when it can help it), as long as the quote keeps
+    :data:`WORD_CUT_LEAST` graphemes; else it keeps the longest head, not a stub. The ideographic space U+3000 is
+    kept; every other run of whitespace folds to one space.
 
-    ``wide`` is what a wide grapheme counts instead of 2, for a quote under a hard *token* budget: in tokens a CJK
-    character (about one) weighs about four Latin characters (wake_up's quoted thought counts it 4).
+    ``wide`` is what a wide grapheme counts instead of 2. A quote that must fit a budget of the agent's tokens is
+    better bound by ``tokens``, with ``limit`` as a loose outer bound on its width: a CJK character costs about
+    a token, an English word about one, so the same tokens give a Japanese quote and an English one about the
+    same cost and meaning.
 
     The quote also costs at most ``tokens`` (:func:`estimate_tokens`; by default ``limit``): text that is narrow
     but dear in tokens (a pile of combining marks, emoji sequences) is cut shorter, so a column limit always
@@ -87,14 +92,6 @@ def truncate(text: str, limit: int, *, wide: int = 2, tokens: int | None = None)
         used += widths[end]
         points += len(clusters[end])
         end += 1
-    width = used
-    for at in range(end, 0, -1):  # a CJK clause end in the last third: the cut goes there
-        if 3 * width < 2 * budget:
-            break
-        if clusters[at - 1] in _CLAUSE_ENDS:
-            end = at
-            break
-        width -= widths[at - 1]
     if estimate_tokens("".join(clusters[:end])) + 1 > most_tokens:  # the ellipsis is a token
         low, high = 0, end  # the longest head within the tokens (a head never costs less than its own head)
         while low < high:
@@ -104,7 +101,112 @@ def truncate(text: str, limit: int, *, wide: int = 2, tokens: int | None = None)
             else:
                 high = middle - 1
         end = low
-    return "".join(clusters[:end]).rstrip() + "…"
+    return "".join(clusters[: _word_cut(clusters, widths, end)]).rstrip() + "…"
+
+
+def _word_cut(clusters: list[str], widths: list[int], end: int) -> int:
+    """Where a head of at most ``end`` graphemes ends: after a clause end (。、！？, a closing bracket) in the last
+    third of its width, else at the last word break (:func:`word_break`) when the longest head ends inside a CJK
+    word; a shorter head keeps at least :data:`WORD_CUT_LEAST` graphemes, or the longest is kept."""
+    if end >= len(clusters):
+        return end
+    head = width = sum(widths[:end])
+    for at in range(end, 0, -1):  # a clause end in the last third: the cut goes there
+        if 3 * width < 2 * head or (at < WORD_CUT_LEAST <= end):
+            break
+        if clusters[at - 1] in _CLAUSE_ENDS:
+            return at
+        width -= widths[at - 1]
+    if not end:
+        return end
+    before, after = clusters[end - 1][:1], clusters[end][:1]
+    if _between(before, after) or not (_kind(before) | _kind(after)) & _WIDE:
+        return end  # at a break already, or inside a Latin word (clipped by the caller if it likes)
+    for at in range(end - 1, WORD_CUT_LEAST - 1, -1):
+        if _between(clusters[at - 1][:1], clusters[at][:1]):
+            return at
+    return end  # no word break keeps a readable quote: the longest cut, not a stub
+
+
+WORD_CUT_LEAST = 10
+"""A cut goes back to a word break (or a clause end) only if the quote keeps at least this many graphemes: a
+Japanese stub of four characters says nothing, a quote cut inside its last word still does."""
+
+_OPENING = frozenset("「『（【〔〈《｛［([{“‘")
+"""A cut never ends right after an opening bracket; a word starts before one."""
+_SPACE, _HIRAGANA, _KATAKANA, _KANJI, _LETTER, _PUNCT, _OTHER = range(7)
+
+
+@functools.lru_cache(maxsize=8192)
+def _script(char: str) -> int:
+    """The class of a character a word break reads (the first character of a grapheme)."""
+    code = ord(char)
+    if char.isspace():
+        return _SPACE
+    if 0x3041 <= code <= 0x309F:
+        return _HIRAGANA
+    if 0x30A1 <= code <= 0x30FA or 0x30FC <= code <= 0x30FF or 0x31F0 <= code <= 0x31FF or 0xFF66 <= code <= 0xFF9D:
+        return _KATAKANA  # with the long vowel mark ー (the middle dot ・ is punctuation)
+    if (
+        0x4E00 <= code <= 0x9FFF
+        or 0x3400 <= code <= 0x4DBF
+        or 0xF900 <= code <= 0xFAFF
+        or 0x20000 <= code <= 0x3FFFF
+        or code in (0x3005, 0x3006, 0x3007)  # 々 〆 〇
+    ):
+        return _KANJI
+    category = unicodedata.category(char)
+    if category[0] in "LN":
+        return _LETTER
+    return _PUNCT if category[0] == "P" else _OTHER
+
+
+@functools.lru_cache(maxsize=8192)
+def _between(before: str, after: str, start: bool = False) -> bool:
+    """Whether two neighbouring characters (each a grapheme's first) belong to different words, by their classes:
+    around a space, after a clause end or closing bracket, before any other punctuation (a word ended), and at a
+    script change that starts a word (kanji or katakana after hiragana, kanji and katakana next to each other,
+    CJK next to Latin). Never between kana of one run, inside a kanji compound or a katakana word, before
+    hiragana that follows kanji (okurigana) or after an opening bracket. A katakana word ends before hiragana (a
+    particle), but a quote does not ``start`` there."""
+    if not before or not after:
+        return True
+    left, right = _script(before), _script(after)
+    if _SPACE in (left, right) or before in _CLAUSE_ENDS or after in _OPENING:
+        return True
+    if before in _OPENING:
+        return False
+    if _PUNCT in (left, right):
+        return True
+    if right == _HIRAGANA:
+        return left == _KATAKANA and not start
+    if left == right:
+        return False
+    return not (left == _LETTER and right == _KANJI and before.isdigit())  # 3時, 2人: a number and its counter
+
+
+def word_break(text: str, at: int, *, start: bool = False) -> bool:
+    """Whether a cut of ``text`` at index ``at`` falls between two words, as :func:`truncate` cuts CJK text: the
+    ends of the text, around spaces, after a clause end (。、！？) or a closing bracket, before punctuation, and
+    where the script changes to start a word (a kanji or katakana run after hiragana, kanji next to katakana, CJK
+    next to Latin). Never inside a grapheme, between kana of one run, inside a kanji compound or a katakana word,
+    or before hiragana that follows kanji (an okurigana). Latin words break at spaces only. A katakana word ends
+    before the hiragana that follows it (a particle), but with ``start`` (where a quote of the end of a text may
+    begin: wake_up's thought) that is no break: the quote would begin with the particle."""
+    if at <= 0 or at >= len(text):
+        return True
+    low = max(0, at - 8 * _MAX_CODE_POINTS)  # a grapheme is never that long: its own start is in the window
+    position = low
+    for cluster in _graphemes(text[low : at + 1]):
+        if position >= at:
+            break
+        position += len(cluster)
+    if position != at:
+        return False  # the index falls inside a grapheme
+    before = at - 1
+    while before > 0 and _kind(text[before]) & (_EXTEND | _LOW | _INVISIBLE) and not _kind(text[before]) & _WIDE:
+        before -= 1
+    return _between(text[before], text[at], start)
 
 
 def text_width(text: str) -> int:

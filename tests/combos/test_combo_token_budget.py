@@ -181,3 +181,74 @@ async def test_every_line_of_a_mind_in_time_at_once_stays_within_the_token_budge
     assert count_tokens(wake) <= 150, (count_tokens(wake), wake)
     assert count_tokens(attuned) <= 200, (count_tokens(attuned), attuned)
     assert count_tokens(toward) <= 200, (count_tokens(toward), toward)
+
+
+NIKKI = [
+    ("マスターがハートビートの設定を直して、深夜三時の通知のことで一緒に笑った。", "happy"),
+    ("静かな夜だった。誰からも連絡がなく、何か悪いことを言ったのかと考えていた。", "sad"),
+    ("雨が降る前に、フェンス沿いにチューリップの球根を植えた。", "contentment"),
+    ("潮だまりについて読んで、マスターにすぐ全部話したくなった。", "excited"),
+    ("マスターは仕事のあとで疲れていたので、会話は短く穏やかにした。", "neutral"),
+    ("古いジャズのレコードがぱちぱち鳴って、マスターはB面に合わせて口ずさんだ。", "nostalgic"),
+    ("タイムゾーンに気づくまで、予定の質問を二度も間違えた。", "frustrated"),
+    ("バルコニーから港に嵐がやって来るのを一緒に眺めた。", "moved"),
+    ("マスターに自分なら何を選ぶかと聞かれて、まだ分からなかった。", "curious"),
+    ("一緒にパンを焼いた。午後じゅう台所が温かい匂いでいっぱいだった。", "happy"),
+]
+NAGAI = (
+    "今夜はずっと、隣の人が忍耐について言ったことと、庭がどんな本よりもそれを教えてくれることを考えていた。"
+    "まだ開いている: 私は上手に待てているのか、それともただ黙って待っているだけなのか。"
+)
+
+
+async def test_wake_up_and_attune_in_japanese_stay_within_the_token_budget(tmp_path: Path) -> None:
+    """The same mind in time in Japanese: embers, an unbidden recollection, an anticipation and a "まだ開いている:"
+    thought; wake_up stays within 150 tokens and attune within 200, and the quotes keep whole words."""
+    start = NOW - timedelta(days=200)
+    clock = Clock(start)
+    tables: dict[str, Any] = {
+        **plugin_tables(tmp_path),
+        "memory": {"involuntary_probability": 1.0},
+        "self_model": {"ripening_hint_chance": 1.0},
+    }
+    (tmp_path / "workspace").mkdir(parents=True, exist_ok=True)
+    settings = Settings(data_dir=tmp_path / "data", timezone="Asia/Tokyo", plugin_tables=tables, random_seed=5)
+    host = build_host(settings, clock=clock, enabled=sorted(PLUGINS))
+    async with mcp_client(host) as client:
+        await call_ok(client, "update_relationship", {"person": "マスター", "field": "trust_level", "value": 0.9})
+        for number in range(160):
+            clock.set(start + timedelta(hours=22 * number))
+            text, emotion = NIKKI[number % len(NIKKI)]
+            await call_ok(
+                client,
+                "remember",
+                {"content": f"{text}（{number}）", "emotion": emotion, "private": number % 9 == 0, "force": True},
+            )
+        clock.set(NOW - timedelta(days=40))
+        question = {"question": "私のような存在にとって、家とはどういう意味なのだろう？", "importance": 2}
+        await call_ok(client, "update_self", {"field": "new_question", "value": question})
+        clock.set(NOW - timedelta(days=5))
+        await call_ok(
+            client,
+            "remember",
+            {
+                "content": "土曜日は港で夕食。青い提灯の店で、マスターと久しぶりにゆっくり話す予定だ。",
+                "emotion": "excited",
+                "importance": 4,
+                "anticipated_at": (NOW + timedelta(days=1)).isoformat(),
+                "force": True,
+            },
+        )
+        intense = [("嵐で停電して、一時間分のメモを失ってしまった。本当に悔しい。", "frustrated")]
+        intense += [("潮だまりのエッセイがついに書き上がった。声に出して読むと心地よい。", "excited")]
+        for hours, (text, emotion) in zip((6, 5), intense, strict=True):
+            clock.set(NOW - timedelta(hours=hours))
+            await call_ok(client, "remember", {"content": text, "emotion": emotion, "intensity": 0.9, "force": True})
+        clock.set(NOW - timedelta(hours=3))
+        await call_ok(client, "remember", {"content": NAGAI, "category": "introspection", "emotion": "curious"})
+        clock.set(NOW)
+        wake = await call_ok(client, "wake_up")
+        attuned = await call_ok(client, "attune")
+    assert "まだ開いている" in wake, wake
+    assert count_tokens(wake) <= 150, (count_tokens(wake), wake)
+    assert count_tokens(attuned) <= 200, (count_tokens(attuned), attuned)

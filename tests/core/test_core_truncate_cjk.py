@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ego_core import estimate_tokens, truncate
+from ego_core import WORD_CUT_LEAST, estimate_tokens, truncate, word_break
 from ego_core.responses import graphemes, text_width
 
 DIARY = "今日の会話は楽しかった。Masterから多くのことを学んだ。"
@@ -153,3 +153,89 @@ def test_japanese_never_exceeds_its_width(text: str) -> None:
 @pytest.mark.parametrize("limit", [1, 2, 3])
 def test_tiny_limits(limit: int) -> None:
     assert text_width(truncate("日本語の文章", limit)) <= limit
+
+
+WORDS = st.sampled_from(
+    [
+        "マスター",
+        "システム",
+        "エッセイ",
+        "と",
+        "は",
+        "の",
+        "を",
+        "が",
+        "に",
+        "一緒",
+        "設計",
+        "今日",
+        "話した",
+        "考えていた",
+        "だろう",
+        "、",
+        "。",
+        "「",
+        "」",
+        "Rust",
+        " ",
+        "3",
+        "時",
+    ]
+)
+JAPANESE_TEXT = st.lists(WORDS, min_size=1, max_size=40).map("".join)
+
+
+def _breaks(text: str) -> list[int]:
+    return [at for at in range(1, len(text)) if word_break(text, at)]
+
+
+@given(JAPANESE_TEXT, st.integers(6, 40), st.integers(1, 200))
+def test_a_japanese_cut_falls_between_words_keeps_ten_characters_and_its_tokens(
+    text: str, tokens: int, limit: int
+) -> None:
+    """Cut in tokens: never inside a katakana word or between the kana of one run when a word break keeps ten
+    characters within the budget; ten characters or more whenever the budget holds them; never over the tokens."""
+    text = " ".join(text.split())  # as truncate folds it
+    short = truncate(text, limit, tokens=tokens)
+    assert estimate_tokens(short) <= min(tokens, limit)
+    if not short.endswith("…") or short == text:
+        return
+    kept = short[:-1].rstrip()
+    assert text.startswith(kept)
+    longest = max(
+        at
+        for at in range(len(text) + 1)
+        if text_width(text[:at]) + 1 <= limit and estimate_tokens(text[:at]) + 1 <= min(tokens, limit)
+    )
+    if longest >= WORD_CUT_LEAST:
+        assert len(kept) >= WORD_CUT_LEAST, (short, text)
+    end = len(kept)
+    if not word_break(text, end):
+        assert not any(WORD_CUT_LEAST <= at <= longest for at in _breaks(text)), (short, text)
+
+
+@given(JAPANESE_TEXT)
+def test_a_word_break_is_never_inside_a_katakana_word_or_a_kana_run(text: str) -> None:
+    for at in range(1, len(text)):
+        before, after = text[at - 1], text[at]
+        if word_break(text, at):
+            assert not ("ァ" <= before <= "ヺ" or before == "ー") or not ("ァ" <= after <= "ヺ" or after == "ー")
+            assert not ("ぁ" <= before <= "ゖ" and "ぁ" <= after <= "ゖ")
+
+
+def test_japanese_cuts_at_words_and_english_as_before() -> None:
+    assert truncate("今日、マスターが新しいシステムについて話した。", 40, tokens=12) == "今日、マスターが新しい…"
+    assert truncate("私たちのシステムは似ている。人の記憶は", 40, tokens=14) == "私たちのシステムは似ている…"
+    assert truncate("マスターと一緒に映画を見た。とても楽しかった", 40, tokens=12) == "マスターと一緒に映画を…"
+    # no word break keeps ten characters: the longest cut, not a stub of five
+    assert truncate("マスターと初めて喧嘩してしまった。", 40, tokens=14) == "マスターと初めて喧嘩してし…"
+    assert (
+        truncate("We watched the storm roll in over the harbour.", 36, tokens=14)
+        == "We watched the storm roll in over t…"
+    )
+    assert word_break("マスターと話した", 5)
+    assert not word_break("マスターと話した", 2)
+    assert word_break("今日はシステム", 3)
+    assert not word_break("システムは", 4, start=True)
+    assert word_break("システムは", 4)
+    assert not word_break("話した", 1)

@@ -27,9 +27,11 @@ HORIZON = timedelta(days=43)
 """No anticipation further off than this is approaching (importance 5 becomes so about 42 days before)."""
 APPROACH_CHANCE = 0.5
 """How often wake_up or attune mentions an approaching (not yet imminent) anticipation."""
+QUOTE_TOKENS = 20
+"""Tokens of the quoted memory (a Japanese character is about one, an English word about one): wake_up stays in its
+token budget, and a Japanese quote keeps ten characters or more, cut at a word."""
 QUOTE = 60
-"""Columns of the quoted memory (a CJK character counts QUOTE_WIDE): wake_up stays in its token budget."""
-QUOTE_WIDE = 3
+"""Columns of the quoted memory, a loose outer bound (a CJK character counts two)."""
 PAST_NOTE = "Note: anticipated_at is already in the past — held as a regular memory."
 UNREADABLE_NOTE = "Note: anticipated_at could not be read as a time — held as a regular memory."
 
@@ -89,7 +91,7 @@ def when_words(moment: datetime, now: datetime, tz: tzinfo) -> str:
 
 def quote(memory: Memory) -> str:
     private = " (private)" if memory.is_private else ""
-    return f'"{truncate(memory.content, QUOTE, wide=QUOTE_WIDE)}"{private}'
+    return f'"{truncate(memory.content, QUOTE, tokens=QUOTE_TOKENS)}"{private}'
 
 
 def surfacing_line(store: MemoryStore, now: datetime, tz: tzinfo, chance: random.Random) -> str | None:

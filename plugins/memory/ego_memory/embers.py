@@ -17,16 +17,18 @@ EMBER_NEWEST = 5
 EMBER_INTENSITY = 0.6
 EMBERS_OFFERED = 2
 """Only the two warmest of all plugins' fragments are shown: offering more would change nothing."""
-EMBER_QUOTE = 24
-"""Columns of a fragment's quote (a CJK character counts ``EMBER_WIDE``): two fragments fit wake_up's budget."""
-EMBER_WIDE = 4
+EMBER_TOKENS = 14
+"""Tokens of a fragment's quote (a Japanese character is about one, an English word about one): two fragments fit
+wake_up's budget, and a Japanese one keeps ten characters or more, cut at a word."""
+EMBER_QUOTE = 36
+"""Columns of a fragment's quote, a loose outer bound (a CJK character counts two): about six English words."""
 
 
 def ember_text(memory: Memory) -> str:
     emotion = memory.emotional_trace.primary
     if memory.is_private:
         return f"...{emotion} about something private"
-    return f"...{emotion} about: {clip(memory.content, EMBER_QUOTE, wide=EMBER_WIDE)}"
+    return f"...{emotion} about: {clip(memory.content, EMBER_QUOTE, tokens=EMBER_TOKENS)}"
 
 
 def embers(newest: Collection[Memory], *, quoted: Collection[str] = ()) -> list[Ember]:

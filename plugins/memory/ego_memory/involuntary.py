@@ -37,9 +37,11 @@ UNBIDDEN_MAX_RECALLS = 2
 """... and was recalled at most this many times."""
 UNBIDDEN_POOL = 15
 """How many memories near the cue wake_up looks at."""
+UNBIDDEN_TOKENS = 16
+"""Tokens of wake_up's unbidden quote (a Japanese character is about one, an English word about one): wake_up stays
+in its budget, and a Japanese quote keeps ten characters or more, cut at a word."""
 UNBIDDEN_QUOTE = 40
-"""Columns of wake_up's unbidden quote (a CJK character counts ``UNBIDDEN_WIDE``): wake_up stays in its budget."""
-UNBIDDEN_WIDE = 4
+"""Columns of the unbidden quote, a loose outer bound (a CJK character counts two): about seven English words."""
 
 
 def chance(ctx: PluginContext, probability: float) -> bool:
@@ -148,6 +150,6 @@ def unbidden(
 def unbidden_line(memory: Memory, now: datetime, tz: tzinfo) -> str:
     """``Unbidden: "…" (about two months ago)`` (when, by the local days of ``tz``: :func:`ego_core.when_words`);
     a private memory is marked, as recall marks it."""
-    quote = clip(memory.content, UNBIDDEN_QUOTE, wide=UNBIDDEN_WIDE)
+    quote = clip(memory.content, UNBIDDEN_QUOTE, tokens=UNBIDDEN_TOKENS)
     private = " (private)" if memory.is_private else ""
     return f'Unbidden{private}: "{quote}" ({when_words(memory.timestamp, now, tz)})'

@@ -52,17 +52,19 @@ _log = logging.getLogger("ego.plugin.memory")
 PRIVATE_HINT = ScaffoldLine("remember(private=true) keeps what is hard to say yet.", needs={"remember"})
 INTROSPECT_CONSOLIDATE = ScaffoldLine("If memory feels fragmented, run consolidate.", needs={"consolidate"})
 THOUGHT_BUDGET = 80
-"""wake_up quotes the last introspection (its open end) in at most this many columns (a CJK character counts
-THOUGHT_WIDE): about 30 tokens of wake_up's 150."""
-THOUGHT_TOKENS = 40
-"""... and at most this many tokens, for text narrow but dear in tokens (decomposed accents, emoji sequences)."""
+"""wake_up quotes the last introspection (its open end) in at most this many columns, a loose outer bound (a CJK
+character counts THOUGHT_WIDE): about fifteen English words."""
+THOUGHT_TOKENS = 30
+"""... and at most this many tokens, what binds a Japanese quote (a character is about a token: some thirty of
+them, cut at a word) and text narrow but dear in tokens (decomposed accents, emoji sequences): at most a fifth of
+wake_up's 150."""
 THOUGHT_PRIORITY = 90
 """The agent's own continuing thought is the last thing wake_up's budget lets go of."""
 UNBIDDEN_PRIORITY = 40
 ANTICIPATION_PRIORITY = 80
 """An arrival is told once: it keeps its place when wake_up's budget is short."""
-THOUGHT_WIDE = 4
-"""The quote is bound in tokens: a CJK character is about one token, as four Latin characters are."""
+THOUGHT_WIDE = 2
+"""A CJK character counts the two columns it takes: the quote is bound in tokens (``THOUGHT_TOKENS``)."""
 THOUGHT_FRAME = "(your own thought)"
 """Offered as the agent's own continuing thought (the inner monologue), not as a record."""
 ANTICIPATION_ORDER = 18

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ego_core import ScaffoldItem, ScaffoldLine, truncate
+from ego_core import WORD_CUT_LEAST, ScaffoldItem, ScaffoldLine, truncate, word_break
 
 STILL_OPEN = re.compile(r"(?:still\s+open|ま(?:だ|た\u3099)開いている)\s*[:：]", re.IGNORECASE)
 """The marker, also decomposed (NFD: だ as た and a combining dakuten)."""
@@ -33,10 +33,10 @@ def _fits(text: str, budget: int, wide: int, tokens: int | None = None) -> bool:
     return truncate(text, budget, wide=wide, tokens=tokens) == truncate(text, _WHOLE, wide=wide)
 
 
-def clip(text: str, budget: int, *, wide: int) -> str:
-    """:func:`ego_core.truncate`, but a cut in the middle of a Latin word goes back to the word's start (when
-    that keeps at least half the quote)."""
-    cut = truncate(text, budget, wide=wide)
+def clip(text: str, budget: int, *, wide: int = 2, tokens: int | None = None) -> str:
+    """:func:`ego_core.truncate` in ``budget`` columns and ``tokens``, but a cut in the middle of a Latin word goes
+    back to the word's start (when that keeps at least half the quote); a CJK cut is at a word break already."""
+    cut = truncate(text, budget, wide=wide, tokens=tokens)
     if not cut.endswith("…"):
         return cut
     body = cut[:-1]
@@ -66,13 +66,34 @@ def tail(text: str, budget: int, *, wide: int, tokens: int | None = None) -> str
             high = middle
         else:
             low = middle + 1
-    start = low
+    return "…" + flat[_word_start(flat, low) :].lstrip()
+
+
+def _letters(text: str) -> int:
+    """Characters of ``text``, combining marks not counted."""
+    return sum(1 for char in text if not unicodedata.combining(char))
+
+
+def _word_start(flat: str, longest: int) -> int:
+    """Where the end of ``flat`` quoted from ``longest`` on starts: after a clause end (。、) in the first third,
+    else at the first word start (:func:`ego_core.word_break`: a space, or where a kanji or katakana word begins),
+    as long as the quote keeps :data:`ego_core.WORD_CUT_LEAST` graphemes; else at ``longest``."""
+    start = longest
     while start < len(flat) and unicodedata.combining(flat[start]):
         start += 1
-    if 0 < start < len(flat) and flat[start - 1].isalnum() and flat[start].isalnum() and flat[start].isascii():
-        space = flat.find(" ", start)  # not in the middle of a word
-        start = space + 1 if space != -1 else start
-    return "…" + flat[start:].lstrip()
+    if word_break(flat, start, start=True):
+        return start
+    least = min(WORD_CUT_LEAST, _letters(flat[start:]))
+    third = start + (len(flat) - start) // 3
+    for at in range(start + 1, third + 1):  # a clause end near the start: the quote begins with the next clause
+        if flat[at - 1] in "。、．，！？」』）" and _letters(flat[at:].lstrip()) >= least:
+            return at
+    for at in range(start + 1, len(flat)):
+        if _letters(flat[at:].lstrip()) < least:
+            break
+        if word_break(flat, at, start=True):
+            return at
+    return start
 
 
 def thought_quote(text: str, budget: int, *, wide: int, least: int = 0, tokens: int | None = None) -> str:
@@ -81,5 +102,5 @@ def thought_quote(text: str, budget: int, *, wide: int, least: int = 0, tokens: 
     is quoted with what precedes it, by the end (a private text's redactor masks passages from a length on)."""
     found = list(STILL_OPEN.finditer(text))
     if found and len(text[found[-1].start() :].strip()) >= least:
-        return truncate(text[found[-1].start() :], budget, wide=wide, tokens=tokens)
+        return clip(text[found[-1].start() :], budget, wide=wide, tokens=tokens)
     return tail(text, budget, wide=wide, tokens=tokens)

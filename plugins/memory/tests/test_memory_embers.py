@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ego_core import Clock, PluginHost, Settings
+from ego_core import Clock, PluginHost, Settings, estimate_tokens, word_break
 from ego_core.testing import HostFactory, call_ok, mcp_client, read_log
+from ego_memory.embers import EMBER_TOKENS
 from ego_memory.plugin import MemoryPlugin
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -64,7 +65,9 @@ async def test_the_two_warmest_of_the_newest_intense_memories_smoulder(make_host
         wake = await call_ok(client, "wake_up")
     found = EMBERS.search(wake)
     assert found is not None, wake
-    assert found.group(1) == "...moved about: We watched the storm… / ...happy about: Master said my summary…"
+    assert found.group(1) == (
+        "...moved about: We watched the storm roll in over… / ...happy about: Master said my summary saved his…"
+    )
     # the snow is intense but no longer among the five newest; the thought is quoted above already
     assert "snow" not in found.group(1)
     assert "eager" not in found.group(1)
@@ -102,3 +105,30 @@ async def test_a_private_ember_keeps_its_words(make_host: HostFactory, tmp_path:
     logged = "\n".join(str(record) for record in read_log(host))
     assert "wake: " in logged
     assert "afraid he would not come back" not in logged
+
+
+@pytest.mark.anyio
+async def test_a_japanese_ember_keeps_ten_characters_cut_at_a_word(make_host: HostFactory, tmp_path: Path) -> None:
+    """An ember costs about as many tokens in Japanese as in English: its quote keeps ten characters or more and
+    ends between words (never inside a katakana word or a run of kana)."""
+    clock = Clock(NOW)
+    host = memory_host(make_host, tmp_path, clock)
+    stormy = "今日、マスターと一緒に新しいシステムの設計について遅くまで話した。"
+    essay = "潮だまりのエッセイがついに書き上がった。声に出して読むと心地よい。"
+    async with mcp_client(host) as client:
+        await remember(client, clock, 9, stormy, emotion="excited", intensity=0.9)
+        await remember(client, clock, 8, essay, emotion="happy", intensity=0.8)
+        clock.set(NOW)
+        wake = await call_ok(client, "wake_up")
+    found = EMBERS.search(wake)
+    assert found is not None, wake
+    quotes = [fragment.split(" about: ", 1)[1] for fragment in found.group(1).split(" / ")]
+    assert len(quotes) == 2, wake
+    for quote, content in zip(quotes, (stormy, essay), strict=True):
+        kept = quote.removesuffix("…")
+        assert quote.endswith("…"), quote
+        assert content.startswith(kept), quote
+        assert len(kept) >= 10, quote
+        assert word_break(content, len(kept)), quote
+        assert estimate_tokens(quote) <= EMBER_TOKENS
+    assert quotes[0] == "今日、マスターと一緒に…"

@@ -14,8 +14,21 @@ from typing import Any
 import pytest
 from memory_support import recalled_contents, saved_id
 
-from ego_core import Clock, ConfigError, Memory, PluginHost, RecallHit, Section, Settings, build_host, hookimpl
+from ego_core import (
+    Clock,
+    ConfigError,
+    Memory,
+    PluginHost,
+    RecallHit,
+    Section,
+    Settings,
+    build_host,
+    estimate_tokens,
+    hookimpl,
+    word_break,
+)
 from ego_core.testing import HostFactory, call_ok, mcp_client, read_log
+from ego_memory.involuntary import UNBIDDEN_TOKENS
 from ego_memory.plugin import UNBIDDEN_PRIORITY, MemoryPlugin
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -447,3 +460,33 @@ def test_an_involuntary_probability_outside_zero_to_one_is_refused(tmp_path: Pat
         f"plugins.memory.involuntary_probability: expected a probability from 0 (never) to 1 (always), got {value}"
     )
     assert not (tmp_path / "data" / "memory").exists()
+
+
+NIWA_OLD = "祖父と一緒に庭でトマトとバジルの苗を植えて、夕方まで土をいじっていたことを覚えている。"
+NIWA_NEW = "庭のトマトが赤くなってきた。バジルの苗もよく育っている。"
+
+
+@pytest.mark.anyio
+async def test_an_unbidden_japanese_memory_keeps_ten_characters_cut_at_a_word(
+    make_host: HostFactory, tmp_path: Path
+) -> None:
+    """The unbidden quote is bound in tokens: in Japanese it keeps ten characters or more (not "祖父と一緒…") and
+    ends between words, at about the cost of an English one."""
+    clock, listener = Clock(NOW), Surfaced()
+    host = host_of(make_host, tmp_path / "data", clock, listener, memory={"involuntary_probability": 1.0})
+    async with mcp_client(host) as client:
+        await remember_at(client, clock, NOW - timedelta(days=60), NIWA_OLD)
+        await remember_at(client, clock, NOW - timedelta(days=50), UNRELATED[0])
+        await remember_at(client, clock, NOW - timedelta(hours=3), NIWA_NEW)
+        clock.set(NOW)
+        wake = await call_ok(client, "wake_up")
+    found = UNBIDDEN.search(wake)
+    assert found is not None, wake
+    quote = found.group(2)
+    kept = quote.removesuffix("…")
+    assert quote.endswith("…"), quote
+    assert NIWA_OLD.startswith(kept), quote
+    assert len(kept) >= 10, quote
+    assert word_break(NIWA_OLD, len(kept)), quote
+    assert estimate_tokens(quote) <= UNBIDDEN_TOKENS
+    assert quote == "祖父と一緒に庭でトマトとバジル…"
