@@ -23,8 +23,7 @@ from ego_core import (
     relative_age,
     truncate,
 )
-from ego_self_model.fields import key_of
-from ego_self_model.people import Bond, blank, bond, find, names_of
+from ego_self_model.people import Bond, bond, companion_of, names_of, resolve
 from ego_self_model.questions import holder_name, views
 from ego_self_model.relations import since_words
 from ego_self_model.render import person_text, skill_words, trust_words
@@ -80,14 +79,15 @@ def self_text(model: SelfModel) -> str:
     lines += ["", "## Open questions", ""]
     lines += [_question_line(v.question, people) for v in active] or ["None on my mind right now."]
     lines += ["", "## People", ""]
-    lines += [_person_line(person, ties[person.key], model, now) for person in people[:PEOPLE_SHOWN]] or [
-        "Nobody noted yet."
-    ]
+    companion_key = companion_of(people, ctx.settings.companion_name, now, model.config).key
+    lines += [
+        _person_line(person, ties[person.key], model, now, companion_key) for person in people[:PEOPLE_SHOWN]
+    ] or ["Nobody noted yet."]
     return "\n".join(lines)
 
 
-def _person_line(person: Person, ties: Bond, model: SelfModel, now: Any) -> str:
-    companion = key_of(model.ctx.settings.companion_name) in {key_of(n) for n in names_of(person)}
+def _person_line(person: Person, ties: Bond, model: SelfModel, now: Any, companion_key: str) -> str:
+    companion = person.key == companion_key
     aside = " (the one you live with)" if companion else ""
     shared = (
         f"last shared {since_words(ties.last.at, now, model.ctx.settings.tz)}"
@@ -104,18 +104,17 @@ def person_resource_text(model: SelfModel, name: str) -> str | None:
     now = ctx.now()
     companion = ctx.settings.companion_name
     with model.store.reading() as db:
-        person = find(model.store.people(db), name)
-        if person is None and key_of(name) == key_of(companion):
-            person = blank(companion, now, model.config)
+        people = model.store.people(db)
+        person = resolve(people, name, companion, now, model.config)
         if person is None:
             return None
+        lives_with = person.key == companion_of(people, companion, now, model.config).key
         ties = bond(model.store, db, person.key, now)
     last = None
     memory = ctx.services.get(MEMORY_STORE, MemoryService)
     if memory is not None and ties.last is not None and not ties.last.private:
         found = memory.get([ties.last.memory_id])
         last = found[0] if found and not found[0].is_private else None
-    lives_with = key_of(companion) in {key_of(n) for n in names_of(person)}
     return person_text(person, ties, last, now, tz=ctx.settings.tz, known=True, companion=lives_with)
 
 

@@ -2,6 +2,11 @@
 
 A name or alias matches case-insensitively, as a whole word: the characters around it must not be letters,
 digits or ``_``. Next to Chinese or Japanese characters (written without spaces) no boundary is required.
+
+The companion answers, besides their configured name and the aliases set for them, to that name's
+**counterparts** (:data:`COUNTERPARTS`: ``Master`` ≡ ``マスター`` ≡ ``ご主人様`` …), unless another person has
+taken one of them as their own name or alias. A memory names someone as evidence of a moment with them only where
+it is not about their absence (:mod:`ego_self_model.presence`).
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -18,7 +23,18 @@ import attrs
 from ego_core import InvalidArgumentError
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.fields import AddItem, PersonUpdate, SetStyle, SetTrust, fold, key_of
+from ego_self_model.presence import present
 from ego_self_model.store import Person, Shared, StateStore
+
+COUNTERPARTS: Final[tuple[tuple[str, ...], ...]] = (
+    ("Master", "マスター", "ご主人様", "ご主人さま"),
+    ("Boss", "ボス"),
+    ("Captain", "キャプテン"),
+    ("Partner", "パートナー"),
+    ("Sensei", "先生"),
+    ("Senpai", "先輩"),
+)
+"""The same form of address in English and Japanese: a companion called by one answers to the others."""
 
 UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH KATAKANA", "IDEOGRAPHIC")
 
@@ -51,19 +67,91 @@ def find(people: Iterable[Person], name: str) -> Person | None:
     return None
 
 
+def companion_names(configured: str) -> tuple[str, ...]:
+    """The companion's names with no configuration beyond ``configured``: it first, then its counterparts."""
+    key = key_of(configured)
+    for group in COUNTERPARTS:
+        if key in {key_of(name) for name in group}:
+            return (configured, *(name for name in group if key_of(name) != key))
+    return (configured,)
+
+
+def companion_of(people: Sequence[Person], configured: str, now: datetime, config: SelfModelConfig) -> Person:
+    """The companion: the person known by the configured name, else by one of its counterparts, else someone
+    with no record yet (called by the configured name)."""
+    for name in companion_names(configured):
+        found = find(people, name)
+        if found is not None:
+            return found
+    return blank(configured, now, config)
+
+
+def implicit_names(companion: Person, configured: str, people: Sequence[Person]) -> tuple[str, ...]:
+    """The counterparts the companion answers to beyond their own name and aliases: those no other person has
+    taken as a name or alias."""
+    own = {key_of(n) for n in names_of(companion)}
+    taken = {key_of(n) for other in people if other.key != companion.key for n in names_of(other)}
+    seen: set[str] = set()
+    names: list[str] = []
+    for name in companion_names(configured):
+        key = key_of(name)
+        if key not in own and key not in taken and key not in seen:
+            seen.add(key)
+            names.append(name)
+    return tuple(names)
+
+
+def resolve(
+    people: Sequence[Person], name: str, configured: str, now: datetime, config: SelfModelConfig
+) -> Person | None:
+    """The person called ``name`` (name, then alias), else the companion when ``name`` is one of the
+    companion's names (:func:`companion_names`), else None."""
+    found = find(people, name)
+    if found is not None:
+        return found
+    if key_of(name) in {key_of(n) for n in companion_names(configured)}:
+        return companion_of(people, configured, now, config)
+    return None
+
+
+def companion_detail(companion: Person, people: Sequence[Person], configured: str | None = None) -> str:
+    """``ego doctor``'s words on whom ego takes for the companion and by which names."""
+    wanted = configured if configured is not None else companion.name
+    names = [*names_of(companion), *implicit_names(companion, wanted, people)]
+    return f"ego takes {companion.name} for the companion, by the names {', '.join(names)}"
+
+
 def blank(name: str, now: datetime, config: SelfModelConfig) -> Person:
     """Someone the agent knows nothing about yet."""
     folded = fold(name)
     return Person(key=key_of(folded), name=folded, trust=config.default_trust, created=now, updated=now)
 
 
-def mentioned(text: str, people: Sequence[Person]) -> list[Person]:
-    """The people ``text`` names (by name or alias), each once."""
+def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    terms = sorted({key_of(n) for n in names if key_of(n)}, key=len, reverse=True)
+    return re.compile("|".join(term_pattern(t) for t in terms)) if terms else None
+
+
+def mentioned(text: str, people: Sequence[Person], also: Mapping[str, Sequence[str]] | None = None) -> list[Person]:
+    """The people ``text`` names (by name or alias, or a name in ``also``: more names by person key), each
+    once."""
     folded = fold(text).casefold()
     found: list[Person] = []
     for person in people:
-        terms = sorted({key_of(n) for n in names_of(person) if key_of(n)}, key=len, reverse=True)
-        if terms and re.search("|".join(term_pattern(t) for t in terms), folded):
+        pattern = _names_pattern([*names_of(person), *(also or {}).get(person.key, ())])
+        if pattern is not None and pattern.search(folded):
+            found.append(person)
+    return found
+
+
+def present_with(text: str, people: Sequence[Person], also: Mapping[str, Sequence[str]] | None = None) -> list[Person]:
+    """The people ``text`` names where it is not about their absence (:func:`ego_self_model.presence.present`):
+    those it is a moment with."""
+    folded = "\n".join(fold(line) for line in text.splitlines()).casefold()
+    found: list[Person] = []
+    for person in mentioned(text, people, also):
+        pattern = _names_pattern([*names_of(person), *(also or {}).get(person.key, ())])
+        if pattern is not None and present(folded, pattern):
             found.append(person)
     return found
 

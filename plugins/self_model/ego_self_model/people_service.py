@@ -10,9 +10,9 @@ from datetime import datetime
 from ego_core import Absence, KnownPerson, TrustChange
 from ego_self_model.absence import absence
 from ego_self_model.fields import key_of
-from ego_self_model.people import find
+from ego_self_model.people import companion_names, find
 from ego_self_model.render import trust_words
-from ego_self_model.store import StateStore
+from ego_self_model.store import Person, StateStore
 
 CHUNK = 500
 
@@ -40,12 +40,20 @@ class PeopleService:
                     found[str(name)].append(str(memory_id))
         return dict(found)
 
+    def _find(self, people: list[Person], name: str) -> Person | None:
+        """The person called ``name``; one of the companion's names finds the companion by any of them."""
+        found = find(people, name)
+        names = companion_names(self.companion)
+        if found is not None or key_of(name) not in {key_of(n) for n in names}:
+            return found
+        return next((p for n in names if (p := find(people, n)) is not None), None)
+
     def absence(self, person: str | None, at: datetime) -> Absence | None:
         wanted = self.companion if person is None else person
         if not isinstance(wanted, str) or not key_of(wanted):
             return None
         with self.store.reading() as db:
-            known = find(self.store.people(db), wanted)
+            known = self._find(self.store.people(db), wanted)
             key, name = (known.key, known.name) if known is not None else (key_of(wanted), wanted.strip())
             moments = self.store.moments(db, key)
         return absence(name, moments, at)
@@ -54,7 +62,7 @@ class PeopleService:
         if not isinstance(person, str) or not key_of(person):
             return []
         with self.store.reading() as db:
-            known = find(self.store.people(db), person)
+            known = self._find(self.store.people(db), person)
             if known is None:
                 return []
             rows = self.store.trust_history(db, known.key)
@@ -64,7 +72,8 @@ class PeopleService:
         with self.store.reading() as db:
             people = self.store.people(db)
             counts = {
-                str(row[0]): int(row[1]) for row in db.execute("SELECT person, count(*) FROM shared GROUP BY person")
+                str(row[0]): int(row[1])
+                for row in db.execute("SELECT person, count(*) FROM shared WHERE private = 0 GROUP BY person")
             }
         return [
             KnownPerson(name=p.name, trust=p.trust, trust_words=trust_words(p.trust), shared=counts.get(p.key, 0))

@@ -26,6 +26,7 @@ from ego_core import (
 from ego_self_model import portable
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.mcp_surface import SelfModelSurface
+from ego_self_model.people import companion_detail, companion_of
 from ego_self_model.people_service import PeopleService
 from ego_self_model.questions import OpenQuestionsService
 from ego_self_model.ripening import Ripening
@@ -97,13 +98,20 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
         if self.model is None:
             return [Check("self-model state", False, "not open (see the startup failure in `ego plugins`)")]
         store = self.model.store
+        now = self.model.ctx.now()
         with store.reading() as db:
             problems = [row[0] for row in db.execute("PRAGMA quick_check")]
             questions = len(store.questions(db, resolved=None))
             people = len(store.people(db))
+            everyone = store.people(db)
         ok = problems == ["ok"]
         detail = f"{questions} questions, {people} people ({store.path})" if ok else "; ".join(problems[:5])
-        return [Check("self-model state", ok, detail)]
+        configured = self.model.ctx.settings.companion_name
+        companion = companion_of(everyone, configured, now, self.model.config)
+        return [
+            Check("self-model state", ok, detail),
+            Check("companion", True, companion_detail(companion, everyone, configured)),
+        ]
 
     # ------------------------------------------------------------------------------------------
     # Other plugins' actions

@@ -47,7 +47,7 @@ from ego_self_model.fields import (
     parse_self_update,
     person_name,
 )
-from ego_self_model.people import Bond, apply, blank, bond, find, mentioned
+from ego_self_model.people import Bond, apply, blank, bond, companion_of, implicit_names, present_with, resolve
 from ego_self_model.persons import close_lately, in_mind
 from ego_self_model.questions import (
     QuestionView,
@@ -271,8 +271,12 @@ class SelfModel:
     # People
 
     def _companion(self, people: Sequence[Person], now: datetime) -> Person:
-        name = self.ctx.settings.companion_name
-        return find(people, name) or blank(name, now, self.config)
+        """The companion: known by the configured name or one of its counterparts (``Master`` ≡ ``マスター``)."""
+        return companion_of(people, self.ctx.settings.companion_name, now, self.config)
+
+    def _person(self, people: Sequence[Person], name: str, now: datetime) -> Person | None:
+        """The person called ``name``; one of the companion's names with no record yet is the companion."""
+        return resolve(people, name, self.ctx.settings.companion_name, now, self.config)
 
     def update_relationship(self, args: Mapping[str, Any]) -> Response:
         name = person_name(args.get("person"), self.config)
@@ -280,11 +284,10 @@ class SelfModel:
         now = self.ctx.now()
         with self.store.writing() as db:
             people = self.store.people(db)
-            person = find(people, name)
-            created = person is None
+            person = self._person(people, name, now)
+            created = person is None or person.key not in {p.key for p in people}
             if person is None:
-                companion = self.ctx.settings.companion_name
-                person = blank(companion if key_of(name) == key_of(companion) else name, now, self.config)
+                person = blank(name, now, self.config)
             changed_person, changed = apply(person, update, people, now, self.config)
             if changed or created:
                 self.store.put_person(db, changed_person)
@@ -308,12 +311,10 @@ class SelfModel:
         """A worded picture of a person; reading it is thinking, not an interaction (nothing is counted)."""
         name = person_name(args.get("person"), self.config)
         now = self.ctx.now()
-        companion = self.ctx.settings.companion_name
         with self.store.reading() as db:
             people = self.store.people(db)
-            person = find(people, name)
-            if person is None and key_of(name) == key_of(companion):
-                person = blank(companion, now, self.config)
+            person = self._person(people, name, now)
+            lives_with = person is not None and person.key == self._companion(people, now).key
             tie = bond(self.store, db, person.key, now) if person is not None else Bond(0, None, None, 0)
             moments = self.store.moments(db, person.key) if person is not None else []
         if person is None:
@@ -331,7 +332,6 @@ class SelfModel:
                 _log.warning("reading the last shared memory failed (%s)", type(exc).__name__)
                 found = []
             last = found[0] if found else None
-        lives_with = key_of(companion) in {key_of(n) for n in (person.name, *person.aliases)}
         away = absence(person.name, moments, now)
         text = person_text(person, tie, last, now, tz=self.ctx.settings.tz, known=True, companion=lives_with, away=away)
         notions = self._notions()
@@ -390,14 +390,19 @@ class SelfModel:
         return [resurfaced_line(found.view)] if found is not None else []
 
     def _count_interactions(self, memory: Memory) -> list[str]:
-        """A memory naming someone (or an alias) is a moment shared with them. Nothing is said about it, unless
-        it ends a quiet or long absence (measured before it counts): then one line says so, and wake_up tells the
-        reunion once."""
+        """A memory naming someone (or an alias, or the companion by a counterpart of their name) where it is not
+        about their absence (:mod:`ego_self_model.presence`) is a moment with them. Nothing is said about it,
+        unless it ends a quiet or long absence (measured before it counts): then one line says so, and wake_up
+        tells the reunion once.
+
+        A private memory is the agent's own: it is kept (marked private, never its text) for the people who come
+        to mind in recall, and is never a shared moment: it ends no absence and is not counted or quoted."""
         with self.store.reading() as db:
             people = self.store.people(db)
         companion = self._companion(people, self.ctx.now())
         everyone = people if companion in people else [*people, companion]
-        named = mentioned(memory.content, everyone)
+        also = {companion.key: implicit_names(companion, self.ctx.settings.companion_name, people)}
+        named = present_with(memory.content, everyone, also)
         if not named:
             return []
         reunions: list[tuple[Absence, Person]] = []
@@ -408,7 +413,8 @@ class SelfModel:
                     self.store.put_person(db, person, replace=False)
                 away = absence(person.name, self.store.moments(db, person.key), memory.timestamp)
                 moment = Shared(person=person.key, memory_id=memory.id, at=memory.timestamp, private=memory.is_private)
-                if self.store.add_shared(db, moment) and away is not None and away.band != "usual":
+                added = self.store.add_shared(db, moment)
+                if added and not memory.is_private and away is not None and away.band != "usual":
                     gap = (memory.timestamp - away.last_shared).total_seconds()
                     self.store.note_reunion(db, Reunion(person.key, memory.id, gap, self.ctx.now()))
                     reunions.append((away, person))
@@ -426,7 +432,11 @@ class SelfModel:
         few lines of reflection (the forget still happens)."""
         with self.store.writing() as db:
             names = {person.key: person.name for person in self.store.people(db)}
-            shared = [names.get(moment.person, moment.person) for moment in self.store.sharers(db, [memory.id])]
+            shared = [
+                names.get(moment.person, moment.person)
+                for moment in self.store.sharers(db, [memory.id])
+                if not moment.private
+            ]
             self.store.forget_memory(db, memory.id)
             self.store.forget_companions(db, memory.id)
         precious = preciousness(memory, sorted(shared))
@@ -479,9 +489,7 @@ class SelfModel:
             wanted = companion
         with self.store.reading() as db:
             people = self.store.people(db)
-            person = find(people, wanted)
-            if person is None and key_of(wanted) == key_of(companion):
-                person = blank(companion, now, self.config)
+            person = self._person(people, wanted, now)
             tie = bond(self.store, db, person.key, now) if person is not None else None
             moments = self.store.moments(db, person.key) if person is not None else []
         if person is None or tie is None:

@@ -95,6 +95,10 @@ class StateError(RuntimeError):
     """The state database cannot be used (written by a newer version, or not a database)."""
 
 
+PUBLIC: Final = "private = 0"
+"""The shared moments that are shared: a private memory's is kept (for recall's people in mind) but never counts."""
+
+
 def to_epoch(moment: datetime) -> float:
     if moment.tzinfo is None:
         raise ValueError("timestamps must be timezone-aware")
@@ -588,9 +592,11 @@ class StateStore:
 
     @staticmethod
     def ties(db: sqlite3.Connection, person: str) -> Ties:
-        count = int(db.execute("SELECT count(*) FROM shared WHERE person = ?", (person,)).fetchone()[0])
+        """The moments shared with ``person`` (a key): how many, and the newest. A private memory is the agent's
+        own, never a shared moment: none is counted here (nor in the other readings of moments below)."""
+        count = int(db.execute(f"SELECT count(*) FROM shared WHERE person = ? AND {PUBLIC}", (person,)).fetchone()[0])
         row = db.execute(
-            "SELECT * FROM shared WHERE person = ? ORDER BY at DESC, memory_id DESC LIMIT 1", (person,)
+            f"SELECT * FROM shared WHERE person = ? AND {PUBLIC} ORDER BY at DESC, memory_id DESC LIMIT 1", (person,)
         ).fetchone()
         return Ties(count=count, last=_shared(row) if row is not None else None)
 
@@ -636,18 +642,20 @@ class StateStore:
     @staticmethod
     def moments(db: sqlite3.Connection, person: str) -> list[datetime]:
         """The times of the moments shared with ``person`` (a key), oldest first."""
-        rows = db.execute("SELECT at FROM shared WHERE person = ? ORDER BY at", (person,))
+        rows = db.execute(f"SELECT at FROM shared WHERE person = ? AND {PUBLIC} ORDER BY at", (person,))
         return [from_epoch(row["at"]) for row in rows]
 
     @staticmethod
     def first_shared(db: sqlite3.Connection, person: str) -> datetime | None:
-        row = db.execute("SELECT min(at) FROM shared WHERE person = ?", (person,)).fetchone()
+        row = db.execute(f"SELECT min(at) FROM shared WHERE person = ? AND {PUBLIC}", (person,)).fetchone()
         return from_epoch(row[0]) if row[0] is not None else None
 
     @staticmethod
     def shared_since(db: sqlite3.Connection, person: str, since: datetime) -> int:
         """How many moments were shared with ``person`` at or after ``since``."""
-        row = db.execute("SELECT count(*) FROM shared WHERE person = ? AND at >= ?", (person, to_epoch(since)))
+        row = db.execute(
+            f"SELECT count(*) FROM shared WHERE person = ? AND at >= ? AND {PUBLIC}", (person, to_epoch(since))
+        )
         return int(row.fetchone()[0])
 
     @staticmethod
@@ -663,7 +671,7 @@ class StateStore:
     @staticmethod
     def last_shared(db: sqlite3.Connection) -> dict[str, datetime]:
         """Each person's (key's) newest shared moment."""
-        rows = db.execute("SELECT person, max(at) FROM shared GROUP BY person")
+        rows = db.execute(f"SELECT person, max(at) FROM shared WHERE {PUBLIC} GROUP BY person")
         return {str(row[0]): from_epoch(row[1]) for row in rows}
 
 

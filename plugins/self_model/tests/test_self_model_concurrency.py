@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ego_core import PluginHost, Settings, build_host
+from ego_core import Check, PluginHost, Settings, build_host
 from ego_core.testing import call_ok, mcp_client
 from ego_self_model import SelfModelPlugin
 
@@ -104,7 +104,9 @@ def test_a_kill_during_writes_leaves_every_committed_write(tmp_path: Path) -> No
         host, plugin = open_host(data_dir)
         try:
             checks = host.hooks.doctor_checks()
-            ((_plugin, (check,)),) = [c for c in checks if c[0] == "self_model"]
+            ((_plugin, ours),) = [c for c in checks if c[0] == "self_model"]
+            assert not isinstance(ours, Check)
+            (check,) = [c for c in ours if c.name == "self-model state"]
             assert check.ok, check.detail
             numbers = sorted(int(t.rsplit(" ", 1)[1]) for t in growth_texts(plugin) if t.startswith(f"round{_round}"))
             assert numbers == list(range(len(numbers)))

@@ -86,7 +86,8 @@ async def test_both_at_once_names_everyone_it_was_shared_with(memory_host: Calla
 
 
 @pytest.mark.anyio
-async def test_a_private_precious_memory_reflects_without_its_words_in_the_log(make_host: HostFactory) -> None:
+async def test_a_private_peak_was_never_shared_and_leaves_no_words_in_the_log(make_host: HostFactory) -> None:
+    """A private memory is the agent's own: letting it go never says it was shared with the person it names."""
     secret = "Aiko cried on the bridge and made me promise never to tell."
     host = make_host(
         {"memory": MemoryPlugin(), "self_model": SelfModelPlugin()},
@@ -96,9 +97,8 @@ async def test_a_private_precious_memory_reflects_without_its_words_in_the_log(m
         await know(client, "Aiko")
         memory_id = await keep(client, secret, intensity=0.8, private=True)
         forgot = await call_ok(client, "forget", {"memory_id": memory_id})
-    reflection = data_lines(forgot)[-3:]
-    assert reflection[0] == "This one was shared with Aiko."
-    assert not any("bridge" in line for line in reflection)
+    assert "shared with" not in forgot
+    assert "What made you let it go?" not in forgot
     logged = "\n".join(str(record) for record in read_log(host))
     assert "forget" in logged
     assert "cried on the bridge" not in logged

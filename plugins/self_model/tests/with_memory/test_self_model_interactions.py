@@ -71,7 +71,9 @@ async def test_a_private_moment_is_marked_kept_without_text_and_exported_only_wi
         picture = await call_ok(client, "consider_them", {"person": "Master"})
         public = export_lines(host, tmp_path / "public.jsonl")
         private = export_lines(host, tmp_path / "private.jsonl", include_private=True)
-    assert f'(private) "{secret}"' in picture
+    # a private memory is the agent's own: kept (marked private, never its text), never a moment shared
+    assert "You haven't shared a memory with them yet." in picture
+    assert "cried" not in picture
     assert [r for r in public if r["type"] == "shared"] == []
     assert [(r["memory_id"], r["private"]) for r in private if r["type"] == "shared"] == [(memory_id, True)]
     stored = b"".join(p.read_bytes() for p in (ego_settings.data_dir / "self_model").iterdir())
