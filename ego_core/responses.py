@@ -106,8 +106,9 @@ def truncate(text: str, limit: int, *, wide: int = 2, tokens: int | None = None)
 
 def _word_cut(clusters: list[str], widths: list[int], end: int) -> int:
     """Where a head of at most ``end`` graphemes ends: after a clause end (。、！？, a closing bracket) in the last
-    third of its width, else at the last word break (:func:`word_break`) when the longest head ends inside a CJK
-    word; a shorter head keeps at least :data:`WORD_CUT_LEAST` graphemes, or the longest is kept."""
+    third of its width, else at the last word break (:func:`word_break`) when the longest head ends inside a word
+    of CJK text (a Latin word in Japanese included: "話したR…" would be a stub of "Rust"); a shorter head keeps at
+    least :data:`WORD_CUT_LEAST` graphemes, or the longest is kept."""
     if end >= len(clusters):
         return end
     head = width = sum(widths[:end])
@@ -120,8 +121,8 @@ def _word_cut(clusters: list[str], widths: list[int], end: int) -> int:
     if not end:
         return end
     before, after = clusters[end - 1][:1], clusters[end][:1]
-    if _between(before, after) or not (_kind(before) | _kind(after)) & _WIDE:
-        return end  # at a break already, or inside a Latin word (clipped by the caller if it likes)
+    if _between(before, after) or not any(_kind(cluster[:1]) & _WIDE for cluster in clusters[:end]):
+        return end  # at a break already, or inside a Latin word of Latin text (clipped by the caller if it likes)
     for at in range(end - 1, WORD_CUT_LEAST - 1, -1):
         if _between(clusters[at - 1][:1], clusters[at][:1]):
             return at
