@@ -1,6 +1,7 @@
 """Embers: the intense memories of the last few still smoulder in ``wake_up``'s ``Embers:`` line.
 
-Each of the :data:`EMBER_NEWEST` newest memories whose intensity is above :data:`EMBER_INTENSITY` offers
+Each of the :data:`EMBER_NEWEST` newest memories of the last :data:`EMBER_HOURS` hours whose intensity is above
+:data:`EMBER_INTENSITY` offers
 ``...{emotion} about: {the opening of its content}`` with its intensity as warmth (the core shows the two warmest
 fragments of every plugin). A private memory offers ``...{emotion} about something private``: never its words.
 The thought wake_up quotes already (the newest introspection) offers nothing.
@@ -9,11 +10,15 @@ The thought wake_up quotes already (the newest introspection) offers nothing.
 from __future__ import annotations
 
 from collections.abc import Collection
+from datetime import datetime, timedelta
 
 from ego_core import Ember, Memory
 from ego_memory.thought import clip
 
 EMBER_NEWEST = 5
+EMBER_HOURS = 24
+"""An ember is recent: a memory older than a day no longer smoulders, however intense it was (a vivid memory of
+last month comes back through recall and involuntary surfacing, not as an ember)."""
 EMBER_INTENSITY = 0.6
 EMBERS_OFFERED = 2
 """Only the two warmest of all plugins' fragments are shown: offering more would change nothing."""
@@ -31,9 +36,14 @@ def ember_text(memory: Memory) -> str:
     return f"...{emotion} about: {clip(memory.content, EMBER_QUOTE, tokens=EMBER_TOKENS)}"
 
 
-def embers(newest: Collection[Memory], *, quoted: Collection[str] = ()) -> list[Ember]:
-    """The embers of ``newest`` (the newest memories), warmest first, the newer first among equally warm;
-    ``quoted``: ids wake_up quotes already."""
-    intense = [m for m in newest if m.emotional_trace.intensity > EMBER_INTENSITY and m.id not in quoted]
+def embers(newest: Collection[Memory], now: datetime, *, quoted: Collection[str] = ()) -> list[Ember]:
+    """The embers of ``newest`` (the newest memories) from the last :data:`EMBER_HOURS` hours before ``now``,
+    warmest first, the newer first among equally warm; ``quoted``: ids wake_up quotes already."""
+    since = now - timedelta(hours=EMBER_HOURS)
+    intense = [
+        m
+        for m in newest
+        if m.emotional_trace.intensity > EMBER_INTENSITY and m.id not in quoted and since <= m.timestamp <= now
+    ]
     intense.sort(key=lambda m: (-m.emotional_trace.intensity, -m.timestamp.timestamp()))
     return [Ember(text=ember_text(m), warmth=m.emotional_trace.intensity) for m in intense[:EMBERS_OFFERED]]

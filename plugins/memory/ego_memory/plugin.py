@@ -323,12 +323,12 @@ class MemoryPlugin(MemorySurface):
         return sections
 
     @hookimpl
-    def ember_candidates(self) -> Sequence[Ember] | None:
+    def ember_candidates(self, ctx: PluginContext) -> Sequence[Ember] | None:
         if self.memories is None:
             return None
         store = self.memories.store
         quoted = [thought.id for thought in store.latest(1, category="introspection")]
-        return embers(store.latest(EMBER_NEWEST), quoted=quoted)
+        return embers(store.latest(EMBER_NEWEST), ctx.now(), quoted=quoted)
 
     @hookimpl
     def on_introspect(self, ctx: PluginContext) -> Section | None:

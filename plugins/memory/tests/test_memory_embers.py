@@ -75,6 +75,36 @@ async def test_the_two_warmest_of_the_newest_intense_memories_smoulder(make_host
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("old", "recent"),
+    [
+        ("The argument about the move left me shaking all evening.", "Finished the letter to my sister at last."),
+        ("引っ越しのことで言い合いになって、夜までずっと震えていた。", "妹への手紙をやっと書き終えて、ほっとした。"),
+    ],
+)
+async def test_an_intense_memory_older_than_a_day_no_longer_smoulders(
+    make_host: HostFactory, tmp_path: Path, old: str, recent: str
+) -> None:
+    """A memory of last month was an ember on the first of this one: embers come from the last day only, in
+    whatever language, however intense the older memory and however few the memories since."""
+    clock = Clock(NOW)
+    host = memory_host(make_host, tmp_path, clock)
+    async with mcp_client(host) as client:
+        await remember(client, clock, 24 * 40, old, emotion="anxious", intensity=1.0)
+        await remember(client, clock, 25, old.replace("move", "flat").replace("引っ越し", "部屋"), intensity=0.9)
+        clock.set(NOW)
+        quiet = await call_ok(client, "wake_up")
+        await remember(client, clock, 3, recent, emotion="happy", intensity=0.8)
+        clock.set(NOW)
+        wake = await call_ok(client, "wake_up")
+    assert "Embers:" not in quiet, quiet
+    found = EMBERS.search(wake)
+    assert found is not None, wake
+    assert found.group(1).startswith("...happy about: "), found.group(1)
+    assert " / " not in found.group(1)  # the older ones stay out, not only behind a warmer one
+
+
+@pytest.mark.anyio
 async def test_calm_memories_leave_no_embers(make_host: HostFactory, tmp_path: Path) -> None:
     clock = Clock(NOW)
     host = memory_host(make_host, tmp_path, clock)
