@@ -11,16 +11,12 @@ from pathlib import Path
 import pytest
 
 from ego_bench.gateway import STORES, run_gateway_bench, targets_met
-from ego_shared_memory.testing import PostgresUnavailableError, postgres_for_tests
+from ego_shared_memory.testing import postgres_url_or_fail
 
 
 @pytest.fixture(scope="module")
 def postgres() -> Iterator[str]:
-    try:
-        with postgres_for_tests() as url:
-            yield url
-    except PostgresUnavailableError as exc:
-        pytest.fail(str(exc), pytrace=False)
+    yield from postgres_url_or_fail()
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])

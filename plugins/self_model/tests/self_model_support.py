@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ego_core import DESIRE_LEVELS, DesireSample, PluginContext, PluginHost, Section, hookimpl
+from ego_core import DESIRE_LEVELS, PEOPLE, DesireSample, People, PluginContext, PluginHost, Section, hookimpl
 from ego_core.testing import export_file
 
 EGO = [sys.executable, "-m", "ego_core.cli"]
@@ -67,3 +67,24 @@ def export_lines(host: PluginHost, path: Path, *, include_private: bool = False)
     export_file(host, path, include_private=include_private)
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     return [line for line in lines if line.get("plugin") == "self_model"]
+
+
+class PeopleReader:
+    """Reads the ``self_model.people`` service, as the desires and notions plugins do."""
+
+    def __init__(self) -> None:
+        self.ctx: PluginContext | None = None
+
+    @hookimpl
+    def on_startup(self, ctx: PluginContext) -> None:
+        self.ctx = ctx
+
+    def service(self) -> People:
+        assert self.ctx is not None
+        people = self.ctx.services.get(PEOPLE, People)
+        assert people is not None
+        return people
+
+    def shared(self) -> dict[str, int]:
+        """How many moments each known person shared with the agent, by name."""
+        return {person.name: person.shared for person in self.service().known()}

@@ -295,3 +295,26 @@ def postgres_for_tests() -> Iterator[str]:
         return
     with local_postgres() as server:
         yield server.url()
+
+
+def postgres_url_or_fail() -> Iterator[str]:
+    """The body of a pytest fixture: ``yield from postgres_url_or_fail()`` gives :func:`postgres_for_tests`'s URL,
+    and a PostgreSQL that cannot be had fails the test with one line (never a skip)."""
+    import pytest
+
+    try:
+        with postgres_for_tests() as url:
+            yield url
+    except PostgresUnavailableError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+def local_postgres_or_fail() -> Iterator[LocalPostgres]:
+    """As :func:`postgres_url_or_fail`, for a test that needs the server itself (to stop and start it)."""
+    import pytest
+
+    try:
+        with local_postgres() as server:
+            yield server
+    except PostgresUnavailableError as exc:
+        pytest.fail(str(exc), pytrace=False)

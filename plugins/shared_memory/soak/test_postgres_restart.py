@@ -21,7 +21,7 @@ from fault_support import AGENTS, GatewayProcess, Writers, check_nothing_lost
 from shared_support import free_socket
 
 from ego_shared_memory.store import open_store
-from ego_shared_memory.testing import LocalPostgres, PostgresUnavailableError, local_postgres
+from ego_shared_memory.testing import LocalPostgres, local_postgres_or_fail
 from ego_shared_memory.tokens import create_token
 
 EVENTS = int(os.environ.get("EGO_SOAK_EVENTS", "300"))
@@ -31,11 +31,7 @@ DOWN_SECONDS = float(os.environ.get("EGO_SOAK_DOWN_SECONDS", "1.0"))
 
 @pytest.fixture
 def postgres() -> Iterator[LocalPostgres]:
-    try:
-        with local_postgres() as server:
-            yield server
-    except PostgresUnavailableError as exc:
-        pytest.fail(str(exc), pytrace=False)
+    yield from local_postgres_or_fail()
 
 
 def test_postgresql_restarts_under_four_appending_agents_lose_nothing(postgres: LocalPostgres, tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from shared_support import ThreadGateway
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.store import SqlStore, open_store
 from ego_shared_memory.store.postgres import temporary_schema
-from ego_shared_memory.testing import PostgresUnavailableError, postgres_for_tests
+from ego_shared_memory.testing import postgres_url_or_fail
 from ego_shared_memory.tokens import create_token
 
 BACKENDS = ("sqlite", "postgresql")
@@ -33,11 +33,7 @@ def _no_shared_settings_from_the_shell(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[str]:
     """The URL of a database the tests may make schemas in (a failure, never a skip, when there is none)."""
-    try:
-        with postgres_for_tests() as url:
-            yield url
-    except PostgresUnavailableError as exc:
-        pytest.fail(str(exc), pytrace=False)
+    yield from postgres_url_or_fail()
 
 
 @pytest.fixture

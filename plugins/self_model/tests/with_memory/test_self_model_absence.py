@@ -9,28 +9,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from self_model_support import NOON, question_id
+from self_model_support import NOON, PeopleReader, question_id
 
-from ego_core import PEOPLE, Clock, People, PluginContext, PluginHost, hookimpl
+from ego_core import Clock, People, PluginHost
 from ego_core.testing import call_ok, mcp_client
-
-
-class PeopleReader:
-    """Reads the ``self_model.people`` service, as the desires plugin does."""
-
-    def __init__(self) -> None:
-        self.ctx: PluginContext | None = None
-
-    @hookimpl
-    def on_startup(self, ctx: PluginContext) -> None:
-        self.ctx = ctx
-
-    def service(self) -> People:
-        assert self.ctx is not None
-        people = self.ctx.services.get(PEOPLE, People)
-        assert people is not None
-        return people
-
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 

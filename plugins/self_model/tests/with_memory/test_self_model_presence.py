@@ -11,8 +11,9 @@ from zoneinfo import ZoneInfo
 
 import attrs
 import pytest
+from self_model_support import PeopleReader
 
-from ego_core import PEOPLE, Check, Clock, People, PluginContext, PluginHost, Settings, duration_words, hookimpl
+from ego_core import Check, Clock, PluginHost, Settings, duration_words
 from ego_core.testing import HostFactory, call_ok, mcp_client
 from ego_memory.plugin import MemoryPlugin
 from ego_self_model import SelfModelPlugin
@@ -22,26 +23,6 @@ pytestmark = pytest.mark.anyio
 TOKYO = ZoneInfo("Asia/Tokyo")
 DAY_ONE = datetime(2026, 6, 1, 20, 0, tzinfo=TOKYO)
 """Each day's memory is kept at 20:00; wake_up comes at 08:00 the next morning."""
-
-
-class PeopleReader:
-    """Reads the ``self_model.people`` service, as the desires and notions plugins do."""
-
-    def __init__(self) -> None:
-        self.ctx: PluginContext | None = None
-
-    @hookimpl
-    def on_startup(self, ctx: PluginContext) -> None:
-        self.ctx = ctx
-
-    def service(self) -> People:
-        assert self.ctx is not None
-        people = self.ctx.services.get(PEOPLE, People)
-        assert people is not None
-        return people
-
-    def shared(self) -> dict[str, int]:
-        return {person.name: person.shared for person in self.service().known()}
 
 
 @attrs.frozen
