@@ -78,8 +78,11 @@ from ego_core.services import (
 )
 from ego_core.storage import Database, DatabaseVersionError, write_transaction
 from ego_core.types import (
+    CLAIM_KINDS,
     LINK_TYPES,
     Check,
+    Claim,
+    ClaimKind,
     Command,
     ConsolidationRun,
     Ember,
@@ -108,6 +111,7 @@ from ego_core.version import __version__
 
 __all__ = [
     "BODY_SENSE",
+    "CLAIM_KINDS",
     "DESIRE_LEVELS",
     "LINK_TYPES",
     "MEMORY_STORE",
@@ -123,6 +127,8 @@ __all__ = [
     "AbsenceBand",
     "BodySense",
     "Check",
+    "Claim",
+    "ClaimKind",
     "Clock",
     "Command",
     "ConfigError",

@@ -13,7 +13,7 @@ from ego_core.hookspecs import hookimpl
 from ego_core.offerings import Prompt
 from ego_core.responses import compose_sections, estimate_tokens
 from ego_core.status import UNAVAILABLE_WORDING
-from ego_core.types import Command, Response, ScaffoldContext, ScaffoldItem, ScaffoldLine, Section, Tool
+from ego_core.types import Claim, Command, Response, ScaffoldContext, ScaffoldItem, ScaffoldLine, Section, Tool
 
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -58,7 +58,8 @@ def embers_section(ctx: PluginContext) -> Section | None:
         return None
     warmest = sorted(offered, key=lambda ember: -ember.warmth)[:EMBERS_SHOWN]
     text = "Embers: " + " / ".join(ember.text.strip() for ember in warmest)
-    return Section(key="embers", text=text, order=EMBERS_ORDER, priority=EMBERS_PRIORITY)
+    claims = tuple(claim for ember in warmest for claim in ember.claims)
+    return Section(key="embers", text=text, order=EMBERS_ORDER, priority=EMBERS_PRIORITY, claims=claims)
 
 
 class CorePlugin:
@@ -119,10 +120,12 @@ class CorePlugin:
         now = ctx.now().astimezone(ctx.settings.tz)
         header = f"Awake: {now:%a %d %b %Y, %H:%M} ({ctx.settings.timezone})."
         hints = _hints(ctx, "wake_up", _args)
+        claims: list[Claim] = []
         texts, scaffold = compose_sections(
             [*ctx.hooks.on_wake_up(), ("core", embers_section(ctx))],
             budget=WAKE_UP_TOKENS,
             reserved=_reserved(header, *WAKE_UP_SCAFFOLD, *hints),
+            claims=claims,
         )
         if not texts:
             texts = ["Nothing carried over yet: no memories, desires or self-model are kept in this setup."]
@@ -130,25 +133,45 @@ class CorePlugin:
         if failed:
             named = ", ".join(f"{plugin} ({UNAVAILABLE_WORDING[stage]})" for plugin, stage in failed.items())
             texts.append(f"Not working right now: {named}; whoever runs ego can see why with `ego doctor`.")
-        return Response(data="\n".join([header, *texts]), scaffold=(*WAKE_UP_SCAFFOLD, *scaffold, *hints), hinted=True)
+        return Response(
+            data="\n".join([header, *texts]),
+            scaffold=(*WAKE_UP_SCAFFOLD, *scaffold, *hints),
+            hinted=True,
+            claims=tuple(claims),
+        )
 
     def introspect(self, _args: Mapping[str, Any]) -> Response:
         ctx = self._context()
         hints = _hints(ctx, "introspect", _args)
+        claims: list[Claim] = []
         texts, scaffold = compose_sections(
-            ctx.hooks.on_introspect(), budget=INTROSPECT_TOKENS, reserved=_reserved(*INTROSPECT_SCAFFOLD, *hints)
+            ctx.hooks.on_introspect(),
+            budget=INTROSPECT_TOKENS,
+            reserved=_reserved(*INTROSPECT_SCAFFOLD, *hints),
+            claims=claims,
         )
         if not texts:
             texts = ["Nothing to reflect on yet: no memories, desires or questions are being kept."]
-        return Response(data="\n\n".join(texts), scaffold=(*INTROSPECT_SCAFFOLD, *scaffold, *hints), hinted=True)
+        return Response(
+            data="\n\n".join(texts),
+            scaffold=(*INTROSPECT_SCAFFOLD, *scaffold, *hints),
+            hinted=True,
+            claims=tuple(claims),
+        )
 
     def attune(self, args: Mapping[str, Any]) -> Response:
         ctx = self._context()
         person = str(args.get("person") or "").strip() or None
         hints = _hints(ctx, "attune", args)
+        claims: list[Claim] = []
         texts, scaffold = compose_sections(
-            ctx.hooks.on_attune(person=person), budget=ATTUNE_TOKENS, reserved=_reserved(*ATTUNE_SCAFFOLD, *hints)
+            ctx.hooks.on_attune(person=person),
+            budget=ATTUNE_TOKENS,
+            reserved=_reserved(*ATTUNE_SCAFFOLD, *hints),
+            claims=claims,
         )
         if not texts:
             texts = ["Nothing to attune to yet: no memories, desires or body sense are kept in this setup."]
-        return Response(data="\n".join(texts), scaffold=(*ATTUNE_SCAFFOLD, *scaffold, *hints), hinted=True)
+        return Response(
+            data="\n".join(texts), scaffold=(*ATTUNE_SCAFFOLD, *scaffold, *hints), hinted=True, claims=tuple(claims)
+        )

@@ -86,6 +86,9 @@ class Settings:
     """Debugging aid: write tool arguments' values to the log (redacted); by default only names, types, sizes."""
     trace_hooks: bool = False
     """Log one record per hook implementation called (hook, plugin, duration, outcome)."""
+    claims: bool = False
+    """Add the structured facts behind each answer (``ego_core.Claim``) to its tool result's
+    ``_meta["ego/claims"]``: what ``ego bench life`` checks against a scenario; clients ignore it."""
     random_seed: int | None = None
     """Seed of the plugins' random source (``ctx.random``): the same seed gives the same involuntary recollections
     and other chance events, for tests and reproducible runs. None (the default): seeded by the system."""
@@ -366,6 +369,7 @@ def load_settings(
         ("EGO_LOG_LEVEL", "log_level"),
         ("EGO_LOG_ARGUMENTS", "log_arguments"),
         ("EGO_TRACE_HOOKS", "trace_hooks"),
+        ("EGO_CLAIMS", "claims"),
         ("EGO_RANDOM_SEED", "random_seed"),
     ):
         if env.get(var):

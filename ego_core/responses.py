@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from ego_core.logs import FILE_ONLY
-from ego_core.types import ScaffoldItem, ScaffoldLine, Section
+from ego_core.types import Claim, ScaffoldItem, ScaffoldLine, Section
 
 _log = logging.getLogger("ego.hooks")
 
@@ -460,11 +460,16 @@ def _within(sections: list[Section], budget: int, reserved: int) -> list[Section
 
 
 def compose_sections(
-    results: Sequence[tuple[str, Any]], *, budget: int | None = None, reserved: int = 0
+    results: Sequence[tuple[str, Any]],
+    *,
+    budget: int | None = None,
+    reserved: int = 0,
+    claims: list[Claim] | None = None,
 ) -> tuple[list[str], list[ScaffoldItem]]:
     """Order sections by (order, key); a plugin may return a Section, a str, or a list of them. With ``budget``
     (tokens), the sections of lowest priority are left out until the rest fits beside ``reserved`` tokens. The
-    ``on_shown`` of each section kept is called (one that raises is logged)."""
+    ``on_shown`` of each section kept is called (one that raises is logged), and its claims are added to
+    ``claims`` when given."""
     sections: list[Section] = []
     owners: dict[int, str] = {}
     for plugin, result in results:
@@ -489,4 +494,6 @@ def compose_sections(
                 )
     texts = [s.text.rstrip() for s in sections if s.text.strip()]
     scaffold = [line for s in sections for line in s.scaffold]
+    if claims is not None:
+        claims.extend(claim for s in sections if s.text.strip() for claim in s.claims)
     return texts, scaffold

@@ -11,12 +11,14 @@ from __future__ import annotations
 import inspect
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import Any
 
 import anyio
 import anyio.to_thread
+import attrs
 import mcp_types as types
 from mcp import MCPError
 from mcp.server import Server, ServerRequestContext
@@ -31,7 +33,7 @@ from ego_core.progress import ProgressChannel, reporting_to
 from ego_core.progress import Send as ProgressSend
 from ego_core.responses import compose, scaffold_text
 from ego_core.surface import SurfaceRunner
-from ego_core.types import Response, ScaffoldContext, ScaffoldItem, Tool, ToolOutcome
+from ego_core.types import Claim, Response, ScaffoldContext, ScaffoldItem, Tool, ToolOutcome
 from ego_core.validation import ArgumentError, ArgumentValidator
 from ego_core.version import __version__
 
@@ -41,8 +43,26 @@ INSTRUCTIONS = "ego keeps your memories, desires and sense of self across sessio
 TOKEN_SCOPE = "ego"  # noqa: S105 (an OAuth scope name, not a secret)
 
 
-def _text_result(text: str, *, is_error: bool = False) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=is_error)
+CLAIMS_META = "ego/claims"
+"""The ``_meta`` key of a tool result's claims (``EGO_CLAIMS=1``): a list of ``ego_core.Claim`` as JSON."""
+
+
+def _text_result(text: str, *, is_error: bool = False, claims: Sequence[Claim] | None = None) -> types.CallToolResult:
+    meta = {CLAIMS_META: [claim_json(claim) for claim in claims]} if claims is not None else None
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=is_error, _meta=meta)
+
+
+def claim_json(claim: Claim) -> dict[str, Any]:
+    """A claim as JSON: every field that is set, datetimes in ISO 8601."""
+    found: dict[str, Any] = {}
+    for field in attrs.fields(Claim):
+        value = getattr(claim, field.name)
+        if value in ("", None, ()):
+            continue
+        found[field.name] = (
+            value.isoformat() if isinstance(value, datetime) else list(value) if isinstance(value, tuple) else value
+        )
+    return found
 
 
 class ToolRunner:
@@ -100,10 +120,12 @@ class ToolRunner:
         outcome = "ok"
         declined = False
         args: dict[str, Any] = dict(arguments or {})
+        claims: Sequence[Claim] = ()
         try:
             args = self._validators[name].validate(arguments)
             result = await self._handle(tool, args, progress)
             text = await anyio.to_thread.run_sync(self._render, name, args, result)
+            claims = result.claims if isinstance(result, Response) else ()
             is_error = False
             declined = isinstance(result, Response) and result.declined
             if declined:
@@ -140,7 +162,8 @@ class ToolRunner:
             await anyio.to_thread.run_sync(
                 lambda: self.host.hooks.on_tool_called(tool=name, args=args, result=outcome_value)
             )
-        return _text_result(text, is_error=is_error)
+        shown = (claims if not is_error else ()) if self.host.settings.claims else None
+        return _text_result(text, is_error=is_error, claims=shown)
 
     async def _handle(self, tool: Tool, args: Mapping[str, Any], progress: ProgressSend | None) -> object:
         """The handler's result; what it reports through ``ctx.progress`` goes to ``progress``, in order."""

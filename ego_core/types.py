@@ -27,6 +27,60 @@ def _name_set(value: Iterable[str]) -> frozenset[str]:
 
 
 # --------------------------------------------------------------------------------------------------
+# Claims
+
+
+ClaimKind = Literal[
+    "together", "apart", "reunion", "lonely", "time", "quote", "desire", "bond", "recalled", "anticipation"
+]
+CLAIM_KINDS: tuple[ClaimKind, ...] = (
+    "together",
+    "apart",
+    "reunion",
+    "lonely",
+    "time",
+    "quote",
+    "desire",
+    "bond",
+    "recalled",
+    "anticipation",
+)
+
+
+@attrs.frozen
+class Claim:
+    """What one sentence of an answer states, as the structured fact it was rendered from: what ``ego bench life``
+    holds against what really happened, never by reading the words. Sections and responses carry them
+    (``Section.claims``, ``Response.claims``); with ``EGO_CLAIMS=1`` the server adds them to each tool result's
+    ``_meta["ego/claims"]``.
+
+    The kinds and what each asserts:
+
+    - ``together``: ``person`` and the agent shared the moment ``at`` (memory ``memory_id``).
+    - ``apart``: ``person`` has been away since ``at`` (their last shared moment), longer than usual.
+    - ``reunion``: ``person`` came back at ``at`` (memory ``memory_id``), after ``value`` seconds apart.
+    - ``lonely``: the agent feels lonely now (``value``: the level of the desire worded so).
+    - ``time``: ``words`` say when ``at`` was (memory ``memory_id`` when it is one), ``value`` local calendar days
+      before now.
+    - ``quote``: ``words`` are shown from memory ``memory_id`` (``whole``: the text they come from); with
+      ``person`` the quote is said to be shared with them.
+    - ``desire``: the desire ``words`` is felt at level ``value``.
+    - ``bond``: the bond with ``person`` is at ``value`` (0-1), said as ``words``.
+    - ``recalled``: the memories ``memory_ids`` are listed, best first.
+    - ``anticipation``: memory ``memory_id`` looks forward to ``at``.
+    """
+
+    kind: ClaimKind
+    person: str = ""
+    memory_id: str = ""
+    at: datetime | None = None
+    value: float | None = None
+    words: str = ""
+    whole: str = ""
+    memory_ids: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+
+
+# --------------------------------------------------------------------------------------------------
 # Memories
 
 
@@ -142,6 +196,8 @@ class Ember:
     """One short line (about 60 characters), never a private memory's words."""
     warmth: float
     """0-1: how strongly it smoulders (an intense memory's intensity, 0.5 for a desire of the moment, ...)."""
+    claims: tuple[Claim, ...] = ()
+    """What the fragment states (a ``quote`` of the memory it comes from), kept when it is shown."""
 
 
 @attrs.frozen
@@ -182,6 +238,8 @@ class Response:
     hinted: bool = False
     """The scaffold already holds what ``scaffold_for`` adds (the composed tools gather it first, to fit their
     budget); the server does not ask again."""
+    claims: tuple[Claim, ...] = ()
+    """The facts the answer states (:class:`Claim`)."""
 
 
 @attrs.frozen
@@ -200,6 +258,8 @@ class Section:
     priority: int = 50
     """0-100: how much the agent needs this section when not everything fits (what continues its thought and
     what happens once ~80-90; the body sense or a pointer to another tool ~20-30)."""
+    claims: tuple[Claim, ...] = ()
+    """The facts its sentences state (:class:`Claim`), kept only when the section is shown."""
     on_shown: Callable[[], object] | None = attrs.field(default=None, eq=False, repr=False)
     """Called once the section is part of the answer the agent gets, never when the budget left it out: what
     showing it uses up (an impulse felt, a reunion told) is done here."""
