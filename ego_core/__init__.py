@@ -38,6 +38,7 @@ from ego_core.progress import Progress
 from ego_core.redaction import PRIVATE_MARK
 from ego_core.responses import (
     WORD_CUT_LEAST,
+    calendar_days,
     compose_sections,
     duration_words,
     estimate_tokens,
@@ -79,6 +80,7 @@ from ego_core.services import (
 from ego_core.storage import Database, DatabaseVersionError, write_transaction
 from ego_core.types import (
     CLAIM_KINDS,
+    LINE_REST,
     LINK_TYPES,
     Check,
     Claim,
@@ -113,6 +115,7 @@ __all__ = [
     "BODY_SENSE",
     "CLAIM_KINDS",
     "DESIRE_LEVELS",
+    "LINE_REST",
     "LINK_TYPES",
     "MEMORY_STORE",
     "NOTIONS_STORE",
@@ -191,6 +194,7 @@ __all__ = [
     "Vectors",
     "__version__",
     "build_host",
+    "calendar_days",
     "compose_sections",
     "duration_words",
     "estimate_tokens",

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ego_core.context import PluginContext
@@ -13,7 +13,17 @@ from ego_core.hookspecs import hookimpl
 from ego_core.offerings import Prompt
 from ego_core.responses import compose_sections, estimate_tokens
 from ego_core.status import UNAVAILABLE_WORDING
-from ego_core.types import Claim, Command, Response, ScaffoldContext, ScaffoldItem, ScaffoldLine, Section, Tool
+from ego_core.types import (
+    LINE_REST,
+    Claim,
+    Command,
+    Response,
+    ScaffoldContext,
+    ScaffoldItem,
+    ScaffoldLine,
+    Section,
+    Tool,
+)
 
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
@@ -59,7 +69,20 @@ def embers_section(ctx: PluginContext) -> Section | None:
     warmest = sorted(offered, key=lambda ember: -ember.warmth)[:EMBERS_SHOWN]
     text = "Embers: " + " / ".join(ember.text.strip() for ember in warmest)
     claims = tuple(claim for ember in warmest for claim in ember.claims)
-    return Section(key="embers", text=text, order=EMBERS_ORDER, priority=EMBERS_PRIORITY, claims=claims)
+    return Section(key="embers", text=text, order=EMBERS_ORDER, priority=EMBERS_PRIORITY, claims=claims, rest=LINE_REST)
+
+
+def _freshness(ctx: PluginContext, tool: str) -> dict[str, Any]:
+    """compose_sections' ``resting`` and ``shown`` for ``tool``: a line that rests gives way (``Section.rest``)."""
+    host, now = ctx.host, ctx.now()
+
+    def resting(section: Section) -> bool:
+        return host.line_resting(tool, section, now)
+
+    def shown(sections: Sequence[Section]) -> None:
+        host.lines_shown(tool, sections, now)
+
+    return {"resting": resting, "shown": shown}
 
 
 class CorePlugin:
@@ -126,6 +149,7 @@ class CorePlugin:
             budget=WAKE_UP_TOKENS,
             reserved=_reserved(header, *WAKE_UP_SCAFFOLD, *hints),
             claims=claims,
+            **_freshness(ctx, "wake_up"),
         )
         if not texts:
             texts = ["Nothing carried over yet: no memories, desires or self-model are kept in this setup."]
@@ -149,6 +173,7 @@ class CorePlugin:
             budget=INTROSPECT_TOKENS,
             reserved=_reserved(*INTROSPECT_SCAFFOLD, *hints),
             claims=claims,
+            **_freshness(ctx, "introspect"),
         )
         if not texts:
             texts = ["Nothing to reflect on yet: no memories, desires or questions are being kept."]
@@ -169,6 +194,7 @@ class CorePlugin:
             budget=ATTUNE_TOKENS,
             reserved=_reserved(*ATTUNE_SCAFFOLD, *hints),
             claims=claims,
+            **_freshness(ctx, "attune"),
         )
         if not texts:
             texts = ["Nothing to attune to yet: no memories, desires or body sense are kept in this setup."]

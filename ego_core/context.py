@@ -20,6 +20,7 @@ from ego_core.config import Settings
 from ego_core.dispatch import HookCaller
 from ego_core.embedding import Embedder, EmbedderSettings
 from ego_core.storage import Database, open_database, private_directory, read_database
+from ego_core.types import Section
 
 if TYPE_CHECKING:
     from ego_core.progress import Progress
@@ -139,6 +140,10 @@ class HostFacilities(Protocol):
     def unavailable_stages(self) -> dict[str, Any]: ...
 
     def begin_session(self, now: datetime) -> datetime | None: ...
+
+    def line_resting(self, tool: str, section: Section, now: datetime) -> bool: ...
+
+    def lines_shown(self, tool: str, sections: Sequence[Section], now: datetime) -> None: ...
 
 
 @attrs.define

@@ -213,8 +213,8 @@ class HookCaller:
         found = self._dispatch.fan_out("before_remember", draft=draft)
         return found[0] if found else None
 
-    def on_remember(self, *, memory: Memory) -> list[tuple[str, Sequence[str]]]:
-        return self._dispatch.fan_out("on_remember", memory=memory)
+    def on_remember(self, *, memory: Memory, together: Sequence[str] = ()) -> list[tuple[str, Sequence[str | Section]]]:
+        return self._dispatch.fan_out("on_remember", memory=memory, together=tuple(together))
 
     def on_recall_result(self, *, query: RecallQuery, results: Sequence[RecallHit]) -> list[tuple[str, RecallNote]]:
         return self._dispatch.fan_out("on_recall_result", query=query, results=results)

@@ -152,8 +152,12 @@ class MemorySpecs:
         """
 
     @spec(HookKind.NOTIFICATION)
-    def on_remember(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:
-        """Notification after a memory is committed; may return extra response lines (a resurfaced question)."""
+    def on_remember(
+        self, memory: Memory, together: Sequence[str], ctx: PluginContext
+    ) -> Sequence[str | Section] | None:
+        """Notification after a memory is committed; may return extra response lines (a resurfaced question), or
+        Sections whose text is added as lines and whose claims the answer keeps (a reunion). ``together``: who
+        shared the moment, as the agent said (remember's ``with``; empty when it did not say)."""
 
     @spec(HookKind.COLLECTOR)
     def on_recall_result(

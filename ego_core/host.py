@@ -25,6 +25,7 @@ from ego_core.context import Clock, PluginContext, Services, SessionMarker
 from ego_core.discovery import SelectionError, choose, dependency_order, find_installed, load, unmet
 from ego_core.dispatch import AwaitableResultError, Dispatcher, HostHooks
 from ego_core.embedding import Embedder, EmbedderSettings
+from ego_core.freshness import ShownLines
 from ego_core.logs import FILE_ONLY, install_pipeline
 from ego_core.offerings import Offerings
 from ego_core.plugin import PluginDeclarationError, PluginMetadata
@@ -39,7 +40,7 @@ from ego_core.status import (
     PluginStatus,
     describe_exception,
 )
-from ego_core.types import Command, Tool
+from ego_core.types import Command, Section, Tool
 from ego_core.version import __version__
 
 _log = logging.getLogger("ego.host")
@@ -57,6 +58,7 @@ class PluginHost:
             self.pm.add_hookspecs(specs)
         self.services = Services()
         self.session = SessionMarker(settings.data_dir.expanduser() / CORE_PLUGIN_ID / "session.json")
+        self.shown_lines = ShownLines(settings.data_dir.expanduser() / CORE_PLUGIN_ID / "shown.db")
         """When sessions began (the core's ``wake_up`` records them)."""
         self.redaction = RedactionPipeline([secret_redactor()])
         self.failure_log = FailureLog(self.redact)
@@ -321,6 +323,7 @@ class PluginHost:
                     reason = f"on_shutdown raised {describe_exception(outcome.error or Exception())}"
                 self._fail(plugin_id, "call", reason, "on_shutdown")
             self.services.clear()
+            self.shown_lines.close()
 
     @property
     def started(self) -> bool:
@@ -361,6 +364,13 @@ class PluginHost:
             for plugin, stage in sorted(self.failure_log.unavailable().items())
             if stage == "register" or not self.is_active(plugin)
         }
+
+    def line_resting(self, tool: str, section: Section, now: datetime) -> bool:
+        """Whether ``section``'s words rest in ``tool`` (``Section.rest``: shown there too recently)."""
+        return self.shown_lines.resting(tool, section, now)
+
+    def lines_shown(self, tool: str, sections: Sequence[Section], now: datetime) -> None:
+        self.shown_lines.shown(tool, sections, now)
 
     def begin_session(self, now: datetime) -> datetime | None:
         """A session starts (the core's ``wake_up``): record it; returns when the previous one began."""

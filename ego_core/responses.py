@@ -6,7 +6,7 @@ import functools
 import logging
 import re
 import unicodedata
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
@@ -334,7 +334,7 @@ def relative_age(moment: datetime, now: datetime) -> str:
 
 
 _DURATION_WORDS: tuple[tuple[float, str], ...] = (
-    (1, "earlier today"),
+    (1, "less than a day"),
     (2, "about a day"),
     (3, "a couple of days"),
     (5, "a few days"),
@@ -351,7 +351,7 @@ _DURATION_WORDS: tuple[tuple[float, str], ...] = (
 
 
 def duration_words(elapsed: timedelta) -> str:
-    """A stretch of time as a person would say it, never with digits: ``earlier today``, ``a few days``,
+    """A stretch of time as a person would say it, never with digits: ``less than a day``, ``a few days``,
     ``about two weeks``, ``several months``, ``well over a year`` (14 bands; a negative stretch counts as none)."""
     days = max(elapsed.total_seconds(), 0.0) / 86400
     for limit, words in _DURATION_WORDS:
@@ -373,6 +373,12 @@ def part_of_day(hour: int) -> str:
     if 12 <= hour < 17:
         return "afternoon"
     return "evening" if 17 <= hour < NIGHT_START else "night"
+
+
+def calendar_days(moment: datetime, now: datetime, tz: tzinfo) -> int:
+    """Local calendar days of ``tz`` from ``moment`` to ``now`` (0: the same local day; a later moment counts as
+    now): what :func:`when_words` says in words."""
+    return max(0, (now.astimezone(tz).date() - min(moment, now).astimezone(tz).date()).days)
 
 
 def when_words(moment: datetime, now: datetime, tz: tzinfo, *, detail: bool = False) -> str:
@@ -465,11 +471,14 @@ def compose_sections(
     budget: int | None = None,
     reserved: int = 0,
     claims: list[Claim] | None = None,
+    resting: Callable[[Section], bool] | None = None,
+    shown: Callable[[Sequence[Section]], None] | None = None,
 ) -> tuple[list[str], list[ScaffoldItem]]:
     """Order sections by (order, key); a plugin may return a Section, a str, or a list of them. With ``budget``
     (tokens), the sections of lowest priority are left out until the rest fits beside ``reserved`` tokens. The
     ``on_shown`` of each section kept is called (one that raises is logged), and its claims are added to
-    ``claims`` when given."""
+    ``claims`` when given. ``resting`` leaves out the sections it says are resting (``Section.rest``) before the
+    budget is counted; ``shown`` is told the sections kept."""
     sections: list[Section] = []
     owners: dict[int, str] = {}
     for plugin, result in results:
@@ -480,6 +489,8 @@ def compose_sections(
                 owners[id(item)] = plugin
             elif isinstance(item, str) and item.strip():
                 sections.append(Section(key=plugin, text=item))
+    if resting is not None:
+        sections = [s for s in sections if not resting(s)]
     if budget is not None:
         sections = _within(sections, budget, reserved)
     sections.sort(key=lambda s: (s.order, s.key))
@@ -496,4 +507,6 @@ def compose_sections(
     scaffold = [line for s in sections for line in s.scaffold]
     if claims is not None:
         claims.extend(claim for s in sections if s.text.strip() for claim in s.claims)
+    if shown is not None:
+        shown(sections)
     return texts, scaffold

@@ -263,6 +263,11 @@ class NotionStore(Protocol):
         """The notions bound to ``person`` (compared case-insensitively), most confident first."""
         ...
 
+    def theme(self, word: str) -> str:
+        """The theme a tag or topic names, one across languages: ``お茶``, ``tea`` and ``Teas`` give the same key;
+        a word the notions plugin has no theme for, normalised (case-folded, NFKC)."""
+        ...
+
 
 PEOPLE = "self_model.people"
 
@@ -279,6 +284,9 @@ class Absence:
     words: str
     """The time since the last shared moment in words, never digits (``about two weeks``)."""
     last_shared: datetime
+    evident: bool = False
+    """A memory said they were away or missed since the last shared moment: an absence known, not inferred from
+    silence alone."""
 
 
 @attrs.frozen

@@ -7,7 +7,7 @@ to another plugin. Return new values instead of changing the ones you were given
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -28,6 +28,10 @@ def _name_set(value: Iterable[str]) -> frozenset[str]:
 
 # --------------------------------------------------------------------------------------------------
 # Claims
+
+LINE_REST = timedelta(hours=36)
+"""The usual ``Section.rest``: a standing line (a mood, a conviction) shown at most every other day or so, and
+so in under half the answers of a tool."""
 
 
 ClaimKind = Literal[
@@ -142,6 +146,9 @@ class RememberDraft:
     force: bool = False
     body_state: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_mapping)
     anticipated: datetime | None = None
+    together: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
+    """Who shared the moment, as the agent said (remember's ``with``): given to ``on_remember``, and the evidence
+    of presence that outranks what the text seems to say."""
     """The future moment the memory looks forward to (UTC), or None."""
 
 
@@ -260,6 +267,9 @@ class Section:
     what happens once ~80-90; the body sense or a pointer to another tool ~20-30)."""
     claims: tuple[Claim, ...] = ()
     """The facts its sentences state (:class:`Claim`), kept only when the section is shown."""
+    rest: timedelta | None = None
+    """Once shown, the very same words give way in that tool for this long (a conviction, a standing mood): the
+    agent is not told the same sentence every day. None: shown whenever it is offered."""
     on_shown: Callable[[], object] | None = attrs.field(default=None, eq=False, repr=False)
     """Called once the section is part of the answer the agent gets, never when the budget left it out: what
     showing it uses up (an impulse felt, a reunion told) is done here."""

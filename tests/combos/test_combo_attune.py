@@ -80,10 +80,12 @@ async def test_attune_on_a_rich_store_stays_within_200_tokens(tmp_path: Path) ->
         assert count_tokens(text) <= 200, (count_tokens(text), text)
         assert SECRET not in text
         assert "Desire currents: " in text
-        assert "Something in this reaches toward company." in text  # the emergent pull of the last hours
         assert "Current interests: " in text
-        assert "Lately" in text
         assert "Body:" in text
+    assert "Lately" in attuned
+    assert "Lately" not in toward, "the mood of the last days was said a moment ago: it rests"
+    assert "Something in this reaches toward company." in attuned  # the emergent pull of the last hours
+    assert "Something in this reaches toward company." not in toward  # said just before: other words now
     assert "Master:" in attuned
     assert "Aiko: you" in toward
     assert "Zed: not someone you know yet." in stranger

@@ -98,7 +98,7 @@ class Listener:
 def test_a_call_site_with_a_wrong_argument_set_raises_there_and_fails_no_plugin(make_host: HostFactory) -> None:
     listener = Listener()
     host = make_host({"listener": listener})
-    with pytest.raises(TypeError, match=r"hook on_remember\(\) takes memory: missing memory"):
+    with pytest.raises(TypeError, match=r"hook on_remember\(\) takes memory, together: missing memory, together"):
         host.dispatcher.fan_out("on_remember")
     with pytest.raises(TypeError, match="unexpected draft"):
         host.dispatcher.fan_out("on_remember", memory=MEMORY, draft="x")

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ego_core import (
+    LINE_REST,
     MEMORY_STORE,
     MemoryService,
     PluginBase,
@@ -73,14 +74,14 @@ class EmotionTrendPlugin(PluginBase):
     def on_wake_up(self, ctx: PluginContext) -> Section | None:
         trend = _read(ctx, named=False, fading=False)  # counts only: the line names no memory
         line = wake_up_line(trend, ctx.config) if trend is not None else None
-        return Section(key=TOOL, text=line, order=WAKE_UP_ORDER, priority=45) if line else None
+        return Section(key=TOOL, text=line, order=WAKE_UP_ORDER, priority=45, rest=LINE_REST) if line else None
 
     @hookimpl
     def on_attune(self, ctx: PluginContext) -> Section | None:
         """The emotional texture of the last days, first in attune: the wake_up line (counts only)."""
         trend = _read(ctx, named=False, fading=False)
         line = wake_up_line(trend, ctx.config) if trend is not None else None
-        return Section(key=TOOL, text=line, order=ATTUNE_ORDER) if line else None
+        return Section(key=TOOL, text=line, order=ATTUNE_ORDER, rest=LINE_REST) if line else None
 
     @hookimpl
     def on_introspect(self, ctx: PluginContext) -> Section | None:
