@@ -12,7 +12,7 @@ import random
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Literal
 
-from ego_core import Memory, duration_words, truncate
+from ego_core import Claim, Memory, duration_words, truncate
 from ego_memory.rows import to_millis
 from ego_memory.store import MemoryStore
 
@@ -91,17 +91,29 @@ def when_words(moment: datetime, now: datetime, tz: tzinfo) -> str:
 
 def quote(memory: Memory) -> str:
     private = " (private)" if memory.is_private else ""
-    return f'"{truncate(memory.content, QUOTE, tokens=QUOTE_TOKENS)}"{private}'
+    return f'"{quoted(memory)}"{private}'
 
 
-def surfacing_line(store: MemoryStore, now: datetime, tz: tzinfo, chance: random.Random) -> str | None:
+def quoted(memory: Memory) -> str:
+    return truncate(memory.content, QUOTE, tokens=QUOTE_TOKENS)
+
+
+def surfacing_claims(memory: Memory) -> tuple[Claim, ...]:
+    """What an anticipation line states: the moment looked forward to, and the words quoted."""
+    return (
+        Claim(kind="anticipation", memory_id=memory.id, at=memory.anticipated),
+        Claim(kind="quote", memory_id=memory.id, words=quoted(memory), whole=memory.content, at=memory.timestamp),
+    )
+
+
+def surfacing_line(store: MemoryStore, now: datetime, tz: tzinfo, chance: random.Random) -> tuple[str, Memory] | None:
     """At most one anticipation for wake_up or attune. An arrival wins (the earliest; acknowledged once, for
     good), then the most salient imminent one (always), then the most salient approaching one (one time in
-    two). Neither of the last two is marked: it may come back at the next call."""
+    two). Neither of the last two is marked: it may come back at the next call. The line and its memory."""
     waiting = store.unsurfaced_anticipations((now + HORIZON).timestamp())
     for memory in waiting:
         if memory.anticipated is not None and memory.anticipated <= now and store.mark_surfaced(memory.id):
-            return f"That time came: {quote(memory)}. How was it, actually?"
+            return f"That time came: {quote(memory)}. How was it, actually?", memory
     ahead = [(m, m.anticipated) for m in waiting if m.anticipated is not None and m.anticipated > now]
 
     def most_salient(memories: list[tuple[Memory, datetime]]) -> tuple[Memory, datetime]:
@@ -123,5 +135,5 @@ def surfacing_line(store: MemoryStore, now: datetime, tz: tzinfo, chance: random
         memory, moment = most_salient(approaching)
     when = when_words(moment, now, tz)
     if when in ("later today", "tomorrow"):
-        return f"{when.capitalize()}: {quote(memory)}"
-    return f"Approaching: {quote(memory)} ({when})."
+        return f"{when.capitalize()}: {quote(memory)}", memory
+    return f"Approaching: {quote(memory)} ({when}).", memory

@@ -93,6 +93,25 @@ class RecallConfig:
     hedges: bool = True
     """Words that only hedge a question (likely, might, probably, considered) are left out of the lexical
     query: rare in memories, they would otherwise weigh as much as the words that name what is asked."""
+    equivalents: bool = True
+    """The context's words also find the memories holding other words for them (:mod:`ego_memory.equivalents`):
+    a Japanese synonym in the lexical channel at half weight (最初 finds 初めて), a word of the other language as
+    evidence of its own ("scolded" finds 叱る, 褒める finds "praised"), weighed by ``translation_weight``. (A proper
+    noun's reading is the same name, not an equivalent: "Uji" meets 宇治 through the word index itself.)"""
+    translation_candidates: int = 20
+    """The memories holding the context's words in the other language that join the candidates (the best by BM25):
+    a few are enough to put the one asked for among them, and every candidate costs recall time."""
+    translation_weight: float = 0.15
+    """The share, beside the fusion's (``lexical_weight`` for the context's own words, the rest for the dense
+    similarity), of how many of the context's words a memory holds in the other language: as much as the dense
+    similarity's, the other evidence across languages, where the embedding model sees nothing (its closest
+    candidate at the model's ``floor`` or below: "scolded" against a Japanese diary, 0.21), fading to nothing
+    where it sees the match (at its ``link`` similarity: a Tanaka sentence's translation, median 0.70). Tanaka
+    hit@5 / hit@1 en→ja at 0, 0.15, 0.3: 0.954 / 0.894, 0.952 / 0.890, 0.952 / 0.884; ja→en 0.964 / 0.884,
+    0.964 / 0.884, 0.960 / 0.878. Without the fading, at 0.15: en→ja 0.952 / 0.836, ja→en 0.956 / 0.848 (a shared
+    common word outvoted the model's translation); in the lexical channel itself en→ja hit@5 0.880. Below 0.15 a
+    lived month's 褒められた found "Master said he was proud of me" before "Master praised the cake I baked"
+    when recall's searches are crowded."""
 
 
 def _similarity(_instance: object, attribute: attrs.Attribute[float | None], value: float | None) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime, timedelta
 
-from ego_core import Ember, Memory
+from ego_core import Claim, Ember, Memory
 from ego_memory.thought import clip
 
 EMBER_NEWEST = 5
@@ -33,7 +33,21 @@ def ember_text(memory: Memory) -> str:
     emotion = memory.emotional_trace.primary
     if memory.is_private:
         return f"...{emotion} about something private"
-    return f"...{emotion} about: {clip(memory.content, EMBER_QUOTE, tokens=EMBER_TOKENS)}"
+    return f"...{emotion} about: {ember_quote(memory)}"
+
+
+def ember_quote(memory: Memory) -> str:
+    return clip(memory.content, EMBER_QUOTE, tokens=EMBER_TOKENS)
+
+
+def ember_of(memory: Memory) -> Ember:
+    """The ember of one memory, with the quote it shows as a claim (none for a private one: nothing is quoted)."""
+    claims = () if memory.is_private else (quote_claim(memory, ember_quote(memory)),)
+    return Ember(text=ember_text(memory), warmth=memory.emotional_trace.intensity, claims=claims)
+
+
+def quote_claim(memory: Memory, words: str) -> Claim:
+    return Claim(kind="quote", memory_id=memory.id, words=words, whole=memory.content, at=memory.timestamp)
 
 
 def embers(newest: Collection[Memory], now: datetime, *, quoted: Collection[str] = ()) -> list[Ember]:
@@ -46,4 +60,4 @@ def embers(newest: Collection[Memory], now: datetime, *, quoted: Collection[str]
         if m.emotional_trace.intensity > EMBER_INTENSITY and m.id not in quoted and since <= m.timestamp <= now
     ]
     intense.sort(key=lambda m: (-m.emotional_trace.intensity, -m.timestamp.timestamp()))
-    return [Ember(text=ember_text(m), warmth=m.emotional_trace.intensity) for m in intense[:EMBERS_OFFERED]]
+    return [ember_of(m) for m in intense[:EMBERS_OFFERED]]

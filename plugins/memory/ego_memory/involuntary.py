@@ -21,7 +21,7 @@ from datetime import datetime, time, timedelta, tzinfo
 
 import numpy as np
 
-from ego_core import Memory, PluginContext, RecallHit, SimilarityProfile, when_words
+from ego_core import Claim, Memory, PluginContext, RecallHit, SimilarityProfile, calendar_days, when_words
 from ego_memory.decay import DORMANT
 from ego_memory.filters import Filters
 from ego_memory.recall import Candidates
@@ -150,6 +150,23 @@ def unbidden(
 def unbidden_line(memory: Memory, now: datetime, tz: tzinfo) -> str:
     """``Unbidden: "…" (about two months ago)`` (when, by the local days of ``tz``: :func:`ego_core.when_words`);
     a private memory is marked, as recall marks it."""
-    quote = clip(memory.content, UNBIDDEN_QUOTE, tokens=UNBIDDEN_TOKENS)
     private = " (private)" if memory.is_private else ""
-    return f'Unbidden{private}: "{quote}" ({when_words(memory.timestamp, now, tz)})'
+    return f'Unbidden{private}: "{unbidden_quote(memory)}" ({when_words(memory.timestamp, now, tz)})'
+
+
+def unbidden_quote(memory: Memory) -> str:
+    return clip(memory.content, UNBIDDEN_QUOTE, tokens=UNBIDDEN_TOKENS)
+
+
+def unbidden_claims(memory: Memory, now: datetime, tz: tzinfo) -> tuple[Claim, ...]:
+    """What the unbidden line states: the words quoted and when they are from."""
+    return (
+        Claim(kind="quote", memory_id=memory.id, words=unbidden_quote(memory), whole=memory.content),
+        Claim(
+            kind="time",
+            memory_id=memory.id,
+            at=memory.timestamp,
+            words=when_words(memory.timestamp, now, tz),
+            value=calendar_days(memory.timestamp, now, tz),
+        ),
+    )

@@ -75,6 +75,9 @@ class Token:
     normal: str
     """The dictionary-normalised form (Japanese), else the lower-cased word."""
     pos: str
+    latin: str = ""
+    """A Japanese proper noun's reading in Latin letters (:func:`romaji`: 宇治 → ``uji``, 東京 → ``tokyo``), so
+    a name written in romaji meets the same name in kanji; empty for every other word."""
 
 
 def normalize(text: str) -> str:
@@ -110,6 +113,67 @@ MAX_RUN: Final = 4096
 (only in pathological text: real sentences are cut by punctuation) is read in pieces of this length."""
 
 
+_KANA: Final = dict(
+    zip(
+        "アイウエオカキクケコサシスセソタチツテトナニヌネノハヒフヘホマミムメモヤユヨラリルレロワヰヱヲン"
+        "ガギグゲゴザジズゼゾダヂヅデドバビブベボパピプペポヴァィゥェォャュョヮヵヶ",
+        "a i u e o ka ki ku ke ko sa shi su se so ta chi tsu te to na ni nu ne no ha hi fu he ho ma mi mu me mo "
+        "ya yu yo ra ri ru re ro wa i e o n ga gi gu ge go za ji zu ze zo da ji zu de do ba bi bu be bo pa pi pu pe "
+        "po vu a i u e o ya yu yo wa ka ke".split(),
+        strict=True,
+    )
+)
+_KANA_PAIRS: Final = {
+    **{
+        f"{kana}{small}": f"{stem}{vowel}"
+        for kana, stem in zip("キシチニヒミリギジヂビピ", "ky sh ch ny hy my ry gy j j by py".split(), strict=True)
+        for small, vowel in zip("ャュョ", ("a", "u", "o"), strict=True)
+    },
+    **dict(
+        zip(
+            "シェ ジェ チェ ティ ディ トゥ ドゥ ファ フィ フェ フォ ウィ ウェ ウォ".split(),
+            "she je che ti di tu du fa fi fe fo wi we wo".split(),
+            strict=True,
+        )
+    ),
+    **dict(zip("ヴァ ヴィ ヴェ ヴォ ツァ デュ".split(), "va vi ve vo tsa dyu".split(), strict=True)),
+}
+LATIN_READING_MIN: Final = 3
+"""Letters of the shortest reading given to a proper noun (two letters would meet English words: 津 → tsu is kept,
+伊 → i is not)."""
+
+
+def romaji(reading: str) -> str:
+    """A katakana reading in Latin letters as names are written in English text: Hepburn without long vowels
+    (トウキョウ → tokyo, オオサカ → osaka, ホッカイドウ → hokkaido, ウジ → uji). Empty when the reading holds
+    anything but katakana (an unknown word's reading is its surface)."""
+    out: list[str] = []
+    double = False
+    i = 0
+    while i < len(reading):
+        pair = reading[i : i + 2]
+        if pair in _KANA_PAIRS:
+            syllable, i = _KANA_PAIRS[pair], i + 2
+        elif reading[i] == "ッ":
+            double, i = True, i + 1
+            continue
+        elif reading[i] == "ー":  # a long vowel is not written
+            i += 1
+            continue
+        elif reading[i] in _KANA:
+            syllable, i = _KANA[reading[i]], i + 1
+        else:
+            return ""
+        last = out[-1][-1] if out else ""
+        if (syllable in ("u", "o") and last == "o") or (syllable == "u" and last == "u"):
+            continue  # ou, oo, uu: one long vowel, written once
+        if double and syllable[0] not in "aeioun":
+            syllable = ("t" if syllable.startswith("ch") else syllable[0]) + syllable
+        double = False
+        out.append(syllable)
+    return "".join(out)
+
+
 def _japanese_tokens(run: str) -> list[Token]:
     if len(run) > MAX_RUN:
         return [
@@ -126,7 +190,8 @@ def _japanese_tokens(run: str) -> list[Token]:
         normal = morpheme.normalized_form()
         if kind == POS_VERB and pos[1] == "非自立可能" and normal in HELPER_VERBS:
             kind = POS_FUNCTION
-        found.append(Token(morpheme.surface(), normal, kind))
+        latin = romaji(morpheme.reading_form()) if kind == POS_PROPER else ""
+        found.append(Token(morpheme.surface(), normal, kind, latin if len(latin) >= LATIN_READING_MIN else ""))
     return found
 
 
@@ -171,9 +236,10 @@ def _japanese_run_tokens(text: str) -> tuple[Token, ...]:
     return tuple(t for run in CJK.findall(text) for t in _japanese_tokens(run) if t.pos != POS_SYMBOL)
 
 
-LEXICON: Final = "sudachi-core-A-v1"
+LEXICON: Final = "sudachi-core-A-v2-readings"
 """The identity of :func:`segmented` as the memory store records it (``meta.lexicon``): a store whose word index
-was built by another segmentation is re-segmented when it opens. Change it whenever :func:`segmented` changes."""
+was built by another segmentation is re-segmented when it opens. Change it whenever :func:`segmented` changes.
+v2: a proper noun is followed by its reading in Latin letters (:attr:`Token.latin`)."""
 
 
 def segmented(text: str) -> str:
@@ -181,14 +247,15 @@ def segmented(text: str) -> str:
     words (normalised forms, punctuation left out) separated by spaces; everything else as it was.
 
     ``今日は雨が降った。Masterから`` → `` 今日 は 雨 が 降る た 。Master から ``: a tokenizer that splits on
-    spaces and punctuation (FTS5 ``unicode61``) then sees Japanese words, and Latin text keeps its words.
+    spaces and punctuation (FTS5 ``unicode61``) then sees Japanese words, and Latin text keeps its words. A
+    proper noun is followed by its reading in Latin letters (``宇治で`` → `` 宇治 uji で ``), so "Uji" finds it.
     """
     text = normalize(text)
     parts: list[str] = []
     position = 0
     for run in CJK.finditer(text):
         parts.append(text[position : run.start()])
-        words = [t.normal for t in _japanese_tokens(run.group(0)) if t.pos != POS_SYMBOL]
+        words = [w for t in _japanese_tokens(run.group(0)) if t.pos != POS_SYMBOL for w in (t.normal, t.latin) if w]
         parts.append(" " + " ".join(words) + " ")
         position = run.end()
     parts.append(text[position:])

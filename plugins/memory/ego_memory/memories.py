@@ -18,6 +18,7 @@ from ego_core import (
     BODY_SENSE,
     PRIVATE_MARK,
     BodySense,
+    Claim,
     Embedder,
     EmbedRole,
     EmotionalTrace,
@@ -31,6 +32,7 @@ from ego_core import (
     RememberDraft,
     Response,
     ScaffoldItem,
+    Section,
     SimilarityProfile,
     ToolError,
     Vectors,
@@ -190,6 +192,10 @@ def render_emotion(trace: EmotionalTrace) -> str:
     if trace.intensity >= VIVID_INTENSITY:
         return f"{trace.primary}({trace.intensity:.1f})"
     return trace.primary
+
+
+RANGE_LEAST: Mapping[str, float] = {"valence_range": -1.0, "arousal_range": 0.0}
+"""The lower bound of each range filter (the upper is 1)."""
 
 
 class Memories:
@@ -402,6 +408,7 @@ class Memories:
             force=bool(args.get("force", False)),
             body_state=body_state,
             anticipated=anticipated,
+            together=tuple(dict.fromkeys(name.strip() for name in args.get("with", ()) if name.strip())),
         )
         return draft, notes
 
@@ -432,10 +439,12 @@ class Memories:
         lines.extend(notes)
         if memory.is_private:
             lines.append(PRIVATE_SAVED_NOTE)
-        lines.extend(extra_lines(self.ctx.hooks.on_remember(memory=memory)))
+        claims: list[Claim] = []
+        lines.extend(extra_lines(self.ctx.hooks.on_remember(memory=memory, together=draft.together), claims))
         if memory.category == "introspection":  # asks the monologue for its open end
-            return Response(data="\n".join(lines), scaffold=INTROSPECTION_SCAFFOLD)
-        return Response(data="\n".join(lines), scaffold=(REMEMBER_SCAFFOLD if linked else UNLINKED_SCAFFOLD,))
+            return Response(data="\n".join(lines), scaffold=INTROSPECTION_SCAFFOLD, claims=tuple(claims))
+        scaffold = (REMEMBER_SCAFFOLD if linked else UNLINKED_SCAFFOLD,)
+        return Response(data="\n".join(lines), scaffold=scaffold, claims=tuple(claims))
 
     def _echoes(self, memory: Memory, near: Sequence[tuple[str, float]], *, shown: Sequence[str]) -> list[str]:
         """The dormant memories a new one echoes (:mod:`ego_memory.echoes`): touched, announced, one quoted."""
@@ -510,6 +519,9 @@ class Memories:
         low, high = float(value[0]), float(value[1])
         if not (math.isfinite(low) and math.isfinite(high)):
             raise argument_error(tool, name, "must be [min, max] of finite numbers")
+        least = RANGE_LEAST[name]
+        if not (least <= low <= 1 and least <= high <= 1):
+            raise argument_error(tool, name, f"must be exactly 2 numbers [min, max], each from {least:g} to 1")
         if low > high:
             raise argument_error(tool, name, "must be [min, max] with min ≤ max")
         return (low, high)
@@ -670,6 +682,11 @@ class Memories:
             least=RECALL_LEAST,
         )
         out = [matches_header(hits, matches)]
+        claims = [Claim(kind="recalled", memory_ids=tuple(hit.memory.id for hit in hits))]
+        claims.extend(
+            Claim(kind="quote", memory_id=hit.memory.id, words=texts[hit.memory.id], whole=hit.memory.content)
+            for hit in hits
+        )
         scores = shown_scores(hits)
         for number, (hit, score) in enumerate(zip(hits, scores, strict=True), start=1):
             memory = hit.memory
@@ -686,7 +703,7 @@ class Memories:
             out.append(f"{number}. [{relative_age(memory.timestamp, now)}] {texts[memory.id]}")
             out.append("   " + " · ".join(meta))
         out.extend(lines)
-        return Response(data="\n".join(out), scaffold=self._recall_scaffold(len(hits)))
+        return Response(data="\n".join(out), scaffold=self._recall_scaffold(len(hits)), claims=tuple(claims))
 
     @staticmethod
     def _recall_scaffold(shown: int) -> tuple[ScaffoldItem, ...]:
@@ -701,6 +718,7 @@ class Memories:
             return Response(data="No related memories found.")
         now = self.ctx.now()
         out = [matches_header(hits, matches)]
+        recalled = Claim(kind="recalled", memory_ids=tuple(hit.memory.id for hit in hits))
         for hit, score in zip(hits, shown_scores(hits), strict=True):
             m = hit.memory
             out.append(
@@ -709,14 +727,21 @@ class Memories:
                 f"{truncate(m.content, SEARCH_WIDTH)}"
             )
         out.extend(lines)
-        return Response(data="\n".join(out))
+        return Response(data="\n".join(out), claims=(recalled,))
 
 
-def extra_lines(results: Sequence[tuple[str, Any]]) -> list[str]:
-    """The response lines plugins returned from a notification (a single string counts as one line)."""
+def extra_lines(results: Sequence[tuple[str, Any]], claims: list[Claim] | None = None) -> list[str]:
+    """The response lines plugins returned from a notification (a single string counts as one line; a
+    :class:`~ego_core.Section` gives its text, and its claims to ``claims`` when given)."""
     lines: list[str] = []
     for _plugin, extra in results:
-        lines.extend([extra] if isinstance(extra, str) else (str(line) for line in extra))
+        for item in [extra] if isinstance(extra, str | Section) else extra:
+            if isinstance(item, Section):
+                lines.extend(item.text.splitlines())
+                if claims is not None:
+                    claims.extend(item.claims)
+            else:
+                lines.append(str(item))
     return lines
 
 
@@ -724,7 +749,7 @@ def remember_log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
     """What of a remember call may be logged: nothing free-text when ``private`` is true."""
     view = dict(args)
     if args.get("private"):
-        for key in ("content", "secondary", "tags", "body_state", "anticipated_at"):
+        for key in ("content", "secondary", "tags", "body_state", "anticipated_at", "with"):
             if key in view:
                 view[key] = PRIVATE_MARK
         view["content_length"] = len(str(args.get("content", "")))

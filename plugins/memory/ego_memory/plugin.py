@@ -12,6 +12,7 @@ import attrs
 from ego_core import (
     MEMORY_STORE,
     Check,
+    Claim,
     Command,
     EmbedderFactory,
     EmbeddingError,
@@ -29,14 +30,14 @@ from ego_core import (
     truncate,
 )
 from ego_memory import portable
-from ego_memory.anticipation import surfacing_line
+from ego_memory.anticipation import surfacing_claims, surfacing_line
 from ego_memory.commands import memory_commands
 from ego_memory.config import CONFIG_ENV, MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS
 from ego_memory.embedding.errors import ProviderError
 from ego_memory.embers import EMBER_NEWEST, embers
 from ego_memory.errors import StoreError
-from ego_memory.involuntary import unbidden, unbidden_line
+from ego_memory.involuntary import unbidden, unbidden_claims, unbidden_line
 from ego_memory.lifecycle import Lifecycle
 from ego_memory.mcp_surface import MemorySurface
 from ego_memory.memories import Memories, remember_log_view
@@ -115,6 +116,11 @@ def _store_errors_as_tool_errors(handler: ToolHandler) -> ToolHandler:
             raise embedding_tool_error(exc) from None
 
     return guarded
+
+
+INTROSPECT_QUOTE_TOKENS = 24
+"""Tokens of each recent memory introspect quotes (about 24 Japanese characters or 18 English words): five of them
+leave room in its 400 tokens for the desires, the questions, the self and the people."""
 
 
 class MemoryPlugin(MemorySurface):
@@ -252,10 +258,17 @@ class MemoryPlugin(MemorySurface):
     def _anticipation(self, ctx: PluginContext) -> Section | None:
         if self.memories is None:
             return None
-        line = surfacing_line(self.memories.store, ctx.now(), ctx.settings.tz, ctx.random)
-        if not line:
+        found = surfacing_line(self.memories.store, ctx.now(), ctx.settings.tz, ctx.random)
+        if found is None:
             return None
-        return Section(key="memory.anticipation", text=line, order=ANTICIPATION_ORDER, priority=ANTICIPATION_PRIORITY)
+        line, memory = found
+        return Section(
+            key="memory.anticipation",
+            text=line,
+            order=ANTICIPATION_ORDER,
+            priority=ANTICIPATION_PRIORITY,
+            claims=surfacing_claims(memory),
+        )
 
     # ------------------------------------------------------------------------------------------
     # ego export / ego import
@@ -301,19 +314,24 @@ class MemoryPlugin(MemorySurface):
             snippet = thought_quote(thought.content, budget, wide=THOUGHT_WIDE, least=least, tokens=THOUGHT_TOKENS)
             when = relative_age(thought.timestamp, now) + (", private" if thought.is_private else "")
             text = f'Last introspection ({when}): "{snippet}" {THOUGHT_FRAME}'
+            claims: tuple[Claim, ...] = (
+                Claim(kind="quote", memory_id=thought.id, words=snippet, whole=thought.content),
+            )
         else:
             newest = store.latest(1)
             if not newest:
                 return [Section(key="memory", text="No memories yet.", order=10, priority=THOUGHT_PRIORITY)]
             age = relative_age(newest[0].timestamp, now)
             text = f"Memories: {store.count()}, the newest from {age}."
-        sections = [Section(key="memory", text=text, order=10, priority=THOUGHT_PRIORITY)]
+            claims = ()
+        sections = [Section(key="memory", text=text, order=10, priority=THOUGHT_PRIORITY, claims=claims)]
         if surfaced is not None:
             unbidden_memory = surfaced
             sections.append(
                 Section(
                     key="memory.unbidden",
                     text=unbidden_line(surfaced, now, ctx.settings.tz),
+                    claims=unbidden_claims(surfaced, now, ctx.settings.tz),
                     order=11,
                     priority=UNBIDDEN_PRIORITY,
                     # the other plugins hear of it only if the agent does: a crowded wake_up leaves it out
@@ -341,9 +359,9 @@ class MemoryPlugin(MemorySurface):
         lines = ["Recent memories:"]
         for memory in recent:
             private = " (private)" if memory.is_private else ""
+            quote = truncate(memory.content, 90, tokens=INTROSPECT_QUOTE_TOKENS)
             lines.append(
-                f"- [{relative_age(memory.timestamp, now)}] {truncate(memory.content, 90)} "
-                f"({memory.emotional_trace.primary}){private}"
+                f"- [{relative_age(memory.timestamp, now)}] {quote} ({memory.emotional_trace.primary}){private}"
             )
         return Section(key="memory", text="\n".join(lines), order=10)
 

@@ -1,12 +1,14 @@
 """The recall pipeline.
 
-dense top-N + FTS5 BM25 top-N → fusion (by default a weighted sum of the z-normalised BM25 and cosine scores;
-reciprocal rank fusion with ``fusion_method = "rrf"``) → Hopfield pattern completion over the candidates' real
-embeddings → time decay (half-life grows with access and links; age measured against the store's own present
-so an old corpus is not buried; full strength until an anticipated moment; a precious memory's strength counted
-as at least 0.25; retroactive interference between near-identical memories) → emotion and
-importance boosts → label-aware matching and temporal cues → spreading activation over links (one hop, and
-optionally a second) → top n.
+dense top-N + FTS5 BM25 top-N (the context's words; a proper noun's reading too, and Japanese synonyms at half
+weight) + BM25 top-N of the context's words in the other language (:mod:`ego_memory.equivalents`) → fusion (by
+default a weighted sum of the z-normalised BM25 and cosine scores, with the count of the context's words a memory
+holds in the other language at ``translation_weight``; reciprocal rank fusion with ``fusion_method = "rrf"``) →
+Hopfield pattern completion over the candidates' real embeddings → time decay (half-life grows with access and
+links; age measured against the store's own present so an old corpus is not buried; full strength until an
+anticipated moment; a precious memory's strength counted as at least 0.25; retroactive interference between
+near-identical memories) → emotion and importance boosts → label-aware matching and temporal cues → spreading
+activation over links (one hop, and optionally a second) → top n.
 
 Every stage can be switched off through :class:`~ego_memory.config.RecallConfig`, which is how
 ``ego bench locomo --ablate`` measures what each one earns.
@@ -32,12 +34,17 @@ from ego_memory.store import MemoryStore
 from ego_memory.text import (
     HEDGES,
     asks_when,
+    cue_share,
     cue_terms,
     cues_in,
+    cues_translated,
     fts_or,
     has_cjk,
     has_time_expression,
     label_terms,
+    readings_query,
+    synonyms,
+    translated,
     trigram_terms,
     word_terms,
 )
@@ -49,6 +56,10 @@ TRIGRAM_WEIGHT = 0.5
 """The trigram index's share beside the word index in :meth:`RecallEngine.lexical_ranking` (CJK queries). On
 JSQuAD (lexical channel alone, hit@5 / hit@1): Sudachi words 0.969 / 0.894, trigrams 0.937 / 0.877, both at
 weight 1.0 0.969 / 0.910, at 0.5 0.971 / 0.915."""
+SYNONYM_WEIGHT = 0.5
+"""The share of a Japanese word's synonyms (:func:`ego_memory.text.synonyms`) beside the word itself in
+:meth:`RecallEngine.lexical_ranking`: a memory holding the word is the better match, one holding only a synonym is
+still found (「最初に書いた詩」 finds 「初めて短い詩を書いた」 among other poems). JSQuAD hit@5 unchanged (0.971)."""
 
 
 PreciousCheck = Callable[[Mapping[str, tuple[float, str, float, int, int, float | None]]], set[str]]
@@ -125,6 +136,17 @@ def _merged(first: list[tuple[str, float]], extra: list[tuple[str, float]]) -> l
     return sorted([*first, *((m, s) for m, s in extra if m not in seen)], key=lambda item: -item[1])
 
 
+def _blended(
+    own: list[tuple[str, float]], other: list[tuple[str, float]], n: int, weight: float = 1.0
+) -> list[tuple[str, float]]:
+    """The BM25 scores of the query's own words plus ``weight`` times those of other words for them (one index:
+    comparable), best first, at most ``n``."""
+    combined = dict(own)
+    for memory_id, score in other:
+        combined[memory_id] = combined.get(memory_id, 0.0) + weight * score
+    return sorted(combined.items(), key=lambda item: -item[1])[:n]
+
+
 def rank_map(ids: Sequence[str]) -> dict[str, int]:
     ranks: dict[str, int] = {}
     for rank, memory_id in enumerate(ids, start=1):
@@ -178,6 +200,8 @@ class Candidates:
     when one of them matches, memories beyond it may match too."""
     lexical_full: bool = False
     """A lexical search came back full: memories beyond it may hold a word of the context too."""
+    translation: list[tuple[str, float]] = attrs.field(factory=list)
+    """The memories holding the context's words in the other language, with how many (``translation_ranking``)."""
 
 
 class RecallEngine:
@@ -205,7 +229,9 @@ class RecallEngine:
         over the trigram index.
 
         When both indexes answer, their scores are z-normalised and summed, the trigrams' weighted by
-        :data:`TRIGRAM_WEIGHT`, so one list is returned.
+        :data:`TRIGRAM_WEIGHT`, so one list is returned. The reading of a proper noun of the context is searched
+        too, in the memories that do not hold the noun itself (宇治 finds "Uji"): it counts as the noun; and the
+        synonyms of its Japanese words, their BM25 added at :data:`SYNONYM_WEIGHT`.
         """
         cfg = config or self.config
         terms = word_terms(context)
@@ -217,6 +243,11 @@ class RecallEngine:
         if has_cjk(context) or not words:
             grams = self._selective("fts_trigram", trigram_terms(context), cfg)
             trigram = self.store.lexical(fts_or(grams), n, filters, table="fts_trigram")
+        if named := readings_query(terms):  # the same name in romaji: as good as the name itself
+            words = _blended(words, self.store.lexical(named, n, filters, table="fts_words"), n)
+        if cfg.equivalents and (similar := self._selective("fts_words", synonyms(terms), cfg)):
+            found = self.store.lexical(fts_or(similar), n, filters, table="fts_words")
+            words = _blended(words, found, n, SYNONYM_WEIGHT)
         if not trigram or not words:
             return words or trigram
         combined: dict[str, float] = {}
@@ -225,6 +256,24 @@ class RecallEngine:
             for (memory_id, _), z in zip(ranking, scores, strict=True):
                 combined[memory_id] = combined.get(memory_id, 0.0) + weight * (float(z) + 1.0)
         return sorted(combined.items(), key=lambda item: -item[1])[:n]
+
+    def translation_ranking(
+        self, context: str, n: int, filters: Filters | None, config: RecallConfig | None = None
+    ) -> list[tuple[str, float]]:
+        """The memories holding the context's words in the other language (:func:`ego_memory.text.translated`:
+        scolded → 叱る, 褒める → praise), the ``n`` best by BM25, each with how many of the context's words it holds
+        only that way (every word of a line counts alike: BM25 would favour the rarer one, 列車 over 電車 for
+        "train"); empty when the context's words have none."""
+        cfg = config or self.config
+        terms = word_terms(context)
+        if cfg.hedges:
+            terms = [t for t in terms if t not in HEDGES] or terms
+        others = self._selective("fts_words", translated(terms), cfg)
+        if not others:
+            return []
+        found = self.store.lexical(fts_or(others), n, filters, table="fts_words")
+        texts = self.store.contents([m for m, _ in found])
+        return [(m, float(cues_translated(terms, texts[m]))) for m, _ in found if m in texts]
 
     def search(
         self,
@@ -254,8 +303,13 @@ class RecallEngine:
         cfg = config or self.config
         dense = self.store.dense(query_vector, cfg.dense_candidates, filters)
         lexical = self.lexical_ranking(context, cfg.lexical_candidates, filters, cfg) if cfg.fusion else []
+        translation = (
+            self.translation_ranking(context, cfg.translation_candidates, filters, cfg)
+            if cfg.fusion and cfg.equivalents and cfg.translation_weight > 0.0
+            else []
+        )
         frontier = [dense[-1][0]] if dense and len(dense) >= cfg.dense_candidates else []
-        lexical_full = len(lexical) >= cfg.lexical_candidates
+        lexical_full = len(lexical) >= cfg.lexical_candidates or len(translation) >= cfg.translation_candidates
         period = self._period(context, now) if cfg.dated else None
         if period is not None:  # the named period's own best matches join the candidates
             within = _narrowed(filters, period)
@@ -279,7 +333,12 @@ class RecallEngine:
             frontier.append(nearest_english[-1][0])
         vectors: dict[str, Vectors] = {memory_id: vec for memory_id, _, vec in dense}
         candidates = list(
-            dict.fromkeys([m for m, _, _ in dense] + [m for m, _ in lexical] + [m for m, _ in nearest_english])
+            dict.fromkeys(
+                [m for m, _, _ in dense]
+                + [m for m, _ in lexical]
+                + [m for m, _ in translation]
+                + [m for m, _ in nearest_english]
+            )
         )
         missing = [m for m in candidates if m not in vectors]
         if missing:
@@ -312,6 +371,7 @@ class RecallEngine:
             precious=precious,
             frontier=tuple(frontier),
             lexical_full=lexical_full,
+            translation=translation,
         )
 
     def _english(self, candidates: Sequence[str], english: Vectors) -> Vectors:
@@ -374,6 +434,12 @@ class RecallEngine:
             stages.append("fusion:zscore")
         else:
             fused = zscore(cosine)
+        if cfg.fusion and cfg.equivalents and found.translation and cfg.translation_weight > 0.0:
+            held = dict(found.translation)
+            translation_z = zscore(np.array([held.get(m, 0.0) for m in candidates], dtype=np.float32))
+            weight = cfg.translation_weight * self._unseen(float(cosine.max()))
+            fused = (fused + weight * translation_z).astype(np.float32)
+            stages.append("translations")
         english_z = self._english_z(found) if cfg.english_weight > 0.0 else None
         if english_z is not None:
             stages.append("english")
@@ -492,6 +558,18 @@ class RecallEngine:
             completed_patterns=completed_patterns,
         )
 
+    def _unseen(self, top: float) -> float:
+        """How little the embedding model sees of the context among the candidates, from the similarity of the
+        closest one: 1 at the model's ``floor`` or below (nothing related: "scolded" against a diary in Japanese,
+        0.21), 0 from its ``link`` similarity up (it found what the context is about: a Tanaka sentence's
+        translation, median 0.70), linear between; 1 without a similarity profile. The words of the context
+        found in the other language count that much: where the model sees the match, they would only reorder
+        its finds by a shared common word."""
+        if self.profile is None:
+            return 1.0
+        span = max(1e-6, self.profile.link - self.profile.floor)
+        return min(1.0, max(0.0, (self.profile.link - top) / span))
+
     def _read_links(self, link_map: dict[str, list[tuple[str, str, float]]], ids: Sequence[str]) -> None:
         """Read into ``link_map`` the outgoing links of the ``ids`` it does not hold yet."""
         unread = [m for m in ids if m not in link_map]
@@ -501,16 +579,19 @@ class RecallEngine:
 
     @staticmethod
     def _english_z(found: Candidates) -> Vectors | None:
-        """The English channel's evidence, z-normalised over the candidates that have an English vector (one
-        without, e.g. a Japanese memory, counts as average); None when the context has no English vector or
-        fewer than two candidates do."""
+        """The English channel's evidence, z-normalised over the candidates that have an English vector; one
+        without (a Japanese memory) gets the multilingual model's standard score instead, its stand-in for what
+        the English model cannot read. (Counted as average, every English memory the English model liked ranked
+        above the Japanese memories of a mixed store: "stars in Hakone" brought "…talked about stars." before
+        「箱根の温泉に行って、露天風呂から星を見た。」.) None when the context has no English vector or fewer than
+        two candidates do."""
         english = found.english
         if english is None:
             return None
         known = ~np.isnan(english)
         if known.sum() < 2:
             return None
-        english_z = np.zeros(english.shape, dtype=np.float32)
+        english_z = zscore(found.patterns @ found.query_vector)
         english_z[known] = zscore(english[known])
         return english_z
 
@@ -557,7 +638,8 @@ class RecallEngine:
         self, found: Candidates, ids: Sequence[str], similarity: Mapping[str, float], profile: SimilarityProfile
     ) -> dict[str, float]:
         """Each memory's relevance to the context (0-1, rounded to 4 places): the largest of its calibrated
-        similarity, the share of the context's words it holds, and :data:`PERIOD_RELEVANCE` when it is from the
+        similarity, the share of the context's words it holds (:func:`ego_memory.text.cue_share`: a word held
+        through an equivalent counts half), and :data:`PERIOD_RELEVANCE` when it is from the
         calendar period the context names. 0: not related at all."""
         cues = cue_terms(found.context)
         texts = self._contents(found, ids)
@@ -569,7 +651,7 @@ class RecallEngine:
             dense = min(1.0, max(0.0, (similarity.get(m, profile.floor) - profile.floor) / span))
             if context_has_words and m in texts and not has_words(texts[m]):
                 dense = 0.0  # a memory of emoji or marks only: its vector sits near any nonsense
-            lexical = len(cues_in(cues, texts[m])) / len(cues) if cues and m in texts else 0.0
+            lexical = cue_share(cues, texts[m]) if m in texts else 0.0
             row = found.rows.get(m)
             dated = PERIOD_RELEVANCE if period and row and period[0] <= row[0] < period[1] else 0.0
             relevance[m] = round(max(dense, lexical, dated), 4)

@@ -6,6 +6,13 @@ word terms are its Latin words (stop words dropped) and the content words of its
 auxiliaries and symbols dropped unless nothing else is left), OR-ed, so BM25 ranks by how many rare terms
 match: 詩 or 雨 alone finds the memories holding that word. Runs of CJK characters also go to the ``trigram``
 index as overlapping 3-character windows (substrings, and words the segmenter reads differently).
+
+A query word may also stand for other words (:func:`alternatives`): a Japanese proper noun for its reading in Latin
+letters (宇治 for "uji", which the word index holds beside 宇治), and a word of the equivalents table
+(:mod:`ego_memory.equivalents`) for the other words of its line (最初 for 初めて, "scolded" for 叱る). Recall
+searches a reading as the name itself, a synonym at a lower weight, a word of the other language as evidence of
+its own beside the embedding's (``recall.translation_weight``), and a memory holding an alternative of a cue holds
+that cue.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ego_memory import language
+from ego_memory import equivalents, language
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f]+")
@@ -109,18 +116,142 @@ def cue_terms(text: str) -> list[str]:
 
 
 def cues_in(cues: list[str], text: str) -> frozenset[str]:
-    """Which of ``cues`` (from :func:`cue_terms`) ``text`` holds, as whole words (Japanese: Sudachi words)."""
+    """Which of ``cues`` (from :func:`cue_terms`) ``text`` holds, as whole words (Japanese: Sudachi words, and a
+    proper noun's reading), or through one of the cue's :func:`alternatives` (an English one in any inflection)."""
     if not cues:
         return frozenset()
     words = _words(text)
-    return frozenset(cue for cue in cues if cue in words)
+    held = set()
+    for cue in cues:
+        whole, others, latin = _forms(cue)
+        if whole & words or others & words or (latin and latin & _english_bases(text)):
+            held.add(cue)
+    return frozenset(held)
+
+
+EQUIVALENT_SHARE = 0.5
+"""How much of a cue a text holds through an equivalent only (a synonym, a word of the other language) in
+:func:`cue_share`: "sunset" is not all of 「夕焼けがとてもきれいだった」 as 夕焼け is."""
+
+
+def cue_share(cues: list[str], text: str) -> float:
+    """The share of ``cues`` that ``text`` holds (0-1): a cue held as written or by a proper noun's reading counts
+    whole, one held through an equivalent only (:mod:`ego_memory.equivalents`) :data:`EQUIVALENT_SHARE`."""
+    if not cues:
+        return 0.0
+    words = _words(text)
+    held = 0.0
+    for cue in cues:
+        whole, others, latin = _forms(cue)
+        if whole & words:
+            held += 1.0
+        elif others & words or (latin and latin & _english_bases(text)):
+            held += EQUIVALENT_SHARE
+    return held / len(cues)
+
+
+def cues_translated(cues: list[str], text: str) -> int:
+    """How many of ``cues`` ``text`` holds only in the other language (:func:`translations`: 叱る for "scolded",
+    "scold" in any inflection for 叱る): not as written, nor through a synonym or a proper noun's reading."""
+    words = _words(text)
+    count = 0
+    for cue in cues:
+        whole, others, latin = _forms(cue)
+        across = translations(cue)
+        if not across or whole & words or (others - across) & words:
+            continue
+        if across & words or (latin and latin & _english_bases(text)):
+            count += 1
+    return count
+
+
+@functools.lru_cache(maxsize=8192)
+def _forms(cue: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """A cue's words as a text may hold them: (the cue itself and a proper noun's reading, its equivalents, its
+    English equivalents, which a text may hold inflected)."""
+    whole = frozenset(word for word in (cue, latin_reading(cue)) if word)
+    others = alternatives(cue) - whole
+    return whole, others, frozenset(word for word in others if not has_cjk(word))
 
 
 @functools.lru_cache(maxsize=8192)
 def _words(text: str) -> frozenset[str]:
     """Every word of ``text`` as cues are written (read once per text: recall ranks one candidate set often)."""
     normal = language.normalize(text)
-    return frozenset([*_latin_terms(normal, language.CJK), *(t.normal for t in language.japanese_tokens(normal))])
+    japanese = (word for t in language.japanese_tokens(normal) for word in (t.normal, t.latin) if word)
+    return frozenset([*_latin_terms(normal, language.CJK), *japanese])
+
+
+@functools.lru_cache(maxsize=8192)
+def _english_bases(text: str) -> frozenset[str]:
+    """The base forms the Latin words of ``text`` may have (scolded → scold): what an English alternative meets."""
+    return frozenset(
+        base
+        for word in _latin_terms(language.normalize(text), language.CJK)
+        for base in equivalents.english_bases(word)
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def latin_reading(term: str) -> str:
+    """The reading in Latin letters of a query term that is one Japanese proper noun (宇治 → uji), else empty."""
+    if not has_cjk(term):
+        return ""
+    read = language.japanese_tokens(term)
+    return read[0].latin if len(read) == 1 else ""
+
+
+@functools.lru_cache(maxsize=8192)
+def alternatives(term: str) -> frozenset[str]:
+    """The other words that stand for a query term (from :func:`word_terms`) in the word index: for a Japanese
+    word, its reading when it is a proper noun (:func:`latin_reading`; the index holds a proper noun's reading
+    beside it, :func:`ego_memory.language.segmented`) and the other words of its lines in the equivalents table
+    (最初 → 初めて, 初め, first); for a Latin word, the Japanese words of its lines (scolded → 叱る, 叱責, 怒る)."""
+    if not has_cjk(term):
+        return equivalents.of_english(term)
+    found = set(equivalents.of_japanese(term))
+    if reading := latin_reading(term):
+        found.add(reading)
+    found.discard(term)
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=8192)
+def translations(term: str) -> frozenset[str]:
+    """The equivalents of a query term in the other language: a Latin word's Japanese words, a Japanese word's
+    English ones (the reading of a proper noun is the name itself, not a translation)."""
+    return frozenset(word for word in alternatives(term) - {latin_reading(term)} if has_cjk(word) != has_cjk(term))
+
+
+def synonyms(terms: list[str]) -> list[str]:
+    """The equivalents of ``terms`` in their own language (a Japanese word's Japanese synonyms: 最初 → 初めて, 初め)
+    that are not among them, distinct, in order."""
+    own = set(terms)
+    found: dict[str, None] = {}
+    for term in terms:
+        found.update(dict.fromkeys(sorted(alternatives(term) - translations(term) - own - {latin_reading(term)})))
+    return list(found)
+
+
+def translated(terms: list[str]) -> list[str]:
+    """The :func:`translations` of ``terms`` that are not among them, distinct, in order."""
+    own = set(terms)
+    found: dict[str, None] = {}
+    for term in terms:
+        found.update(dict.fromkeys(sorted(translations(term) - own)))
+    return list(found)
+
+
+def readings_query(terms: list[str]) -> str:
+    """An FTS5 expression matching the memories that hold the reading of a proper noun among ``terms`` but not the
+    noun itself (``"uji" NOT "宇治"``: a memory in romaji; one holding 宇治 matches 宇治 already); empty when no
+    term has a reading (or only one that is a term of its own)."""
+    own = set(terms)
+    return " OR ".join(
+        f"({_quote(reading)} NOT {_quote(term)})"
+        for term in terms
+        if (reading := latin_reading(term)) and reading not in own
+    )
 
 
 _LABEL = re.compile(r"\s*([^\W\d_][^:\n]{0,40}?):\s")

@@ -23,13 +23,8 @@ from ego_memory.limits import (
 DATE = {"type": "string", "format": "date"}
 
 
-def _range(low: float) -> dict[str, Any]:
-    return {
-        "type": "array",
-        "items": {"type": "number", "minimum": low, "maximum": 1},
-        "minItems": 2,
-        "maxItems": 2,
-    }
+RANGE: Mapping[str, Any] = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2}
+"""valence_range and arousal_range: their bounds (-1..1, 0..1) are checked by recall, whose error names them."""
 
 
 LABEL = {"type": "string", "maxLength": MAX_LABEL_CHARS}
@@ -54,6 +49,7 @@ REMEMBER_SCHEMA: Mapping[str, Any] = {
         "force": {"type": "boolean"},
         "body_state": {"type": "object"},
         "anticipated_at": {"type": "string", "maxLength": 64},
+        "with": {"type": "array", "items": {"type": "string", "maxLength": 100}, "maxItems": 10},
     },
     "required": ["content"],
     "additionalProperties": False,
@@ -71,8 +67,8 @@ RECALL_SCHEMA: Mapping[str, Any] = {
         "category_filter": {"type": "string"},
         "date_from": DATE,
         "date_to": DATE,
-        "valence_range": _range(-1),
-        "arousal_range": _range(0),
+        "valence_range": RANGE,
+        "arousal_range": RANGE,
     },
     "required": ["context"],
     "additionalProperties": False,
