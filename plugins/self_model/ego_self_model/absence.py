@@ -4,16 +4,23 @@ The typical gap is an exponential moving average (α 0.3) over the gaps between 
 with the first gap; with fewer than three moments it is a week. It never counts as less than a day, so a busy day
 of many moments does not make an afternoon's silence read as an absence. The band: ``usual`` under twice the
 typical gap, ``quiet`` from twice, ``long`` from four times (a boundary falls into the upper band).
+
+Silence is weak evidence: a few days without a memory naming someone one lives with is not their absence. Without
+other evidence, ``quiet`` also needs :data:`QUIET_FLOOR` (three days) and ``long`` :data:`LONG_FLOOR` (a week).
+A memory that names them only to say they are away or missed (:mod:`ego_self_model.presence`) after the last
+shared moment is evidence: the absence is then ``evident`` and at least ``quiet``, however short.
 """
 
 from __future__ import annotations
 
 import itertools
+import sqlite3
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
 from ego_core import Absence, AbsenceBand, duration_words
+from ego_self_model.store import StateStore
 
 EMA_ALPHA: Final = 0.3
 MIN_MOMENTS: Final = 3
@@ -21,6 +28,8 @@ FALLBACK_GAP: Final = timedelta(days=7)
 SHORTEST_GAP: Final = timedelta(days=1)
 QUIET_FACTOR: Final = 2.0
 LONG_FACTOR: Final = 4.0
+QUIET_FLOOR: Final = timedelta(days=3)
+LONG_FLOOR: Final = timedelta(days=7)
 
 
 def typical_gap(moments: Sequence[datetime]) -> timedelta:
@@ -35,21 +44,46 @@ def typical_gap(moments: Sequence[datetime]) -> timedelta:
     return max(timedelta(seconds=average), SHORTEST_GAP)
 
 
-def band_of(elapsed: timedelta, usual: timedelta) -> AbsenceBand:
-    if elapsed >= usual * LONG_FACTOR:
+def band_of(elapsed: timedelta, usual: timedelta, *, evident: bool = False) -> AbsenceBand:
+    """The band of ``elapsed`` against ``usual``; ``evident``: a memory said they were away (at least quiet, and
+    the floors do not apply)."""
+    if elapsed >= usual * LONG_FACTOR and (evident or elapsed >= LONG_FLOOR):
         return "long"
-    if elapsed >= usual * QUIET_FACTOR:
+    if evident or (elapsed >= usual * QUIET_FACTOR and elapsed >= QUIET_FLOOR):
         return "quiet"
     return "usual"
 
 
-def absence(person: str, moments: Sequence[datetime], at: datetime) -> Absence | None:
+def absence(
+    person: str, moments: Sequence[datetime], at: datetime, *, away_since: datetime | None = None
+) -> Absence | None:
     """``person``'s absence at ``at`` from the times of the moments shared with them (None when there are none).
-    Moments after ``at`` are not counted."""
+    Moments after ``at`` are not counted. ``away_since``: when a memory first said they were away after the last
+    shared moment (:meth:`ego_self_model.store.StateStore.away_since`), if one did."""
     past = [moment for moment in moments if moment <= at]
     if not past:
         return None
     last = max(past)
     elapsed = at - last
-    band = band_of(elapsed, typical_gap(past))
-    return Absence(person=person, band=band, words=duration_words(elapsed), last_shared=last)
+    evident = away_since is not None and last < away_since <= at
+    band = band_of(elapsed, typical_gap(past), evident=evident)
+    return Absence(person=person, band=band, words=duration_words(elapsed), last_shared=last, evident=evident)
+
+
+def absence_in(store: StateStore, db: sqlite3.Connection, key: str, name: str, at: datetime) -> Absence | None:
+    """:func:`absence` of the person ``key`` (called ``name``) at ``at``, read in the transaction ``db``."""
+    moments = [moment for moment in store.moments(db, key) if moment <= at]
+    if not moments:
+        return None
+    return absence(name, moments, at, away_since=store.away_since(db, key, max(moments), at))
+
+
+REUNION_LEAST: Final = timedelta(days=2)
+"""However evident, an absence shorter than this ends in no reunion: a day apart is a day."""
+
+
+def ended(away: Absence, at: datetime) -> bool:
+    """Whether a moment at ``at`` ends ``away`` as a reunion: an evident absence of :data:`REUNION_LEAST` (two
+    days) or more, or one of :data:`LONG_FLOOR` (a week) or more that is not usual for them."""
+    apart = at - away.last_shared
+    return (away.evident and apart >= REUNION_LEAST) or (away.band != "usual" and apart >= LONG_FLOOR)

@@ -11,6 +11,7 @@ it is not about their absence (:mod:`ego_self_model.presence`).
 
 from __future__ import annotations
 
+import math
 import re
 import sqlite3
 import unicodedata
@@ -23,7 +24,7 @@ import attrs
 from ego_core import InvalidArgumentError
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.fields import AddItem, PersonUpdate, SetStyle, SetTrust, fold, key_of
-from ego_self_model.presence import present
+from ego_self_model.presence import away, present
 from ego_self_model.store import Person, Shared, StateStore
 
 COUNTERPARTS: Final[tuple[tuple[str, ...], ...]] = (
@@ -37,6 +38,8 @@ COUNTERPARTS: Final[tuple[tuple[str, ...], ...]] = (
 """The same form of address in English and Japanese: a companion called by one answers to the others."""
 
 UNSPACED_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "HALFWIDTH KATAKANA", "IDEOGRAPHIC")
+UNSPACED_CHARS = "\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+"""Kana and kanji: a Latin name written beside them (BenとMasterが) is still a whole word."""
 
 
 def _unspaced(char: str) -> bool:
@@ -44,9 +47,10 @@ def _unspaced(char: str) -> bool:
 
 
 def term_pattern(term: str) -> str:
-    """A regular expression finding ``term`` (already case-folded) as a whole word."""
-    left = "" if _unspaced(term[0]) else r"(?<!\w)"
-    right = "" if _unspaced(term[-1]) else r"(?!\w)"
+    """A regular expression finding ``term`` (already case-folded) as a whole word (a Latin name may touch
+    Japanese: only a Latin letter or digit beside it makes it part of another word)."""
+    left = "" if _unspaced(term[0]) else rf"(?<![^\W{UNSPACED_CHARS}])"
+    right = "" if _unspaced(term[-1]) else rf"(?![^\W{UNSPACED_CHARS}])"
     return left + re.escape(term) + right
 
 
@@ -76,14 +80,37 @@ def companion_names(configured: str) -> tuple[str, ...]:
     return (configured,)
 
 
-def companion_of(people: Sequence[Person], configured: str, now: datetime, config: SelfModelConfig) -> Person:
-    """The companion: the person known by the configured name, else by one of its counterparts, else someone
+COMPANION_LEAST: Final = 5
+"""Moments shared before the person the memories keep naming is taken for the companion (no one answering to the
+companion's names)."""
+
+
+def most_named(people: Sequence[Person], counts: Mapping[str, int]) -> Person | None:
+    """The person the memories keep naming: at least :data:`COMPANION_LEAST` shared moments and twice as many as
+    anyone else, or None."""
+    ranked = sorted(people, key=lambda p: (-counts.get(p.key, 0), p.key))
+    if not ranked or counts.get(ranked[0].key, 0) < COMPANION_LEAST:
+        return None
+    runner_up = counts.get(ranked[1].key, 0) if len(ranked) > 1 else 0
+    return ranked[0] if counts.get(ranked[0].key, 0) >= 2 * runner_up else None
+
+
+def companion_of(
+    people: Sequence[Person],
+    configured: str,
+    now: datetime,
+    config: SelfModelConfig,
+    counts: Mapping[str, int] | None = None,
+) -> Person:
+    """The companion: the person known by the configured name, else by one of its counterparts, else (given the
+    shared moments' ``counts`` by person key) the one the memories keep naming (:func:`most_named`), else someone
     with no record yet (called by the configured name)."""
     for name in companion_names(configured):
         found = find(people, name)
         if found is not None:
             return found
-    return blank(configured, now, config)
+    named = most_named(people, counts) if counts else None
+    return named if named is not None else blank(configured, now, config)
 
 
 def implicit_names(companion: Person, configured: str, people: Sequence[Person]) -> tuple[str, ...]:
@@ -140,6 +167,17 @@ def mentioned(text: str, people: Sequence[Person], also: Mapping[str, Sequence[s
     for person in people:
         pattern = _names_pattern([*names_of(person), *(also or {}).get(person.key, ())])
         if pattern is not None and pattern.search(folded):
+            found.append(person)
+    return found
+
+
+def away_from(text: str, people: Sequence[Person], also: Mapping[str, Sequence[str]] | None = None) -> list[Person]:
+    """The people ``text`` says are away or missed (:func:`ego_self_model.presence.away`)."""
+    folded = "\n".join(fold(line) for line in text.splitlines()).casefold()
+    found: list[Person] = []
+    for person in mentioned(text, people, also):
+        pattern = _names_pattern([*names_of(person), *(also or {}).get(person.key, ())])
+        if pattern is not None and away(folded, pattern):
             found.append(person)
     return found
 
@@ -202,17 +240,37 @@ class Bond:
     last: Shared | None
     this_week: int
     """Moments shared in the last seven days."""
+    days: int = 0
+    """Days with a moment shared, up to now: the depth of the shared history."""
 
 
 WEEK: Final = timedelta(days=7)
+DEPTH_DAYS: Final = 20.0
+"""Days together at which the shared history is about two-thirds as deep as it gets (``closeness``)."""
+HISTORY_WEIGHT: Final = 0.7
+"""How far shared history can carry closeness beyond trust: trust 0.5 and a deep history make about 0.85."""
+WARY_TRUST: Final = 0.4
+"""Below this trust (set by update_relationship), history does not make the bond closer: caution stands."""
 
 
 def bond(store: StateStore, db: sqlite3.Connection, person: str, now: datetime) -> Bond:
     """The bond with ``person`` (a key) at ``now``, read in the transaction ``db``."""
     ties = store.ties(db, person)
+    days = {moment.date() for moment in store.moments(db, person) if moment <= now}
     return Bond(
         count=ties.count,
         first=store.first_shared(db, person),
         last=ties.last,
         this_week=store.shared_since(db, person, now - WEEK),
+        days=len(days),
     )
+
+
+def closeness(trust: float, tie: Bond) -> float:
+    """The bond in one number (0-1): the trust set by update_relationship, carried further by the days shared
+    (``1 - exp(-days / DEPTH_DAYS)`` of the way, at most :data:`HISTORY_WEIGHT`). A person one is wary or
+    cautious of stays so, whatever was shared."""
+    if trust < WARY_TRUST:
+        return trust
+    depth = 1.0 - math.exp(-tie.days / DEPTH_DAYS)
+    return round(trust + (1.0 - trust) * HISTORY_WEIGHT * depth, 3)

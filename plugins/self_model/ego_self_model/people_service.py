@@ -8,9 +8,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from ego_core import Absence, KnownPerson, TrustChange
-from ego_self_model.absence import absence
+from ego_self_model.absence import absence_in
 from ego_self_model.fields import key_of
-from ego_self_model.people import companion_names, find
+from ego_self_model.people import companion_names, find, most_named
 from ego_self_model.render import trust_words
 from ego_self_model.store import Person, StateStore
 
@@ -53,10 +53,12 @@ class PeopleService:
         if not isinstance(wanted, str) or not key_of(wanted):
             return None
         with self.store.reading() as db:
-            known = self._find(self.store.people(db), wanted)
+            people = self.store.people(db)
+            known = self._find(people, wanted)
+            if known is None and person is None:
+                known = most_named(people, self.store.public_counts())
             key, name = (known.key, known.name) if known is not None else (key_of(wanted), wanted.strip())
-            moments = self.store.moments(db, key)
-        return absence(name, moments, at)
+            return absence_in(self.store, db, key, name, at)
 
     def trust_history(self, person: str) -> list[TrustChange]:
         if not isinstance(person, str) or not key_of(person):

@@ -107,7 +107,7 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
         ok = problems == ["ok"]
         detail = f"{questions} questions, {people} people ({store.path})" if ok else "; ".join(problems[:5])
         configured = self.model.ctx.settings.companion_name
-        companion = companion_of(everyone, configured, now, self.model.config)
+        companion = companion_of(everyone, configured, now, self.model.config, store.public_counts())
         return [
             Check("self-model state", ok, detail),
             Check("companion", True, companion_detail(companion, everyone, configured)),
@@ -117,8 +117,8 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
     # Other plugins' actions
 
     @hookimpl
-    def on_remember(self, memory: Memory) -> Sequence[str] | None:
-        return self._running().remembered(memory) or None
+    def on_remember(self, memory: Memory, together: Sequence[str]) -> Sequence[str | Section] | None:
+        return self._running().remembered(memory, together) or None
 
     @hookimpl
     def on_forget(self, memory: Memory) -> Sequence[str] | None:

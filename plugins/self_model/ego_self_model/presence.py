@@ -9,13 +9,38 @@ moment. A clause that names them with none of those words (or with a word of the
 
 The words, per language (matched case-insensitively; English ones as whole words):
 
-- Japanese absence: いない・居ない・いなく・居なく (not after 違, as in 違いない), 留守, 出張, 不在,
+- Japanese absence: いない・居ない・いなく・居なく (not after 違, て or で: 違いない, していない), 留守,
+  出張中・出張に出・出張で, 不在,
   会いたい・会いたく・逢いたい・逢いたく, 会えない, 恋し (恋しい, 恋しくて), 帰ってこない・帰ってこなく, 帰らない,
-  帰りを待.
-- Japanese return: 帰ってきた, 帰ってくれた, 戻ってきた, 帰宅, おかえり, お帰り, ただいま.
-- English absence: away, without, miss, misses, missed, missing, gone, absent, not here, not home, isn't here,
-  wasn't here, far from, left for, on a trip, longing, long for, longed for, and "wish … were here" (or was).
-- English return: came back, comes back, come back, got back, is back, was back, back home, returned, home again.
+  帰りを待, 出発, 旅立, 発った, に行っている・へ行っている (に行ってる), 出かけた・出かけている (not after と),
+  寂しい・寂しくて・寂しかった・淋しい, 一緒にいたい・一緒にいられ(ない), and a return still to come: 帰ってくる,
+  戻ってくる, 帰ってくれば, 帰ってきたら, 帰ってきてほしい.
+- Japanese return (not followed by ら: 帰ってきたら is still to come): 帰ってきた, 帰ってくれた, 戻ってきた, 帰宅,
+  おかえり, お帰り, ただいま; and what is done or told face to face: 教えてくれた, 話してくれた, 言ってくれた,
+  手伝った, 見せた, 渡した.
+- English absence: away, without, miss, misses, missed, missing (with their name or
+  him/her/them/you within three words after it: "missing the rain" misses no one), gone, absent, not here, not
+  home, isn't here, wasn't here, far from, left for, on a trip, longing, long for, longed for, lonely, and "wish …
+  were here" (or was); a return still to come: comes back, come back, coming back, will be back, be back, be
+  home, gets back.
+- English return: told me, came back, came home, got back, got home, is back, was back, back home, returned, home
+  again.
+
+Neither a moment nor an absence:
+
+- Quoted words (「…」, 『…』, “…”, "…") are emptied first: what someone says is not what happens.
+- A clause that says together (below) makes every clause naming someone a moment with them, unless it says they
+  are away or speaks of the past: 「マスターの締め切りが終わった。朝ごはんを一緒に食べた」 is a moment with マスター.
+- Alone or asleep (一人で・ひとりで・独りで, 昼寝, 寝ている間, 眠っている間, alone, by myself, on my own, asleep,
+  napping, napped, sleeping) anywhere in the memory: no moment with anyone it names, except in a clause that says
+  together (一緒に but not 一緒にいたい, 二人で, ふたりで, 三人で, と私, 私と, together, with me, … and I, me and …)
+  or a return; and no sign they are away (they may be napping in the next room).
+- Word from elsewhere (届いた, メッセージ, 電話, 連絡, メール, ビデオ通話, message, texted, called me, phoned,
+  phone, email, video call): no moment, no absence (they may be at work).
+- The past (思い出, 去年, 昔, あの頃, 以前, last year, years ago, used to, remembered, back then, long ago): the
+  clause says nothing of now.
+- Only their belongings (先生のセーター, Sam's flight: ``Xの`` not followed by いる／いない／居, ``X's`` not followed by
+  a word of being or going): a clause about their things is no moment with them.
 
 The rule reads words, not meaning: it is deliberately small, so what it decides can be predicted and explained.
 """
@@ -37,12 +62,18 @@ CLAUSE_BREAK: Final = re.compile(
 turns to another scene."""
 
 JAPANESE_ABSENCE: Final = (
-    r"(?<!違)いない",
+    r"(?<![違てで])いない",
     r"(?<!違)居ない",
-    r"(?<!違)いなく",
+    r"(?<![違てで])いなく",
     r"居なく",
+    "寂しい",
+    "寂しくて",
+    "寂しかった",
+    "淋しい",
     "留守",
-    "出張",
+    "出張中",
+    "出張に出",
+    "出張で",
     "不在",
     "会いたい",
     "会いたく",
@@ -54,15 +85,43 @@ JAPANESE_ABSENCE: Final = (
     "帰ってこなく",
     "帰らない",
     "帰りを待",
+    "一緒にいたい",
+    "一緒にいられ",
+    "出発",
+    "旅立",
+    "に行っている",
+    "へ行っている",
+    "に行ってる",
+    "へ行ってる",
+    r"(?<!と)出かけた",
+    r"(?<!と)出かけている",
+    "発った",
+    "帰ってくる",
+    "戻ってくる",
+    "帰ってくれば",
+    "帰ってきたら",
+    "帰ってきてほしい",
 )
-JAPANESE_RETURN: Final = ("帰ってきた", "帰ってくれた", "戻ってきた", "帰宅", "おかえり", "お帰り", "ただいま")
+JAPANESE_RETURN: Final = (
+    "帰ってきた",
+    "帰ってくれた",
+    "戻ってきた",
+    "帰宅",
+    "おかえり",
+    "お帰り",
+    "ただいま",
+    "教えてくれた",
+    "話してくれた",
+    "言ってくれた",
+    "手伝った",
+    "見せた",
+    "渡した",
+)
+"""A return, or something done together or told face to face now (which wins over the words of an absence
+still to come: マスターが来週から出張すると教えてくれた is a moment with them)."""
 ENGLISH_ABSENCE: Final = (
     "away",
     "without",
-    "miss",
-    "misses",
-    "missed",
-    "missing",
     "gone",
     "absent",
     "not here",
@@ -75,11 +134,20 @@ ENGLISH_ABSENCE: Final = (
     "longing",
     "long for",
     "longed for",
-)
-ENGLISH_RETURN: Final = (
-    "came back",
     "comes back",
     "come back",
+    "coming back",
+    "will be back",
+    "be back",
+    "be home",
+    "gets back",
+    "lonely",
+)
+ENGLISH_RETURN: Final = (
+    "told me",
+    "came back",
+    "came home",
+    "got home",
     "got back",
     "is back",
     "was back",
@@ -96,20 +164,110 @@ def _words(english: Iterable[str], japanese: Iterable[str], extra: Iterable[str]
 
 
 ABSENCE: Final = _words(ENGLISH_ABSENCE, JAPANESE_ABSENCE, (WISH_HERE,))
-RETURN: Final = _words(ENGLISH_RETURN, (re.escape(word) for word in JAPANESE_RETURN))
+SOLO: Final = _words(
+    ("alone", "by myself", "on my own", "asleep", "napping", "napped", "sleeping"),
+    ("一人で", "ひとりで", "独りで", "昼寝", "寝ている間", "寝ているあいだ", "眠っている間", "眠っているあいだ"),
+)
+"""The agent on its own: no moment with whoever the memory names, but no sign they are away (they may be napping
+in the next room). It holds for the whole memory, except a clause that says they were together."""
+TOGETHER: Final = _words(
+    ("together", "with me", "and i", "me and"),
+    (r"一緒に(?!い[たら])", r"いっしょに(?!い[たら])", "二人で", "ふたりで", "三人で", "と私", "私と"),
+)
+"""A clause that says the agent and someone were together: being alone elsewhere in the memory does not undo it."""
+REMOTE: Final = _words(
+    ("message", "messaged", "texted", "called me", "phoned", "phone", "email", "emailed", "video call"),
+    ("届いた", "届く", "メッセージ", "電話", "連絡", "メール", "ビデオ通話"),
+)
+"""Word from someone elsewhere: no moment together, and no sign of an absence either (they may be at work)."""
+NAMELESS_TOGETHER: Final = re.compile(
+    r"(?<!と)(?:一緒に|いっしょに)(?!い[たら])|二人で|ふたりで|(?<!\w)(?:the two of us|both of us|we both)(?!\w)"
+)
+"""Together with no one named (朝ごはんを一緒に食べた, the two of us): the person the memory names elsewhere.
+Aikoと一緒に names its own company, so it vouches for no one else."""
+NAMELESS_SKIP: Final = re.compile(r"一人|ひとり|独り|alone")
+"""A together clause that is itself about being alone (一人で…一緒に) vouches for no one."""
+RECALLED: Final = _words(
+    ("last year", "years ago", "used to", "remembered", "back then", "long ago"),
+    ("思い出", "去年", "昔", "あの頃", "以前"),
+)
+"""A clause about the past (remembering last year's trip): it says nothing of now, neither way."""
+QUOTED: Final = re.compile(r"「[^「」]*」|『[^『』]*』|“[^“”]*”|\"[^\"]*\"")
+"""Someone's words, quoted: what they say (「留守のあいだ頼むね」) is not what is happening."""
+VERBISH: Final = (
+    "back|home|here|there|with|in|at|been|going|coming|just|still|not|always|never|so|really|out|up|off|asleep"
+    "|awake|busy|right|fine|away|gone|got|had|done|on|over|around|upstairs|downstairs"
+)
+RETURN: Final = _words(ENGLISH_RETURN, (re.escape(word) + "(?!ら)" for word in JAPANESE_RETURN))
+"""A return, said as done (帰ってきたら, "once they are back", is still to come)."""
 
 
 def clauses(text: str) -> list[str]:
-    """``text`` (already case-folded) cut into clauses; empty ones dropped."""
-    return [clause for clause in CLAUSE_BREAK.split(text) if clause.strip()]
+    """``text`` (already case-folded) cut into clauses, quoted words emptied (「」 stays where they were); empty
+    ones dropped."""
+    return [clause for clause in CLAUSE_BREAK.split(QUOTED.sub("「」", text)) if clause.strip()]
 
 
-def absent_in(clause: str) -> bool:
-    """Whether ``clause`` (case-folded) says someone is away or missed, with no word of their return."""
-    return ABSENCE.search(clause) is not None and RETURN.search(clause) is None
+def _possessive_only(clause: str, name: re.Pattern[str]) -> bool:
+    """Whether every mention of the person in ``clause`` is their belonging (先生のセーター, Sam's flight) rather
+    than them: ``Xの`` not followed by いる／いない／居 (``マスターのいる部屋`` is them), ``X's`` not followed by a
+    word of being or going (``Master's back`` is them)."""
+    mentions = list(name.finditer(clause))
+    for found in mentions:
+        after = clause[found.end() :]
+        if after.startswith("の") and not re.match(r"の(?:い[るたな]|居)", after):
+            continue
+        if re.match(rf"['’]s\s+(?!(?:{VERBISH})\b)\w", after):
+            continue
+        return False
+    return bool(mentions)
+
+
+MISS: Final = re.compile(r"(?<!\w)miss(?:es|ed|ing)?(?!\w)((?:\W+[\w']+){1,3})")
+"""miss, misses, missed, missing and the three words after it."""
+PRONOUNS: Final = re.compile(r"(?<!\w)(?:him|her|them|you)(?!\w)")
+
+
+def _missed(clause: str, name: re.Pattern[str] | None) -> bool:
+    """Whether ``clause`` misses the person: their name or him/her/them/you within three words after a form of
+    *miss* (``missing the rain`` misses no one)."""
+    for found in MISS.finditer(clause):
+        after = found.group(1)
+        if PRONOUNS.search(after) or (name is not None and name.search(after)):
+            return True
+    return False
+
+
+def absent_in(clause: str, name: re.Pattern[str] | None = None) -> bool:
+    """Whether ``clause`` (case-folded) says someone (``name``) is away or missed, with no word of their return."""
+    away = ABSENCE.search(clause) is not None or _missed(clause, name)
+    return away and RETURN.search(clause) is None
+
+
+def _with_them(clause: str, name: re.Pattern[str], alone: bool, together: bool = False) -> bool:
+    """Whether ``clause`` (which names them) is a moment with them: not their absence nor the past; then a clause
+    that says together (or ``together``: another clause of the memory does, as in 「マスターの締め切りが終わった。
+    朝ごはんを一緒に食べた」), or tells of a return or of something done face to face, is; else not word from
+    elsewhere, nor only their belongings, nor in a memory of the agent alone."""
+    if absent_in(clause, name) or RECALLED.search(clause):
+        return False
+    if together or TOGETHER.search(clause) is not None or RETURN.search(clause) is not None:
+        return True
+    return not (alone or SOLO.search(clause) or REMOTE.search(clause) or _possessive_only(clause, name))
 
 
 def present(text: str, name: re.Pattern[str]) -> bool:
-    """Whether ``text`` (case-folded) names someone (``name`` finds any of their names) in a clause that is not
-    about their absence."""
-    return any(name.search(clause) and not absent_in(clause) for clause in clauses(text))
+    """Whether ``text`` (case-folded) names someone (``name`` finds any of their names) in a clause that is a moment
+    with them (:func:`_with_them`)."""
+    parts = clauses(text)
+    alone = any(SOLO.search(clause) and not RETURN.search(clause) for clause in parts)
+    unnamed_together = any(NAMELESS_TOGETHER.search(clause) and not NAMELESS_SKIP.search(clause) for clause in parts)
+    return any(name.search(clause) and _with_them(clause, name, alone, unnamed_together) for clause in parts)
+
+
+def away(text: str, name: re.Pattern[str]) -> bool:
+    """Whether ``text`` (case-folded) says someone (``name``) is away or missed now: the evidence of an absence
+    (being alone, word from elsewhere or the past is none)."""
+    return any(
+        name.search(clause) and absent_in(clause, name) and not RECALLED.search(clause) for clause in clauses(text)
+    )

@@ -11,7 +11,7 @@ from ego_core import Absence, Preciousness, duration_words, truncate, when_words
 
 NEW_MOMENTS: Final = 5
 """Fewer shared moments than this: still new to each other, however long ago the first was."""
-HISTORY_WORDS: Final = ((180, "a long history together"), (30, "a growing history"), (0, "still new to each other"))
+HISTORY_WORDS: Final = ((180, "a long history together"), (14, "a growing history"), (0, "still new to each other"))
 """Days since the first shared moment → words (with at least five moments)."""
 WEEK_WORDS: Final = (
     (7, "they've been woven through the week"),

@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, tzinfo
 from typing import Any, Final
 
-from ego_core import Absence, Memory, relative_age, truncate
-from ego_self_model.people import Bond
+from ego_core import Absence, Claim, Memory, calendar_days, relative_age, truncate
+from ego_self_model.people import Bond, closeness
 from ego_self_model.questions import QuestionView
 from ego_self_model.relations import absence_frame, history_words, since_words, week_words
 from ego_self_model.store import Growth, Person
@@ -21,6 +21,16 @@ TRUST_WORDS: Final = (
 )
 """trust_level → words: the first row whose bound the level reaches."""
 
+BOND_WORDS: Final = (
+    (0.8, "you trust them deeply"),
+    (0.66, "you trust them"),
+    (0.55, "you are growing closer"),
+    (0.4, "you are still getting to know them"),
+    (0.2, "you are cautious with them"),
+    (0.0, "you are wary of them"),
+)
+"""closeness (trust carried by the days shared, :func:`ego_self_model.people.closeness`) → words."""
+
 SKILL_WORDS: Final = ((0.7, "confident"), (0.4, "getting there"), (0.0, "unsure"))
 """skill confidence → words, the same way."""
 
@@ -32,6 +42,8 @@ ITEMS_SHOWN: Final = 3
 ITEM_CHARS: Final = 60
 QUESTION_CHARS: Final = 160
 SNIPPET_CHARS: Final = 80
+SNIPPET_TOKENS: Final = 40
+"""A quote of the last shared moment: 80 columns (40 Japanese characters) and at most 40 tokens."""
 
 
 def _band(value: float, table: Sequence[tuple[float, str]]) -> str:
@@ -43,6 +55,24 @@ def _band(value: float, table: Sequence[tuple[float, str]]) -> str:
 
 def trust_words(trust: float) -> str:
     return _band(trust, TRUST_WORDS)
+
+
+def bond_words(trust: float, tie: Bond) -> str:
+    return _band(closeness(trust, tie), BOND_WORDS)
+
+
+def bond_claims(person: Person, tie: Bond, now: datetime, tz: tzinfo, *, last: bool = True) -> tuple[Claim, ...]:
+    """What a companion line states: the bond, and (``last``) the last moment shared and when it was."""
+    claims = [
+        Claim(kind="bond", person=person.name, value=closeness(person.trust, tie), words=bond_words(person.trust, tie))
+    ]
+    if last and tie.last is not None:
+        moment = tie.last
+        claims.append(Claim(kind="together", person=person.name, memory_id=moment.memory_id, at=moment.at))
+        days = calendar_days(moment.at, now, tz)
+        words = since_words(moment.at, now, tz)
+        claims.append(Claim(kind="time", memory_id=moment.memory_id, at=moment.at, value=days, words=words))
+    return tuple(claims)
 
 
 def skill_words(confidence: float) -> str:
@@ -73,7 +103,7 @@ def companion_line(
     the last seven days). When is said by the local days of ``tz``."""
     if bond.last is None:
         return f"{name}: {trust_words(person.trust)}; nothing shared yet."
-    parts = [trust_words(person.trust), f"last shared {since_words(bond.last.at, now, tz)}"]
+    parts = [bond_words(person.trust, bond), f"last shared {since_words(bond.last.at, now, tz)}"]
     if history:
         parts.append(history_words(bond.count, bond.first, now))
     if week:
@@ -83,11 +113,11 @@ def companion_line(
 
 def regarding_line(person: Person, bond: Bond, now: datetime) -> str:
     """attune toward someone: ``Regarding Aiko: you trust them; a growing history.``"""
-    return f"Regarding {person.name}: {trust_words(person.trust)}; {history_words(bond.count, bond.first, now)}."
+    return f"Regarding {person.name}: {bond_words(person.trust, bond)}; {history_words(bond.count, bond.first, now)}."
 
 
 def self_line(fields: Mapping[str, Any], latest: Growth | None, now: datetime) -> str:
-    """The self-model in one line (introspect)."""
+    """The self-model in one line (introspect); empty while nothing has been said of it."""
     parts: list[str] = []
     identity = fields.get("identity") or []
     if identity:
@@ -103,7 +133,7 @@ def self_line(fields: Mapping[str, Any], latest: Growth | None, now: datetime) -
     if latest is not None:
         parts.append(f'latest growth ({relative_age(latest.at, now)}): "{truncate(latest.text, 80)}"')
     if not parts:
-        return "Who you are becoming: not put into words yet."
+        return ""  # nothing said yet: the scaffold asks, and an empty line said every day is no news
     return "Who you are becoming: " + "; ".join(parts) + "."
 
 
@@ -116,9 +146,10 @@ def question_line(item: QuestionView, holder: str | None = None) -> str:
 def open_questions_text(
     active: Sequence[QuestionView], unresolved: int, holders: Mapping[str, str] | None = None
 ) -> str:
-    """introspect's open questions; ``holders``: whom a question is held with, by question id."""
+    """introspect's open questions; ``holders``: whom a question is held with, by question id. Nothing (the section
+    is left out) while there has never been one: an empty list said every day is no news."""
     if not active:
-        return "Open questions: none yet." if unresolved == 0 else "Open questions: none on your mind right now."
+        return "" if unresolved == 0 else "Open questions: none on your mind right now."
     held = holders or {}
     return "\n".join(["Open questions:", *(question_line(item, held.get(item.question.id)) for item in active)])
 
@@ -166,6 +197,11 @@ def resurfaced_line(item: QuestionView) -> str:
 # consider_them
 
 
+def last_quote(memory: Memory) -> str:
+    """consider_them's quote of the last moment shared."""
+    return truncate(memory.content, SNIPPET_CHARS, tokens=SNIPPET_TOKENS)
+
+
 def person_text(
     person: Person,
     bond: Bond,
@@ -203,7 +239,7 @@ def person_text(
         )
         if last is not None:
             private = " (private)" if last.is_private else ""
-            shared += f':{private} "{truncate(last.content, SNIPPET_CHARS)}"'
+            shared += f':{private} "{last_quote(last)}"'
         else:
             shared += "."
         lines.append(shared)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -15,6 +15,7 @@ from ego_core import (
     MEMORY_STORE,
     NOTIONS_STORE,
     Absence,
+    Claim,
     DesireLevels,
     InvalidArgumentError,
     Memory,
@@ -32,7 +33,7 @@ from ego_core import (
     preciousness,
     truncate,
 )
-from ego_self_model.absence import absence
+from ego_self_model.absence import absence_in, ended
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.fields import (
     AddGrowth,
@@ -47,7 +48,18 @@ from ego_self_model.fields import (
     parse_self_update,
     person_name,
 )
-from ego_self_model.people import Bond, apply, blank, bond, companion_of, implicit_names, present_with, resolve
+from ego_self_model.people import (
+    Bond,
+    apply,
+    away_from,
+    blank,
+    bond,
+    companion_of,
+    implicit_names,
+    names_of,
+    present_with,
+    resolve,
+)
 from ego_self_model.persons import close_lately, in_mind
 from ego_self_model.questions import (
     QuestionView,
@@ -63,8 +75,10 @@ from ego_self_model.questions import (
 )
 from ego_self_model.relations import left_open_line, quieter_line, reflection_lines, reunion_line, reunited_line
 from ego_self_model.render import (
+    bond_claims,
     companion_line,
     held_together_text,
+    last_quote,
     open_questions_text,
     person_text,
     regarding_line,
@@ -271,8 +285,17 @@ class SelfModel:
     # People
 
     def _companion(self, people: Sequence[Person], now: datetime) -> Person:
-        """The companion: known by the configured name or one of its counterparts (``Master`` ≡ ``マスター``)."""
-        return companion_of(people, self.ctx.settings.companion_name, now, self.config)
+        """The companion: known by the configured name or one of its counterparts (``Master`` ≡ ``マスター``), else
+        the person the memories keep naming."""
+        return companion_of(people, self.ctx.settings.companion_name, now, self.config, self.store.public_counts())
+
+    def _companion_called(self, companion: Person, people: Sequence[Person]) -> str:
+        """What the companion is called in wake_up and introspect: the configured name when it is one of theirs
+        (or they have no record yet), else their own name (マスター, not the default Master)."""
+        configured = self.ctx.settings.companion_name
+        if companion.key not in {p.key for p in people}:
+            return configured
+        return configured if key_of(configured) in {key_of(n) for n in names_of(companion)} else companion.name
 
     def _person(self, people: Sequence[Person], name: str, now: datetime) -> Person | None:
         """The person called ``name``; one of the companion's names with no record yet is the companion."""
@@ -316,7 +339,7 @@ class SelfModel:
             person = self._person(people, name, now)
             lives_with = person is not None and person.key == self._companion(people, now).key
             tie = bond(self.store, db, person.key, now) if person is not None else Bond(0, None, None, 0)
-            moments = self.store.moments(db, person.key) if person is not None else []
+            away = absence_in(self.store, db, person.key, person.name, now) if person is not None else None
         if person is None:
             stranger = blank(name, now, self.config)
             return Response(
@@ -332,7 +355,6 @@ class SelfModel:
                 _log.warning("reading the last shared memory failed (%s)", type(exc).__name__)
                 found = []
             last = found[0] if found else None
-        away = absence(person.name, moments, now)
         text = person_text(person, tie, last, now, tz=self.ctx.settings.tz, known=True, companion=lives_with, away=away)
         notions = self._notions()
         if notions is not None:
@@ -344,7 +366,13 @@ class SelfModel:
             together = questions_with(self.store.questions(db), person, now, self.config)[:HELD_SHOWN]
         if together:
             text += "\n" + held_together_text(person.name, together)
-        return Response(text, scaffold=THEM_SCAFFOLD)
+        claims = list(bond_claims(person, tie, now, self.ctx.settings.tz))
+        if last is not None:
+            quoted = last_quote(last)
+            claims.append(Claim(kind="quote", memory_id=last.id, words=quoted, whole=last.content, person=person.name))
+        if away is not None and away.band != "usual":
+            claims.append(Claim(kind="apart", person=person.name, at=away.last_shared))
+        return Response(text, scaffold=THEM_SCAFFOLD, claims=tuple(claims))
 
     # ------------------------------------------------------------------------------------------
     # am_i_being_genuine
@@ -369,13 +397,17 @@ class SelfModel:
     # ------------------------------------------------------------------------------------------
     # Hooks: remember, forget, wake_up, introspect
 
-    def remembered(self, memory: Memory) -> list[str]:
+    def remembered(self, memory: Memory, together: Sequence[str] = ()) -> list[str | Section]:
         """Count the people the memory names as an interaction; bring back a question it touches.
 
         Each step runs even if the other failed (logged with the error's type, never the memory's text).
         """
-        lines: list[str] = []
-        for step in (self._count_interactions, self._resurface):
+        lines: list[str | Section] = []
+        steps: tuple[Callable[[Memory], Sequence[str | Section]], ...] = (
+            lambda remembered: self._count_interactions(remembered, together),
+            self._resurface,
+        )
+        for step in steps:
             try:
                 lines.extend(step(memory))
             except Exception as exc:
@@ -389,9 +421,21 @@ class SelfModel:
         found = resurface(self.store, service, memory.id, self.ctx.now(), self.config)
         return [resurfaced_line(found.view)] if found is not None else []
 
-    def _count_interactions(self, memory: Memory) -> list[str]:
-        """A memory naming someone (or an alias, or the companion by a counterpart of their name) where it is not
-        about their absence (:mod:`ego_self_model.presence`) is a moment with them. Nothing is said about it,
+    def _said_together(self, everyone: Sequence[Person], together: Sequence[str]) -> list[Person]:
+        """The people remember's ``with`` names (by name or alias; someone new is added), each once."""
+        now = self.ctx.now()
+        found: dict[str, Person] = {}
+        for name in together:
+            person = self._person(everyone, name, now) or blank(name, now, self.config)
+            if person.key:
+                found.setdefault(person.key, person)
+        return list(found.values())
+
+    def _count_interactions(self, memory: Memory, together: Sequence[str] = ()) -> list[str | Section]:
+        """The people remember's ``with`` names (``together``), or else each one the memory names (or an alias,
+        or the companion by a counterpart of their name) where it is not about their absence
+        (:mod:`ego_self_model.presence`): a moment with them. Someone named only to say they are away or missed
+        leaves an away mark (the evidence of an absence). Nothing is said about it,
         unless it ends a quiet or long absence (measured before it counts): then one line says so, and wake_up
         tells the reunion once.
 
@@ -399,29 +443,51 @@ class SelfModel:
         to mind in recall, and is never a shared moment: it ends no absence and is not counted or quoted."""
         with self.store.reading() as db:
             people = self.store.people(db)
-        companion = self._companion(people, self.ctx.now())
+        # by the companion's names only: a memory naming Master makes Master someone, whoever is named most
+        companion = companion_of(people, self.ctx.settings.companion_name, self.ctx.now(), self.config)
         everyone = people if companion in people else [*people, companion]
         also = {companion.key: implicit_names(companion, self.ctx.settings.companion_name, people)}
+        said_away = away_from(memory.content, everyone, also)
         named = present_with(memory.content, everyone, also)
-        if not named:
+        if together:  # the agent said who was there: that outranks what the words seem to say
+            named = self._said_together(everyone, together)
+        missed = [person for person in said_away if person.key not in {p.key for p in named}]
+        if not named and not missed:
             return []
         reunions: list[tuple[Absence, Person]] = []
         with self.store.writing() as db:
             known = {p.key for p in self.store.people(db)}
+            for person in missed:
+                if person.key in known:
+                    self.store.mark_away(db, person.key, memory.id, memory.timestamp)
             for person in named:
                 if person.key not in known:
                     self.store.put_person(db, person, replace=False)
-                away = absence(person.name, self.store.moments(db, person.key), memory.timestamp)
+                away = absence_in(self.store, db, person.key, person.name, memory.timestamp)
                 moment = Shared(person=person.key, memory_id=memory.id, at=memory.timestamp, private=memory.is_private)
                 added = self.store.add_shared(db, moment)
-                if added and not memory.is_private and away is not None and away.band != "usual":
+                if added and not memory.is_private and away is not None and ended(away, memory.timestamp):
                     gap = (memory.timestamp - away.last_shared).total_seconds()
                     self.store.note_reunion(db, Reunion(person.key, memory.id, gap, self.ctx.now()))
                     reunions.append((away, person))
         if not reunions:
             return []
         away, person = min(reunions, key=lambda found: found[0].last_shared)
-        lines = [reunion_line(person.name, memory.timestamp - away.last_shared)]
+        apart = memory.timestamp - away.last_shared
+        told = Section(
+            key="self_model.reunion",
+            text=reunion_line(person.name, apart),
+            claims=(
+                Claim(
+                    kind="reunion",
+                    person=person.name,
+                    memory_id=memory.id,
+                    at=memory.timestamp,
+                    value=apart.total_seconds(),
+                ),
+            ),
+        )
+        lines: list[str | Section] = [told]
         question = held_with(self.store, person, self.ctx.now(), self.config)
         if question is not None:
             lines.append(left_open_line(question.question.id, question.question.text))
@@ -467,15 +533,29 @@ class SelfModel:
         if reunion is not None:
             with self.store.writing() as db:
                 reunion = reunion if self.store.reunion_told(db, reunion) else None
-        companion = companion_line(
-            self.ctx.settings.companion_name, person, tie, now, tz=self.ctx.settings.tz, history=False
-        )
-        sections = [Section(key="self_model", text=companion, order=WAKE_UP_ORDER, priority=COMPANION_PRIORITY)]
+        name_shown = self._companion_called(person, people)
+        companion = companion_line(name_shown, person, tie, now, tz=self.ctx.settings.tz, history=False)
+        sections = [
+            Section(
+                key="self_model",
+                text=companion,
+                order=WAKE_UP_ORDER,
+                priority=COMPANION_PRIORITY,
+                claims=bond_claims(person, tie, now, self.ctx.settings.tz),
+            )
+        ]
         if reunion is not None:
             name = next((p.name for p in people if p.key == reunion.person), reunion.person)
             told = reunited_line(name, timedelta(seconds=reunion.gap))
+            claim = Claim(kind="reunion", person=name, memory_id=reunion.memory_id, at=reunion.noted, value=reunion.gap)
             sections.append(
-                Section(key="self_model.reunion", text=told, order=WAKE_UP_ORDER, priority=REUNION_PRIORITY)
+                Section(
+                    key="self_model.reunion",
+                    text=told,
+                    order=WAKE_UP_ORDER,
+                    priority=REUNION_PRIORITY,
+                    claims=(claim,),
+                )
             )
         return sections
 
@@ -489,9 +569,9 @@ class SelfModel:
             wanted = companion
         with self.store.reading() as db:
             people = self.store.people(db)
-            person = self._person(people, wanted, now)
+            person = self._person(people, wanted, now) if name is not None else self._companion(people, now)
             tie = bond(self.store, db, person.key, now) if person is not None else None
-            moments = self.store.moments(db, person.key) if person is not None else []
+            away = absence_in(self.store, db, person.key, person.name, now) if person is not None else None
         if person is None or tie is None:
             return Section(key="self_model", text=f"{wanted}: not someone you know yet.", order=WAKE_UP_ORDER)
         lines = [
@@ -499,10 +579,11 @@ class SelfModel:
             if name is None
             else regarding_line(person, tie, now)
         ]
-        away = absence(person.name, moments, now)
+        claims = list(bond_claims(person, tie, now, self.ctx.settings.tz, last=name is None))
         if away is not None and away.band != "usual":
             lines.append(quieter_line(away))
-        return Section(key="self_model", text="\n".join(lines), order=WAKE_UP_ORDER)
+            claims.append(Claim(kind="apart", person=person.name, at=away.last_shared))
+        return Section(key="self_model", text="\n".join(lines), order=WAKE_UP_ORDER, claims=tuple(claims))
 
     def _coherence(self) -> float | None:
         desires = self.ctx.services.get(DESIRE_LEVELS, DesireLevels)
@@ -560,14 +641,18 @@ class SelfModel:
                 scaffold=INTROSPECT_SCAFFOLD,
             )
         )
-        sections.append(Section(key="self_model.people", text=self._people_text(now), order=PEOPLE_ORDER))
+        text, claims = self._people_text(now)
+        sections.append(Section(key="self_model.people", text=text, order=PEOPLE_ORDER, claims=claims))
         return sections
 
-    def _people_text(self, now: datetime) -> str:
+    def _people_text(self, now: datetime) -> tuple[str, tuple[Claim, ...]]:
         """introspect's people: the companion in words (with the week), and who has been close lately."""
         with self.store.reading() as db:
-            person = self._companion(self.store.people(db), now)
+            people = self.store.people(db)
+            person = self._companion(people, now)
             tie = bond(self.store, db, person.key, now)
             close = close_lately(self.store, db, now - LATELY, leave_out=person.key)
-        lines = [companion_line(self.ctx.settings.companion_name, person, tie, now, tz=self.ctx.settings.tz, week=True)]
-        return "\n".join([*lines, close] if close is not None else lines)
+        tz = self.ctx.settings.tz
+        lines = [companion_line(self._companion_called(person, people), person, tie, now, tz=tz, week=True)]
+        text = "\n".join([*lines, close] if close is not None else lines)
+        return text, bond_claims(person, tie, now, tz)

@@ -85,6 +85,13 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     );
     CREATE INDEX IF NOT EXISTS trust_history_by_person ON trust_history (person, at);
     """,
+    # 5 -> 6: a memory that names someone only to say they are away or missed: evidence of an absence
+    """
+    CREATE TABLE IF NOT EXISTS away_marks (
+        person TEXT NOT NULL, memory_id TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (person, memory_id)
+    );
+    CREATE INDEX IF NOT EXISTS away_marks_by_memory ON away_marks (memory_id);
+    """,
 )
 """Schema changes after version 1, in order: ``MIGRATIONS[i]`` takes the database from version ``i + 1`` to
 ``i + 2`` (within the opening transaction). Append a new one; never edit or renumber one."""
@@ -607,7 +614,33 @@ class StateStore:
     @staticmethod
     def forget_memory(db: sqlite3.Connection, memory_id: str) -> int:
         db.execute("DELETE FROM reunions WHERE memory_id = ?", (memory_id,))
+        db.execute("DELETE FROM away_marks WHERE memory_id = ?", (memory_id,))
         return db.execute("DELETE FROM shared WHERE memory_id = ?", (memory_id,)).rowcount
+
+    def public_counts(self) -> dict[str, int]:
+        """Moments shared with each person (by key), private ones not counted: read on the store's connection (in
+        the snapshot of a ``reading`` block around it, if any)."""
+        with self._lock:
+            rows = self._connection().execute(f"SELECT person, count(*) FROM shared WHERE {PUBLIC} GROUP BY person")
+            return {str(person): int(count) for person, count in rows}
+
+    @staticmethod
+    def mark_away(db: sqlite3.Connection, person: str, memory_id: str, at: datetime) -> None:
+        """Keep that memory ``memory_id`` says ``person`` (a key) is away or missed, at ``at``."""
+        db.execute(
+            "INSERT OR IGNORE INTO away_marks (person, memory_id, at) VALUES (?, ?, ?)",
+            (person, memory_id, to_epoch(at)),
+        )
+
+    @staticmethod
+    def away_since(db: sqlite3.Connection, person: str, after: datetime, until: datetime) -> datetime | None:
+        """The first time after ``after`` (their last shared moment) and up to ``until`` that a memory said
+        ``person`` (a key) was away or missed, or None: the evidence of an absence that has not ended."""
+        row = db.execute(
+            "SELECT min(at) FROM away_marks WHERE person = ? AND at > ? AND at <= ?",
+            (person, to_epoch(after), to_epoch(until)),
+        ).fetchone()
+        return from_epoch(row[0]) if row[0] is not None else None
 
     @staticmethod
     def note_reunion(db: sqlite3.Connection, reunion: Reunion) -> None:

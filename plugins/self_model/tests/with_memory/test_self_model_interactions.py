@@ -64,7 +64,7 @@ async def test_the_companion_counts_without_a_record_and_wake_up_says_when(
 async def test_a_private_moment_is_marked_kept_without_text_and_exported_only_with_private_data(
     memory_host: Callable[..., PluginHost], ego_settings: Any, tmp_path: Path
 ) -> None:
-    secret = "Master cried on the phone tonight and asked me not to tell anyone."
+    secret = "Master cried in the kitchen tonight and asked me not to tell anyone."
     host = memory_host()
     async with mcp_client(host) as client:
         memory_id = saved_id(await call_ok(client, "remember", {"content": secret, "private": True}))
@@ -77,7 +77,7 @@ async def test_a_private_moment_is_marked_kept_without_text_and_exported_only_wi
     assert [r for r in public if r["type"] == "shared"] == []
     assert [(r["memory_id"], r["private"]) for r in private if r["type"] == "shared"] == [(memory_id, True)]
     stored = b"".join(p.read_bytes() for p in (ego_settings.data_dir / "self_model").iterdir())
-    assert b"cried on the phone" not in stored
+    assert b"cried in the kitchen" not in stored
     assert "cried" not in (tmp_path / "public.jsonl").read_text(encoding="utf-8")
 
 

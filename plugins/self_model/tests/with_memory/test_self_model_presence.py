@@ -180,7 +180,8 @@ async def test_a_private_memory_naming_them_is_never_quoted_as_shared(make_host:
         alone = await remember(client, "Master doesn't know I practise his favourite song at night.", private=True)
         picture = await call_ok(client, "consider_them", {"person": "マスター"})
         wake = await call_ok(client, "wake_up")
-        people_section = (await call_ok(client, "introspect")).split("Who you are becoming")[-1]
+        introspected = await call_ok(client, "introspect")
+        people_section = next(part for part in introspected.split("\n\n") if part.startswith("Master:"))
         resource = await client.read_resource("ego://people/マスター")
         shared = reader.shared()
     assert shared == {"Master": 1}

@@ -49,9 +49,9 @@ async def test_history_grows_with_moments_and_time(memory_host: Callable[..., Pl
         clock.set(NOON + timedelta(days=200))
         few = await call_ok(client, "consider_them", {"person": "Master"})
         await share(client, clock, "Master", 4, "fifth")  # the fifth moment, on the fifth day
-        clock.set(NOON + timedelta(days=29))
+        clock.set(NOON + timedelta(days=13))
         new = await call_ok(client, "consider_them", {"person": "Master"})
-        clock.set(NOON + timedelta(days=30))
+        clock.set(NOON + timedelta(days=14))
         growing = await call_ok(client, "consider_them", {"person": "Master"})
         clock.set(NOON + timedelta(days=180))
         long = await call_ok(client, "consider_them", {"person": "Master"})

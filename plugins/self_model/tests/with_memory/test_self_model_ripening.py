@@ -328,6 +328,9 @@ class NotionsStandIn:
     def notions(self, *, min_confidence: float = 0.0, limit: int | None = None) -> Sequence[NotionView]:
         return [n for n in self.held if n.confidence >= min_confidence][:limit]
 
+    def theme(self, word: str) -> str:
+        return word.casefold()
+
     def convictions(self) -> Sequence[NotionView]:
         return [n for n in self.held if n.is_conviction]
 
