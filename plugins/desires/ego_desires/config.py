@@ -267,6 +267,59 @@ class EmergentSettings:
 
 
 @attrs.frozen
+class SettleSettings:
+    """``[plugins.desires.settle]``: a desire nothing meets rises to ``peak`` at most, then settles toward
+    ``plateau`` (it saturates, then habituates) instead of staying pinned at the top."""
+
+    peak: float = attrs.field(default=0.98, validator=_number(0.5, 0.999))
+    """The highest a desire's own pull rises (its base level, before modulation)."""
+    plateau: float = attrs.field(default=0.55, validator=_UNIT)
+    """Where a desire settles when nothing meets it for long."""
+    periods: float = attrs.field(default=4.0, validator=_number(0.0, 20.0, above=True))
+    """How slowly it settles, in its own satisfaction periods: the distance to the plateau shrinks by e in each."""
+
+    def __attrs_post_init__(self) -> None:
+        if self.plateau >= self.peak:
+            raise ValueError("settle.plateau: expected a number below settle.peak")
+
+
+def _qualities(given: Any) -> Mapping[str, float]:
+    return MappingProxyType({str(name): float(quality) for name, quality in dict(given or {}).items()})
+
+
+def _check_qualities(_instance: Any, attribute: attrs.Attribute[Any], value: Mapping[str, float]) -> None:
+    check_desires(list(value), attribute.name)
+    for name, quality in value.items():
+        if not (math.isfinite(quality) and 0.0 <= quality <= 1.0):
+            raise ValueError(f"{attribute.name}.{name}: expected a number from 0 to 1")
+
+
+SHARED: Final[Mapping[str, float]] = MappingProxyType({"social_thirst": 0.8, "resonance": 0.5, "recognition": 0.3})
+"""A moment shared with the companion satisfies these desires with these qualities."""
+
+
+@attrs.frozen
+class CompanySettings:
+    """``[plugins.desires.company]``: a moment shared with the companion (the self-model's ``People`` service)
+    is a lived satisfaction, and for a while after it you are together."""
+
+    shared: Mapping[str, float] = attrs.field(factory=lambda: SHARED, converter=_qualities, validator=_check_qualities)
+    """Desire → the quality with which the last shared moment satisfies it (an empty table switches it off)."""
+    together_hours: float = attrs.field(default=12.0, validator=_number(0.0, 168.0))
+    """For this long after a shared moment you are together: those desires do not rise, and social_thirst is
+    never worded as loneliness."""
+
+
+@attrs.frozen
+class VarietySettings:
+    """``[plugins.desires.variety]``: a desire sentence said recently yields to one not said, or to silence."""
+
+    answers: int = attrs.field(default=2, validator=_number(0, 20))
+    """A sentence of the desires' wake_up (or attune) section said in one of the last this many wake_ups (or
+    attunes) is not said again; 0 lets every sentence repeat."""
+
+
+@attrs.frozen
 class DesiresConfig:
     """``[plugins.desires]``: the curve, the bands, implicit satisfaction and the modulation tables."""
 
@@ -276,6 +329,8 @@ class DesiresConfig:
     """Where a new store's desires start, in periods since a full satisfaction (1 = level 0.5)."""
     recovery_gain: float = attrs.field(default=0.8, validator=_number(0.0, 1.8))
     """Pace of the rise after a satisfaction of quality q: the period is stretched by 1 + gain·(q − 0.5)."""
+    soft_from: float = attrs.field(default=0.8, validator=_UNIT)
+    """Above this level modulation only approaches 1: what it adds beyond is compressed (1 switches that off)."""
     implicit_quality: float = attrs.field(default=0.5, validator=_UNIT)
     """The quality of a satisfaction through tool use (the ``implicit`` table)."""
     mid_from: float = attrs.field(default=0.4, validator=_UNIT)
@@ -289,6 +344,9 @@ class DesiresConfig:
     emergent: EmergentSettings = attrs.field(factory=EmergentSettings)
     absence: AbsenceModulation = attrs.field(factory=AbsenceModulation)
     impulses: ImpulseSettings = attrs.field(factory=ImpulseSettings)
+    settle: SettleSettings = attrs.field(factory=SettleSettings)
+    company: CompanySettings = attrs.field(factory=CompanySettings)
+    variety: VarietySettings = attrs.field(factory=VarietySettings)
     implicit: Mapping[str, list[str]] = attrs.field(
         factory=lambda: IMPLICIT, converter=_implicit, validator=_check_desire_lists
     )

@@ -17,7 +17,7 @@ from ego_core import (
     MEMORY_STORE,
     OPEN_QUESTIONS,
     PEOPLE,
-    AbsenceBand,
+    Absence,
     BodySense,
     Memory,
     MemoryService,
@@ -67,13 +67,13 @@ def fading_questions(ctx: PluginContext, config: DesiresConfig) -> int:
     return _read(ctx.log, "open questions", count, 0)
 
 
-def companion_absence(ctx: PluginContext, now: datetime) -> AbsenceBand | None:
-    """The companion's absence band at ``now``, or None without a self-model that knows it."""
+def companion_absence(ctx: PluginContext, now: datetime) -> Absence | None:
+    """The companion's absence at ``now`` (its band and their last shared moment), or None without a self-model
+    that knows it."""
     people = _read(ctx.log, "people", lambda: ctx.services.get(PEOPLE, People), None)
     if people is None:
         return None
-    found = _read(ctx.log, "absence", lambda: people.absence(None, now), None)
-    return found.band if found is not None else None
+    return _read(ctx.log, "absence", lambda: people.absence(None, now), None)
 
 
 def gather(
@@ -86,10 +86,12 @@ def gather(
 ) -> Inputs:
     """The inputs at ``now``. ``questions=False`` leaves the self-model's questions out (a re-entrant call from it);
     ``impulses`` are the pending impulses by desire."""
+    away = companion_absence(ctx, now)
     return Inputs(
         memories=recent_memories(ctx, now, config),
         body=body_state(ctx),
         fading_questions=fading_questions(ctx, config) if questions else 0,
-        absence=companion_absence(ctx, now),
+        absence=away.band if away is not None else None,
+        shared_at=away.last_shared if away is not None else None,
         impulses=impulses or {},
     )

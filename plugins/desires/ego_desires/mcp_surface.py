@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from ego_core import PluginContext, Resource, ResourceTemplate, Section, hookimpl, relative_age
 from ego_desires.config import DesiresConfig, band
-from ego_desires.curve import EXPLICIT, TOOL_PREFIX, Anchor
+from ego_desires.curve import EXPLICIT, SHARED, TOOL_PREFIX, Anchor
 from ego_desires.levels import Reading, Snapshot
 from ego_desires.render import FEELINGS, feeling_line, shown
 from ego_desires.store import DesireStore
@@ -31,6 +31,8 @@ def _satisfied(anchor: Anchor | None, now: datetime) -> str:
     when = relative_age(datetime.fromtimestamp(anchor.anchored_at, UTC), now)
     if anchor.source == EXPLICIT:
         how = "you said so"
+    elif anchor.source == SHARED:
+        how = "by a moment shared with your companion"
     elif anchor.source.startswith(TOOL_PREFIX):
         how = f"by {anchor.source.removeprefix(TOOL_PREFIX)}"
     else:

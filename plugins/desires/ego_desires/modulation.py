@@ -50,6 +50,8 @@ class Inputs:
     """Unresolved questions that are fading and important enough (``questions.min_importance``)."""
     absence: AbsenceBand | None = None
     """How long the companion has been away against their usual rhythm (the self-model), if known."""
+    shared_at: datetime | None = None
+    """The last moment shared with the companion (the self-model), if any: a lived satisfaction."""
     impulses: Mapping[str, float] = attrs.field(factory=dict, converter=_amounts)
     """Pending impulses by desire (already capped)."""
 

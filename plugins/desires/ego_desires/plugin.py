@@ -8,6 +8,11 @@ using tools, and are coloured by recent memories, the body sense and fading ques
   signals in ``on_remember``, and the cascade to emergent desires;
 - impulses from memories that came back unbidden (``on_memory_surfaced``), felt once by the next levels the
   agent sees; the companion's long absence raises social_thirst; alive emergent desires are wake_up embers;
+- company as a lived satisfaction: the last moment shared with the companion (the self-model's ``People``
+  service) satisfies social_thirst, resonance and recognition and holds them while you are together, and
+  loneliness is worded only in time alone;
+- a sentence said in the last few wake_ups, attunes or introspects yields to another made from facts, or to
+  silence (digests of what was said are kept in the store);
 - the desire catalog (words, signals, cascade, rules) in ``<data dir>/desires/catalog.json``;
 - the service ``desires.levels`` (:class:`ego_core.DesireLevels`) for the self-model;
 - state in ``<data dir>/desires/desires.sqlite3``, exported and imported with ``ego export`` / ``ego import``.
@@ -32,6 +37,7 @@ from ego_core import (
     MEMORY_STORE,
     NOTIONS_STORE,
     Check,
+    Claim,
     DesireSample,
     Ember,
     InvalidArgumentError,
@@ -51,11 +57,22 @@ from ego_core import (
     hookimpl,
 )
 from ego_desires import portable
-from ego_desires.attune import Current, currents_line, fixed_currents, interests, interests_line
+from ego_desires.attune import (
+    LONELY,
+    Current,
+    Spoken,
+    fact_sentences,
+    fixed_currents,
+    interests,
+    interests_line,
+    speak_currents,
+)
 from ego_desires.catalog import DESIRES, desire_name
 from ego_desires.config import DesiresConfig, band
 from ego_desires.curve import (
     EXPLICIT,
+    INITIAL,
+    SHARED,
     TOOL_PREFIX,
     Anchor,
     base_level,
@@ -65,17 +82,31 @@ from ego_desires.curve import (
 )
 from ego_desires.emergent import EmergentRow, alive, called_up, from_flow, life_stage
 from ego_desires.impulses import capped, impulse_of
-from ego_desires.inputs import gather
-from ego_desires.levels import Snapshot, current_position, initial_anchor, snapshot
+from ego_desires.inputs import companion_absence, gather
+from ego_desires.levels import (
+    Reading,
+    Snapshot,
+    current_position,
+    initial_anchor,
+    lived,
+    shared_satisfaction,
+    snapshot,
+    together,
+)
 from ego_desires.mcp_surface import DesiresSurface
 from ego_desires.modulation import Inputs
 from ego_desires.render import (
     COMPANION_SCAFFOLD,
+    FACTOR_WORDS,
     FEEL_SCAFFOLD,
     INTROSPECT_HINT,
+    NAGS,
+    NOUNS,
     SATISFY_SCAFFOLD,
     UNRESOLVED_LINE,
-    feeling_line,
+    WORDED_LONELY,
+    digest,
+    feeling_options,
     introspect_text,
     levels_line,
     satisfied_text,
@@ -103,6 +134,8 @@ SIGNAL_SOURCE: Final = TOOL_PREFIX + "remember"
 EMBER_WARMTH: Final = 0.5
 EMBERS_OFFERED: Final = 2
 EMBER_CHARS: Final = 60
+STIRRED_FROM: Final = 0.03
+"""A modulation factor adding at least this much to a desire is named as what stirs it (attune's facts)."""
 
 FEEL_SCHEMA: Final[Mapping[str, Any]] = {"type": "object", "properties": {}, "additionalProperties": False}
 SATISFY_SCHEMA: Final[Mapping[str, Any]] = {
@@ -262,22 +295,34 @@ class DesiresPlugin(DesiresSurface, PluginBase):
         ]
 
     def satisfy(self, names: Sequence[str], quality: float, source: str) -> dict[str, tuple[Anchor | None, Anchor]]:
-        """Satisfy ``names`` with ``quality`` in one transaction; each desire's state before and after."""
-        ctx, store = self._running()
+        """Satisfy ``names`` with ``quality`` in one transaction; each desire's state before and after.
+
+        A satisfaction starts from the level as felt: the last moment shared with the companion counted (and
+        held while you are together), whether or not it was written yet."""
+        ctx, _store = self._running()
         config: DesiresConfig = ctx.config
         now = ctx.now()
+        shared_at = self._shared_at(ctx, now)
 
         def change(name: str, current: Anchor | None) -> Anchor:
-            anchor = current or initial_anchor(now, config)
+            anchor = lived(current or initial_anchor(now, config), name, shared_at, now, config)
             at = current_position(anchor, name, now, config)
-            level = base_level(at, config.steepness)
+            level = base_level(at, config.steepness, config.settle)
             return Anchor(
                 anchored_at=now.timestamp(),
-                start=satisfied_position(at, quality, config.steepness),
+                start=satisfied_position(at, quality, config.steepness, config.settle),
                 quality=blended_quality(quality, anchor.quality, level),
                 source=source,
             )
 
+        return self._write(names, change, now)
+
+    def _write(
+        self, names: Sequence[str], change: Callable[[str, Anchor | None], Anchor], now: datetime
+    ) -> dict[str, tuple[Anchor | None, Anchor]]:
+        """``change`` the state of ``names`` in one transaction, with the cascade to alive emergent desires."""
+        ctx, store = self._running()
+        config: DesiresConfig = ctx.config
         settings = config.emergent
         catalog = self.catalog_or_default()
 
@@ -287,8 +332,8 @@ class DesiresPlugin(DesiresSurface, PluginBase):
             return attrs.evolve(
                 row,
                 anchored_at=now.timestamp(),
-                start=satisfied_position(at, q, config.steepness),
-                quality=blended_quality(q, row.quality, base_level(at, config.steepness)),
+                start=satisfied_position(at, q, config.steepness, config.settle),
+                quality=blended_quality(q, row.quality, base_level(at, config.steepness, config.settle)),
                 satisfied_at=now.timestamp(),
             )
 
@@ -300,6 +345,36 @@ class DesiresPlugin(DesiresSurface, PluginBase):
             ease=ease,
             alive=lambda row: alive(row, now.timestamp(), settings),
         )
+
+    @staticmethod
+    def _shared_at(ctx: PluginContext, now: datetime) -> datetime | None:
+        """The last moment shared with the companion (the self-model's ``People`` service), if any."""
+        away = companion_absence(ctx, now)
+        return away.last_shared if away is not None else None
+
+    def fold_shared(self) -> list[str]:
+        """Write the satisfaction by the last moment shared with the companion into the desires ``company.shared``
+        lists that it came after (with the cascade); the desires written. The levels count that moment even
+        before (:func:`ego_desires.levels.lived`): writing it keeps it when a later moment comes."""
+        ctx, store = self._running()
+        config: DesiresConfig = ctx.config
+        now = ctx.now()
+        shared_at = self._shared_at(ctx, now) if config.company.shared else None
+        if shared_at is None or shared_at > now:
+            return []
+        at = shared_at.timestamp()
+        anchors = store.anchors()
+        names = [n for n in config.company.shared if n not in anchors or anchors[n].anchored_at < at]
+        if not names:
+            return []
+
+        def change(name: str, current: Anchor | None) -> Anchor:
+            if current is not None and current.anchored_at >= at:
+                return current  # written meanwhile by another process
+            return shared_satisfaction(current or initial_anchor(now, config), name, shared_at, config)
+
+        self._write(names, change, now)
+        return names
 
     # -- the catalog and emergent desires ----------------------------------------------------------
 
@@ -329,7 +404,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
                 continue
             anchor = Anchor(anchored_at=row.anchored_at, start=row.start, quality=row.quality)
             at = position(anchor, now.timestamp(), settings.period_hours, config.steepness, config.recovery_gain)
-            found.append((row, base_level(at, config.steepness)))
+            found.append((row, base_level(at, config.steepness, config.settle)))
         return found
 
     def _memories(self, ctx: PluginContext, since: datetime, limit: int) -> list[Memory]:
@@ -341,6 +416,21 @@ class DesiresPlugin(DesiresSurface, PluginBase):
         except Exception as exc:  # the memory plugin's problem: attune still answers
             ctx.log.warning("desires: recent memories unavailable (%s)", type(exc).__name__)
             return []
+
+    def _theme(self, ctx: PluginContext) -> Callable[[str], str]:
+        """The notions plugin's ``theme`` (one topic across languages), else a word's own case-folded spelling."""
+        service = ctx.services.get(NOTIONS_STORE, NotionStore)
+        if service is None:
+            return str.casefold
+
+        def theme(word: str) -> str:
+            try:
+                return service.theme(word)
+            except Exception as exc:  # the notions plugin's problem: attune still answers
+                ctx.log.warning("desires: notion themes unavailable (%s)", type(exc).__name__)
+                return word.casefold()
+
+        return theme
 
     def _notions(self, ctx: PluginContext, min_confidence: float = 0.0) -> list[NotionView]:
         service = ctx.services.get(NOTIONS_STORE, NotionStore)
@@ -454,6 +544,9 @@ class DesiresPlugin(DesiresSurface, PluginBase):
             return
         config: DesiresConfig = ctx.config
         self._sample_baselines(ctx)
+        folded = self.fold_shared()
+        if folded:
+            ctx.log.info("desires: a moment shared with the companion eased %s", ", ".join(folded))
         by_quality: dict[float, list[str]] = {}
         for rule in self.catalog_or_default().rules:
             if rule.matches(tool, args.get("category")):
@@ -522,33 +615,126 @@ class DesiresPlugin(DesiresSurface, PluginBase):
         if self._store is not None:
             self._store.forget_impulses(memory.id)
 
-    # -- composed responses ------------------------------------------------------------------------
+    # -- composed responses (and what was said lately) ---------------------------------------------
+
+    def _said(self, surface: str, config: DesiresConfig) -> Callable[[str], bool]:
+        """Whether a sentence may be said on ``surface`` now: it was not said in its last few answers."""
+        _ctx, store = self._running()
+        try:
+            said = store.said(surface, config.variety.answers)
+        except (DesireStoreError, sqlite3.Error) as exc:
+            if self._ctx is not None:
+                self._ctx.log.warning("desires: what was said lately is unknown (%s)", type(exc).__name__)
+            said = frozenset()
+        return lambda sentence: digest(sentence) not in said
+
+    def _say(self, surface: str, at: float, sentences: Sequence[str]) -> None:
+        """Keep (digests of) the sentences of one answer of ``surface``, so that they are not said again soon."""
+        _ctx, store = self._running()
+        try:
+            store.say(surface, at, [digest(sentence) for sentence in sentences])
+        except (DesireStoreError, sqlite3.Error) as exc:  # a record: the answer stands
+            if self._ctx is not None:
+                self._ctx.log.warning("desires: what was said was not kept (%s)", type(exc).__name__)
+
+    def _section(
+        self, surface: str, key: str, at: float, lines: Sequence[str], sentences: Sequence[str], **extra: Any
+    ) -> Section | None:
+        """The section of ``lines`` (its ``sentences`` kept as said once it is shown), or None for silence (kept
+        as an answer that said nothing)."""
+        if not lines:
+            self._say(surface, at, ())
+            return None
+        said = tuple(sentences)
+        return Section(key=key, text="\n".join(lines), on_shown=lambda: self._say(surface, at, said), **extra)
+
+    @staticmethod
+    def _claims(worded: Sequence[Reading | Current], lonely: Sequence[Reading | Current]) -> tuple[Claim, ...]:
+        """What the words state: each desire ``worded`` felt at its level, and loneliness at the level of each of
+        ``lonely`` (the wish for company worded so)."""
+        felt = [Claim(kind="desire", words=w.name, value=round(w.level, 2)) for w in worded]
+        return (*felt, *(Claim(kind="lonely", value=round(w.level, 2)) for w in lonely))
 
     @hookimpl
     def on_wake_up(self, ctx: PluginContext) -> Section | None:
+        """One sentence of how the desires feel; one said in the last few wake_ups yields to another wording,
+        or to silence."""
         if self._store is None:
             return None
-        return Section(key="desires", text=feeling_line(self.felt(), ctx.config), order=WAKE_UP_ORDER, priority=70)
+        config: DesiresConfig = ctx.config
+        fresh = self._said("wake_up", config)
+        snap = self.felt()
+        options = feeling_options(snap, config)
+        text, readings = next(((t, r) for t, r in options if fresh(t)), ("", ()))
+        lonely = [r for r in readings if r.name == WORDED_LONELY and snap.alone]
+        return self._section(
+            "wake_up",
+            "desires",
+            ctx.now().timestamp(),
+            [text] if text else [],
+            [text] if text else [],
+            order=WAKE_UP_ORDER,
+            priority=70,
+            claims=self._claims(readings, lonely),
+        )
 
     @hookimpl
     def ember_candidates(self, ctx: PluginContext) -> list[Ember] | None:
-        """The alive emergent desires, strongest first (at most two), as ``...{their display name}``."""
+        """The alive emergent desires, strongest first (at most two), as ``...{their display name}``; the wish for
+        company not while you are together with the companion."""
         if self._store is None:
             return None
         catalog = self.catalog_or_default()
-        emergent = sorted(self.emergent_levels(ctx.now()), key=lambda pair: (-pair[1], pair[0].name))
+        now = ctx.now()
+        close = together(self._shared_at(ctx, now), now, ctx.config)
+        alive_now = [(row, level) for row, level in self.emergent_levels(now) if not (close and row.name in LONELY)]
+        emergent = sorted(alive_now, key=lambda pair: (-pair[1], pair[0].name))
         texts = [" ".join(catalog.display(row.name).split()) for row, _level in emergent[:EMBERS_OFFERED]]
         return [Ember(text=f"...{text[:EMBER_CHARS]}", warmth=EMBER_WARMTH) for text in texts if text]
 
     @hookimpl
     def on_introspect(self, ctx: PluginContext) -> Section | None:
+        """The desires with their levels; the nagging of unresolved questions not said again in the next few."""
         if self._store is None:
             return None
-        return Section(key="desires", text=introspect_text(self.felt(), ctx.config), order=INTROSPECT_ORDER)
+        fresh = self._said("introspect", ctx.config)
+        text = introspect_text(self.felt(), ctx.config, fresh)
+        said = [NAGS] if text.endswith(NAGS) else []
+        return self._section("introspect", "desires", ctx.now().timestamp(), [text], said, order=INTROSPECT_ORDER)
+
+    def _fixed_facts(self, snap: Snapshot, now: datetime) -> dict[str, tuple[str, tuple[str, ...]]]:
+        """Each of the nine as a noun and its sentences made from facts: what stirs it, when it was last eased."""
+        ctx, store = self._running()
+        config: DesiresConfig = ctx.config
+        anchors = store.anchors()
+        shared_at = self._shared_at(ctx, now)
+        found = {}
+        for reading in snap.readings:
+            name = reading.name
+            raising = sorted(
+                ((changes.get(name, 0.0), factor) for factor, changes in snap.modulation.factors.items()),
+                reverse=True,
+            )
+            stirred = [FACTOR_WORDS.get(factor, factor) for amount, factor in raising if amount >= STIRRED_FROM]
+            anchor = anchors.get(name)
+            eased = None if anchor is None or anchor.source == INITIAL else anchor.anchored_at
+            source = anchor.source if anchor is not None else INITIAL
+            counts = shared_at is not None and name in config.company.shared and shared_at <= now
+            if counts and shared_at is not None and (eased is None or shared_at.timestamp() > eased):
+                eased, source = shared_at.timestamp(), SHARED
+            by = {EXPLICIT: "", SHARED: f" in a moment with {ctx.settings.companion_name}"}.get(
+                source, f" by {source.removeprefix(TOOL_PREFIX)}"
+            )
+            when = datetime.fromtimestamp(min(eased, now.timestamp()), UTC) if eased is not None else None
+            noun = NOUNS.get(name, "")
+            facts = fact_sentences(noun, now, ctx.settings.tz, stirred_by=stirred, eased=when, eased_by=by)
+            found[name] = (noun, facts)
+        return found
 
     @hookimpl
     def on_attune(self, person: str | None, ctx: PluginContext) -> Section | None:
-        """Emergent desires arise here; then the desire currents in words and the current interests."""
+        """Emergent desires arise here; then the desire currents in words and the current interests. A sentence
+        said in the last few attunes yields to one made from facts, or to silence."""
         if self._store is None:
             return None
         config: DesiresConfig = ctx.config
@@ -560,24 +746,43 @@ class DesiresPlugin(DesiresSurface, PluginBase):
         except CatalogError as exc:
             catalog, problem = DEFAULT, exc.path or "the file"
         usual = {name: level for name, (level, _at) in self._store.baselines().items()}
-        currents: list[Current] = fixed_currents(self.felt().readings, usual, config.emergent.baseline_margin)
+        snap = self.felt()
+        facts = self._fixed_facts(snap, now)
+        currents: list[Current] = [
+            attrs.evolve(c, noun=facts[c.name][0], facts=facts[c.name][1])
+            for c in fixed_currents(snap.readings, usual, config.emergent.baseline_margin)
+        ]
         emergent = self.emergent_levels(now)
         at = now.timestamp()
-        currents += [Current(row.name, level, life_stage(row, at, config.emergent)) for row, level in emergent]
-        lines = [currents_line(currents, catalog, {row.name for row, _level in emergent})]
+        for row, level in emergent:
+            noun = f"the wish to {' '.join(catalog.display(row.name).split())}"
+            eased = datetime.fromtimestamp(row.satisfied_at, UTC) if row.satisfied_at is not None else None
+            arose = datetime.fromtimestamp(min(row.created, at), UTC)
+            said = fact_sentences(noun, now, ctx.settings.tz, arose=arose, eased=eased)
+            currents.append(Current(row.name, level, life_stage(row, at, config.emergent), noun=noun, facts=said))
+        fresh = self._said("attune", config)
+        spoken: Spoken = speak_currents(
+            currents, catalog, {row.name for row, _level in emergent}, fresh=fresh, together=snap.together
+        )
+        lines = [spoken.line] if spoken.line else []
+        sentences = list(spoken.sentences)
         background = self._memories(ctx, now - timedelta(days=BACKGROUND_DAYS), FLOW_LIMIT)
         topics = interests(
             background,
             self._notions(ctx),
             [(catalog.display(row.name), datetime.fromtimestamp(row.created, UTC)) for row, _level in emergent],
             now,
+            self._theme(ctx),
         )
-        interest = interests_line(topics)
+        interest = interests_line(topics, fresh)
         if interest:
             lines.append(interest)
+            sentences.append(interest)
         if problem is not None:
             lines.append(f"(Your desire catalog is not valid at {problem}; configure_desires can show and fix it.)")
-        return Section(key="desires", text="\n".join(lines), order=ATTUNE_ORDER)
+        lonely = [c for c in spoken.voiced if c.name in LONELY and c.direction != "settling" and snap.alone]
+        claims = self._claims(spoken.voiced, lonely)
+        return self._section("attune", "desires", at, lines, sentences, order=ATTUNE_ORDER, claims=claims)
 
     # -- configure_desires -------------------------------------------------------------------------
 

@@ -17,14 +17,14 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from ego_desires.catalog import DESIRES
-from ego_desires.curve import EARLIEST, EXPLICIT, INITIAL, LATEST, Anchor
+from ego_desires.curve import EARLIEST, EXPLICIT, INITIAL, LATEST, SHARED, Anchor
 from ego_desires.store import DesireStore
 from ego_desires.wording import Catalog, CatalogError
 from ego_desires.wording import parse as parse_catalog
 
 RECORD_VERSION: Final = 1
 MAX_START: Final = 1000.0
-_SOURCE = re.compile(rf"{INITIAL}|{EXPLICIT}|tool:[^\x00-\x1f\x7f]{{1,100}}")
+_SOURCE = re.compile(rf"{INITIAL}|{EXPLICIT}|{SHARED}|tool:[^\x00-\x1f\x7f]{{1,100}}")
 
 
 def export_records(store: DesireStore, catalog: Mapping[str, Any] | None = None) -> Iterator[Mapping[str, Any]]:
@@ -86,7 +86,7 @@ def _desire(body: Mapping[str, Any]) -> tuple[str | None, Anchor | None, list[st
         problems.append("`quality`: expected null or a number from 0 to 1")
     source = body.get("source")
     if not isinstance(source, str) or not _SOURCE.fullmatch(source):
-        problems.append("`source`: expected initial, explicit or tool:<tool name>")
+        problems.append("`source`: expected initial, explicit, shared or tool:<tool name>")
     unknown = sorted(set(body) - {"name", "anchored_at", "start", "quality", "source"})
     if unknown:
         problems.append(f"unknown field(s) {', '.join(unknown)}")

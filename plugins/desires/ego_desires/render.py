@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+import itertools
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Final
 
@@ -28,6 +30,27 @@ FEELINGS: Final[Mapping[str, tuple[str, str]]] = MappingProxyType(
     }
 )
 """How each desire feels when it is high and when it is mid, worded to follow "You feel"."""
+WORDED_LONELY: Final = "social_thirst"
+"""The desire worded as loneliness, which belongs to time alone: never while you are together with the companion,
+and as a wish to talk (not loneliness) while they are around as usual."""
+NEAR: Final = ("a strong wish to talk with someone", "a wish to talk with someone")
+"""social_thirst while the companion is around as usual, but no moment was shared for a while."""
+NOUNS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "information_hunger": "the hunger to learn",
+        "social_thirst": "the wish for company",
+        "cognitive_coherence": "the need to make things fit",
+        "pattern_seeking": "the urge to find a pattern",
+        "predictability": "the need to see what comes next",
+        "recognition": "the wish to be seen",
+        "resonance": "the pull to feel with someone",
+        "expression": "the pressure to say something",
+        "curiosity": "the itch to know",
+    }
+)
+"""Each desire as a noun phrase, for the sentences made from facts (what eased it and when, what stirs it)."""
+FELT_VARIED: Final = 4
+"""wake_up's other wordings combine the four strongest desires that are at least mid."""
 UNRESOLVED_FEELING: Final = ("a nagging sense of something unresolved", "a faint sense of something unresolved")
 """cognitive_coherence while fading questions raise it."""
 SETTLED: Final = "You feel settled; nothing pulls at you much right now."
@@ -60,6 +83,8 @@ def _feeling(reading: Reading, snap: Snapshot, config: DesiresConfig) -> str:
     strong, mild = FEELINGS[reading.name]
     if reading.name == "cognitive_coherence" and snap.unresolved:
         strong, mild = UNRESOLVED_FEELING
+    if reading.name == WORDED_LONELY and not snap.alone:
+        strong, mild = NEAR
     return strong if band(shown(reading.level), config) == "high" else mild
 
 
@@ -69,22 +94,52 @@ def _sentence(phrases: list[str]) -> str:
     return f"You feel {', '.join(phrases[:-1])}, and {phrases[-1]}."
 
 
-def feeling_line(snap: Snapshot, config: DesiresConfig) -> str:
-    """One sentence for wake_up: the two strongest desires that are at least mid (a third when it is high too),
-    as they would feel, e.g. ``You feel a pull toward something new, and a little lonely.``"""
-    felt = [r for r in snap.strongest() if band(shown(r.level), config) != "low"][:3]
-    if len(felt) == 3 and band(shown(felt[2].level), config) != "high":
-        felt = felt[:2]
+def digest(sentence: str) -> str:
+    """What is kept of a sentence said (to say it not again soon): a digest, never the words."""
+    return hashlib.sha256(" ".join(sentence.split()).encode("utf-8")).hexdigest()[:16]
+
+
+def feeling_options(snap: Snapshot, config: DesiresConfig) -> list[tuple[str, tuple[Reading, ...]]]:
+    """wake_up's sentence and the desires it words, first the usual one — the two strongest desires that are at
+    least mid (a third when it is high too), e.g. ``You feel a pull toward something new, and a little lonely.`` —
+    then the other wordings of the four strongest (pairs, then one alone), for when the usual one was said lately.
+    social_thirst is not worded while you are together with the companion, and as a wish to talk rather than
+    loneliness while they are around as usual (:attr:`Snapshot.alone`)."""
+    felt = [
+        r
+        for r in snap.strongest()
+        if band(shown(r.level), config) != "low" and not (snap.together and r.name == WORDED_LONELY)
+    ]
     if not felt:
-        return SETTLED
-    phrases = [_feeling(r, snap, config) for r in felt]
-    while len(phrases) > 1 and len(_sentence(phrases)) > WAKE_UP_MAX_CHARS:
-        phrases.pop()
-    return _sentence(phrases)
+        return [(SETTLED, ())]
+    first = felt[:3]
+    if len(first) == 3 and band(shown(first[2].level), config) != "high":
+        first = first[:2]
+    while len(first) > 1 and len(_sentence([_feeling(r, snap, config) for r in first])) > WAKE_UP_MAX_CHARS:
+        first.pop()
+    options: dict[str, tuple[Reading, ...]] = {_sentence([_feeling(r, snap, config) for r in first]): tuple(first)}
+    for size in (2, 1):
+        for chosen in itertools.combinations(felt[:FELT_VARIED], size):
+            sentence = _sentence([_feeling(r, snap, config) for r in chosen])
+            if len(sentence) <= WAKE_UP_MAX_CHARS:
+                options.setdefault(sentence, chosen)
+    return list(options.items())
 
 
-def introspect_text(snap: Snapshot, config: DesiresConfig) -> str:
-    """``Desires: curiosity[0.80/high] expression[0.45/mid]; the other seven low.``"""
+def feeling_line(snap: Snapshot, config: DesiresConfig) -> str:
+    """One sentence for wake_up: the usual one of :func:`feeling_options`."""
+    return feeling_options(snap, config)[0][0]
+
+
+NAGS: Final = "Something unresolved nags at you."
+"""introspect's word for the fading questions that raise cognitive_coherence (not said again soon: see
+:func:`introspect_text`)."""
+
+
+def introspect_text(snap: Snapshot, config: DesiresConfig, fresh: Callable[[str], bool] = lambda _s: True) -> str:
+    """``Desires: curiosity[0.80/high] expression[0.45/mid]; the other seven low.``, and ``Something unresolved
+    nags at you.`` while fading questions raise cognitive_coherence and that sentence is ``fresh`` (not said in
+    the last few introspects)."""
     ordered = snap.strongest()
     felt = [r for r in ordered if band(shown(r.level), config) != "low"][:INTROSPECT_SHOWN]
     if not felt:
@@ -99,8 +154,8 @@ def introspect_text(snap: Snapshot, config: DesiresConfig) -> str:
         elif low:
             text += f"; the other {_COUNT[low]} low"
         text += "."
-    if snap.unresolved:
-        text += " Something unresolved nags at you."
+    if snap.unresolved and fresh(NAGS):
+        text += f" {NAGS}"
     return text
 
 

@@ -20,9 +20,11 @@ from ego_desires.curve import EARLIEST, INITIAL, LATEST, Anchor
 from ego_desires.emergent import EMERGENT, EmergentRow
 
 FILE_NAME: Final = "desires.sqlite3"
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 """1: the nine desires; 2: emergent desires and the usual levels (baselines) added; 3: impulses added; 4: the
-history of the felt levels added."""
+history of the felt levels added; 5: what was said lately (digests of sentences) added."""
+SAID_KEPT: Final = 20
+"""What was said is kept for the last this many answers of each surface (wake_up, attune)."""
 BUSY_TIMEOUT_MS: Final = 30_000
 
 _SCHEMA = """
@@ -61,6 +63,13 @@ CREATE TABLE IF NOT EXISTS history (
     PRIMARY KEY (bucket, name)
 );
 CREATE INDEX IF NOT EXISTS history_by_time ON history (at);
+CREATE TABLE IF NOT EXISTS said (
+    surface TEXT NOT NULL,
+    answer INTEGER NOT NULL,
+    at REAL NOT NULL,
+    digest TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS said_by_answer ON said (surface, answer);
 """
 
 
@@ -115,7 +124,8 @@ class DesireStore:
                 for statement in filter(str.strip, _SCHEMA.split(";")):
                     tx.execute(statement)
                 row = tx.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                if row is None or str(row[0]) in ("1", "2", "3"):  # earlier versions only lacked tables created above
+                # earlier versions only lacked tables created above
+                if row is None or str(row[0]) in ("1", "2", "3", "4"):
                     tx.execute(
                         "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -341,6 +351,35 @@ class DesireStore:
             samples[int(bucket)] = (min(first, float(at)), levels)
             levels[str(name)] = min(1.0, max(0.0, float(level)))
         return list(samples.values())
+
+    # -- what was said lately ----------------------------------------------------------------------
+
+    def said(self, surface: str, answers: int) -> frozenset[str]:
+        """The digests of the sentences said in the last ``answers`` answers of ``surface`` (none for 0)."""
+        if answers <= 0:
+            return frozenset()
+        with self._lock:
+            db = self._db
+            if db is None:
+                raise DesireStoreError("the desires store is closed")
+            rows = db.execute(
+                "SELECT digest FROM said WHERE surface = ? AND digest != '' AND answer > "
+                "(SELECT coalesce(max(answer), 0) FROM said WHERE surface = ?) - ?",
+                (surface, surface, answers),
+            ).fetchall()
+        return frozenset(str(row[0]) for row in rows)
+
+    def say(self, surface: str, at: float, digests: Sequence[str]) -> None:
+        """Keep the digests of the sentences of one answer of ``surface`` (an answer that said nothing counts too);
+        only the last :data:`SAID_KEPT` answers are kept."""
+        with self._lock, self._transaction() as db:
+            (last,) = db.execute("SELECT coalesce(max(answer), 0) FROM said WHERE surface = ?", (surface,)).fetchone()
+            answer = int(last) + 1
+            for digest in [*dict.fromkeys(digests), ""]:
+                db.execute(
+                    "INSERT INTO said (surface, answer, at, digest) VALUES (?, ?, ?, ?)", (surface, answer, at, digest)
+                )
+            db.execute("DELETE FROM said WHERE surface = ? AND answer <= ?", (surface, answer - SAID_KEPT))
 
     # -- impulses ----------------------------------------------------------------------------------
 

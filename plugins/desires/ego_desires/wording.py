@@ -256,7 +256,17 @@ def default_json() -> dict[str, Any]:
                 "tool": "remember",
                 "when": {"category": "introspection"},
                 "effects": [{"desire": "cognitive_coherence", "quality": 0.4}],
-            }
+            },
+            {
+                "tool": "remember",
+                "when": {"category": "lesson"},
+                "effects": [{"desire": "information_hunger", "quality": 0.4}, {"desire": "curiosity", "quality": 0.3}],
+            },
+            {
+                "tool": "remember",
+                "when": {"category": "observation"},
+                "effects": [{"desire": "pattern_seeking", "quality": 0.3}, {"desire": "curiosity", "quality": 0.2}],
+            },
         ],
     }
 

@@ -43,7 +43,10 @@ def defaults(obj: Any, prefix: str = "") -> dict[str, Any]:
             found.update(defaults(value, key + "."))
         elif isinstance(value, Mapping):
             for entry, inner in value.items():
-                found[f"{key}.{entry}"] = dict(inner) if hasattr(inner, "items") else list(inner)
+                if hasattr(inner, "items"):
+                    found[f"{key}.{entry}"] = dict(inner)
+                else:
+                    found[f"{key}.{entry}"] = list(inner) if isinstance(inner, list | tuple) else inner
         else:
             found[key] = value
     return found
@@ -102,6 +105,13 @@ def test_overrides_are_merged_over_the_keyed_tables() -> None:
         ({"body": {"memory_pressure": {"high": {"hunger": 0.1}}}}, "memory_pressure.high: unknown desire(s) hunger"),
         ({"questions": {"min_importance": 9}}, "plugins.desires.questions.min_importance: expected a number from 1"),
         ({"colour": "blue"}, "plugins.desires: unknown key(s) colour"),
+        ({"settle": {"plateau": 0.99}}, "settle.plateau: expected a number below settle.peak"),
+        ({"settle": {"peak": 1.0}}, "plugins.desires.settle.peak: expected a number from 0.5 to 0.999"),
+        ({"settle": {"periods": 0}}, "plugins.desires.settle.periods: expected a number above 0"),
+        ({"company": {"shared": {"boredom": 0.5}}}, "shared: unknown desire(s) boredom"),
+        ({"company": {"shared": {"social_thirst": 1.5}}}, "shared.social_thirst: expected a number from 0 to 1"),
+        ({"soft_from": 2}, "plugins.desires.soft_from: expected a number from 0 to 1"),
+        ({"variety": {"answers": -1}}, "plugins.desires.variety.answers: expected a number from 0 to 20"),
     ],
 )
 def test_a_bad_value_is_an_error_naming_the_key(table: dict[str, Any], message: str) -> None:

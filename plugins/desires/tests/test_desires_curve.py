@@ -9,7 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ego_desires import Anchor, base_level, blended_quality, pace, position, satisfied_position, sigmoid
+from ego_desires.config import SettleSettings
 from ego_desires.curve import logit, max_position
+from ego_desires.levels import combined
 
 HOUR = 3600.0
 K = 4.0
@@ -105,3 +107,73 @@ def test_any_state_and_clock_give_a_level_in_the_unit_interval(
     assert 0.0 <= at <= max_position(steepness)
     assert 0.0 <= base_level(at, steepness) <= 1.0
     assert 0.0 <= satisfied_position(at, 0.5, steepness) <= at
+
+
+# --------------------------------------------------------------------------------------------------
+# Rise, saturate, settle (a lived month: desires nothing met stayed at 1.00 for a month)
+
+SETTLE = SettleSettings()  # peak 0.98, plateau 0.55, settling by e every 4 periods
+
+
+def test_a_desire_nothing_meets_rises_to_its_peak_then_settles_toward_its_plateau() -> None:
+    anchor = Anchor(anchored_at=0.0, start=0.0, quality=0.5)
+    days = [base_level(position(anchor, d * 24 * HOUR, 24.0, K, GAIN), K, SETTLE) for d in range(31)]
+    peak = max(days)
+    assert peak == pytest.approx(0.98, abs=0.01)
+    assert all(level <= SETTLE.peak + 1e-12 for level in days)  # never above its peak, never pinned at 1
+    top = days.index(peak)
+    assert top <= 3  # two periods after a full satisfaction
+    assert days[top:] == sorted(days[top:], reverse=True)  # then it settles, day after day
+    assert days[7] < 0.9
+    assert days[30] == pytest.approx(SETTLE.plateau, abs=0.01)  # and rests at its plateau
+    assert base_level(max_position(K), K, SETTLE) == pytest.approx(SETTLE.plateau)
+
+
+def test_without_a_settle_the_curve_is_the_plain_sigmoid() -> None:
+    for at in (0.0, 0.7, 1.0, 1.9, 3.0, 8.0):
+        assert base_level(at, K) == sigmoid(K * (at - 1.0))
+        assert base_level(at, K, SETTLE) <= max(base_level(at, K), SETTLE.plateau) + 1e-12
+
+
+def test_a_satisfaction_of_a_settled_desire_lowers_it_and_it_rises_again() -> None:
+    settled = 6.0  # well past its peak: about 0.6
+    level = base_level(settled, K, SETTLE)
+    light = satisfied_position(settled, 0.05, K, SETTLE)  # still above the plateau: it settles on from there
+    assert light > settled
+    assert base_level(light, K, SETTLE) == pytest.approx(level * 0.95)
+    deep = satisfied_position(settled, 0.8, K, SETTLE)  # below the plateau: back on the rise
+    assert base_level(deep, K, SETTLE) == pytest.approx(level * 0.2)
+    assert deep < 1.0
+    assert satisfied_position(settled, 0.0, K, SETTLE) == settled  # quality 0 changes nothing
+
+
+@given(st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 60.0))
+def test_with_a_settle_satisfaction_never_raises_a_desire_and_better_quality_lowers_it_more(
+    q1: float, q2: float, at: float
+) -> None:
+    low, high = sorted((q1, q2))
+    before = base_level(at, K, SETTLE)
+    after_low = base_level(satisfied_position(at, low, K, SETTLE), K, SETTLE)
+    after_high = base_level(satisfied_position(at, high, K, SETTLE), K, SETTLE)
+    assert after_high <= after_low + 1e-9
+    assert after_low <= before + 1e-9
+    assert after_low == pytest.approx(max(before * (1 - low), base_level(0.0, K)), abs=1e-9)  # 0.02 at the bottom
+
+
+@given(st.floats(0.0, 1.0), st.floats(-1.0, 2.0), st.floats(0.0, 1.0))
+def test_modulation_never_lowers_below_the_base_nor_reaches_one_softly(base: float, change: float, soft: float) -> None:
+    level = combined(base, change, soft)
+    assert 0.0 <= level <= 1.0
+    if change >= 0:
+        assert base <= level <= base + change + 1e-12
+    if soft <= 0.8 and base <= SETTLE.peak and base + change <= 1.3:
+        assert level < 0.99  # stacked pushes on a desire at its peak do not pin it at the top
+    assert combined(base, 0.0, soft) == pytest.approx(base)
+
+
+def test_below_soft_from_modulation_adds_as_it_is_and_above_it_is_compressed() -> None:
+    assert combined(0.5, 0.2, 0.8) == pytest.approx(0.7)
+    assert combined(0.5, -0.6, 0.8) == 0.0
+    assert combined(0.7, 0.3, 0.8) == pytest.approx(0.8 + 0.2 * (1 - math.exp(-1.0)))
+    assert combined(0.7, 0.3, 1.0) == 1.0  # soft_from 1: the plain clamp
+    assert combined(0.97, 0.05, 0.8) == 0.97  # a desire at its peak can hardly feel stronger

@@ -42,6 +42,9 @@ class HeldNotions:
     def notions(self, *, min_confidence: float = 0.0, limit: int | None = None) -> Sequence[NotionView]:
         return [v for v in self.views if v.confidence >= min_confidence][:limit]
 
+    def theme(self, word: str) -> str:
+        return word.casefold()
+
     def convictions(self) -> Sequence[NotionView]:
         return []
 

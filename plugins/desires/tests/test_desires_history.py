@@ -11,7 +11,7 @@ from desires_support import AFTERNOON, NINE, DesireHostFactory, level_map
 
 from ego_core import DESIRE_LEVELS, DesireLevels, DesireSample
 from ego_core.testing import call_ok, mcp_client
-from ego_desires.store import FILE_NAME
+from ego_desires.store import FILE_NAME, SCHEMA_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -79,4 +79,4 @@ def test_a_version_3_store_gains_the_history(desire_host: DesireHostFactory) -> 
     again.plugin.felt()
     assert [s.at for s in again.plugin.history(AFTERNOON, AFTERNOON)] == [AFTERNOON]
     with sqlite3.connect(path) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == ("4",)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)

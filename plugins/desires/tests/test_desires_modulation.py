@@ -4,6 +4,7 @@ positive memories, surprise, topics, time of day and load; every factor degrades
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -147,17 +148,26 @@ def test_every_phase_has_an_entry() -> None:
     assert set(TIME_PHASE) == set(PHASES)
 
 
-def test_modulation_is_additive_and_clamped(desire_host: DesireHostFactory) -> None:
+def test_modulation_is_additive_and_only_approaches_one(desire_host: DesireHostFactory) -> None:
+    """Above soft_from (0.8) what modulation adds is compressed: stacked pushes approach 1 without pinning it;
+    soft_from = 1 gives the plain clamp."""
     crowd = [sad(n, 0.1) for n in range(30)]
+    table = {"memories": {"negative_cognitive_coherence": 1.0}, "initial_position": 3.0}
     dh = desire_host(
+        at=LATE_NIGHT, others={"memory": FixedMemories(crowd), "body": FixedBody("late_night")}, desires=table
+    )
+    coherence = dh.plugin.snapshot().reading("cognitive_coherence")
+    raw = coherence.base + coherence.modulation
+    assert raw > 1.0
+    assert coherence.level == pytest.approx(0.8 + 0.2 * (1 - math.exp(-(raw - 0.8) / 0.2)))
+    assert coherence.base < coherence.level < 1.0
+    clamped = desire_host(
+        name="clamped",
         at=LATE_NIGHT,
         others={"memory": FixedMemories(crowd), "body": FixedBody("late_night")},
-        desires={"memories": {"negative_cognitive_coherence": 1.0}, "initial_position": 3.0},
+        desires={**table, "soft_from": 1.0},
     )
-    snap = dh.plugin.snapshot()
-    coherence = snap.reading("cognitive_coherence")
-    assert coherence.base + coherence.modulation > 1.0
-    assert coherence.level == 1.0
+    assert clamped.plugin.snapshot().reading("cognitive_coherence").level == 1.0
 
 
 class CuriousQuestions(FixedQuestions):

@@ -103,7 +103,7 @@ def desire_records(**changes: Any) -> list[dict[str, Any]]:
         (desire_records(start="0.5"), "`start`"),
         (desire_records(start=True), "`start`"),
         (desire_records(quality=1.5), "`quality`: expected null or a number from 0 to 1"),
-        (desire_records(source="magic"), "`source`: expected initial, explicit or tool:<tool name>"),
+        (desire_records(source="magic"), "`source`: expected initial, explicit, shared or tool:<tool name>"),
         (desire_records(mood="grumpy"), "unknown field(s) mood"),
         (desire_records(start=...), "`start`"),
         ([{"type": "meta", "record_version": 2}], "record 1 (meta): record_version must be 1"),

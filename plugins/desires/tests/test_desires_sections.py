@@ -131,4 +131,5 @@ async def test_introspect_shows_the_levels_before_introspect_satisfies(desire_ho
     assert "Something unresolved nags at you." in first
     # introspect satisfied cognitive_coherence (quality 0.5): 0.25 + 0.04 from the question
     assert second.startswith("Desires: information_hunger[0.50/mid]")
-    assert "; four more mid or high, one low. Something unresolved nags at you." in second
+    assert "; four more mid or high, one low." in second
+    assert "Something unresolved nags at you." not in second  # said in the last introspect: not again so soon

@@ -97,7 +97,8 @@ async def test_satisfying_the_fixed_desire_satisfies_its_emergent_one(with_memor
 
 
 async def test_configure_desires_edits_a_sentence_and_the_next_attune_uses_it(with_memory: DesireHostFactory) -> None:
-    dh = with_memory()
+    # every attune may say the same sentence again here (by default one said lately yields to another)
+    dh = with_memory(config={"desires": {"feel_desires_tool": True, "variety": {"answers": 0}}})
     catalog = dh.data_dir / "desires" / "catalog.json"
     async with mcp_client(dh.host) as client:
         await live(client, dh, LONELY)

@@ -62,3 +62,25 @@ async def test_without_a_strong_notion_nothing_arises_from_the_old_memories(with
         dh.clock.set(dh.clock.now() + timedelta(hours=8))
         assert STAY not in await call_ok(client, "attune")
         assert "stay_in_this" not in await call_ok(client, "feel_desires")
+
+
+@pytest.mark.parametrize(
+    ("tags", "other"),
+    [(("tea", "お茶"), "散歩"), (("poetry", "詩"), "walks"), (("Rain", "雨"), "cooking")],
+    ids=["tea", "poetry", "rain"],
+)
+async def test_one_theme_is_one_interest_in_both_languages(
+    with_memory: DesireHostFactory, tags: tuple[str, str], other: str
+) -> None:
+    dh = with_memory(others={"notions": NotionsPlugin()})
+    async with mcp_client(dh.host) as client:
+        for number in range(6):
+            dh.clock.set(dh.clock.now() + timedelta(minutes=30))
+            tag = tags[number % 2]
+            await call_ok(client, "remember", {"content": f"Day {number}: {tag} again.", "tags": [tag]})
+        await call_ok(client, "remember", {"content": f"A little {other}.", "tags": [other]})
+        attuned = await call_ok(client, "attune")
+    line = next(line for line in attuned.splitlines() if line.startswith("Current interests: "))
+    named = [topic.strip() for topic in line.removeprefix("Current interests: ").split(",")]
+    assert sum(topic in tags for topic in named) == 1, line
+    assert named[0] in tags, "the theme of six memories weighs most, in whichever language it was met first"
