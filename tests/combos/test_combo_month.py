@@ -255,7 +255,7 @@ async def test_a_month_of_a_notion_becoming_a_conviction_and_a_desire_it_calls_u
             await agent.call("link_memories", {"source_id": source, "target_id": target, "link_type": "related"})
         clock.set(START + timedelta(days=3, hours=23))
         assert "Formed 1 notion(s)." in await agent.call("consolidate")
-        assert '"stars (excited)" conf=0.70 reinf=0' in await agent.call("curate_notions", {"action": "list"})
+        assert '"Stars excite me" conf=0.70 reinf=1' in await agent.call("curate_notions", {"action": "list"})
         assert "Your convictions" not in await agent.call("am_i_being_genuine")
 
         for day, content in enumerate(MORE_STARS, start=4):  # the idea keeps being confirmed, one night a day
@@ -263,13 +263,13 @@ async def test_a_month_of_a_notion_becoming_a_conviction_and_a_desire_it_calls_u
             await agent.call(
                 "remember", {"content": content, "emotion": "excited", "valence": 0.7, "tags": ["stars"], "force": True}
             )
-        assert '"stars (excited)" conf=1.00 reinf=5' in await agent.call("curate_notions", {"action": "list"})
-        assert 'Your convictions: "stars (excited)".' in await agent.call("am_i_being_genuine")
+        assert '"Stars excite me" conf=1.00 reinf=6' in await agent.call("curate_notions", {"action": "list"})
+        assert 'Your convictions: "Stars excite me".' in await agent.call("am_i_being_genuine")
 
         clock.set(START + timedelta(days=10, hours=9))  # a quiet morning: the conviction calls up a desire
         attuned = await agent.call("attune")
         assert PULL in currents(attuned)  # the new emergent desire has its place among the currents
-        assert 'Convictions: "stars (excited)".' in attuned
+        assert 'Convictions: "Stars excite me".' in attuned
         assert "stars" in attuned.split("Current interests: ", 1)[1].split("\n", 1)[0]
         high = float(GRASP.findall(await agent.call("feel_desires"))[0])
         assert high >= 0.95
@@ -292,7 +292,7 @@ async def test_a_month_of_a_notion_becoming_a_conviction_and_a_desire_it_calls_u
                 "force": True,
             },
         )
-        assert 'Convictions: "stars (excited)" (feels less certain lately).' in await agent.call("attune")
+        assert 'Convictions: "Stars excite me" (feels less certain lately).' in await agent.call("attune")
         for hours, content in ((1, "The telescope fogged up again."), (2, "Light pollution hid every star.")):
             clock.set(START + timedelta(days=12, hours=22 + hours))
             await agent.call(
@@ -301,11 +301,11 @@ async def test_a_month_of_a_notion_becoming_a_conviction_and_a_desire_it_calls_u
             )
         assert "Your convictions" not in await agent.call("am_i_being_genuine")  # below 0.7: no longer one
         weakened = await agent.call("attune")
-        assert '"stars (excited)" feels less certain lately.' in weakened
+        assert '"Stars excite me" feels less certain lately.' in weakened
         assert "Convictions:" not in weakened
-        assert '"stars (excited)" conf=0.5' in await agent.call("curate_notions", {"action": "list"})
+        assert '"Stars excite me" conf=0.5' in await agent.call("curate_notions", {"action": "list"})
 
         clock.set(START + timedelta(days=29, hours=9))  # weeks later the doubt has passed; the notion is held
         settled = await agent.call("attune")
         assert "less certain" not in settled
-        assert "stars (excited)" in await agent.call("curate_notions", {"action": "list"})
+        assert "Stars excite me" in await agent.call("curate_notions", {"action": "list"})

@@ -53,18 +53,18 @@ async def test_convictions_and_impressions_reach_the_self_model(combo_host: Call
         for content in MORE_TEA:
             await remember(client, content, emotion="happy", tags=["tea"], valence=0.5)
         genuine = await call_ok(client, "am_i_being_genuine")
-        assert 'Your convictions: "tea (contentment)".' in genuine
+        assert 'Your convictions: "Tea brings me calm".' in genuine
 
         await call_ok(client, "update_relationship", {"person": "Master", "field": "trust_level", "value": 0.9})
         await call_ok(client, "curate_notions", {"action": "relabel", "id": notion_id, "person": "Master"})
         them = await call_ok(client, "consider_them", {"person": "Master"})
-        assert 'Impressions of Master: "tea (contentment)".' in them
+        assert 'Impressions of Master: "Tea brings me calm".' in them
 
         for content in ["The tea went cold and bitter.", "Burnt my tongue on the tea.", "Spilled tea on my notes."]:
             await remember(client, content, emotion="frustrated", tags=["tea"], valence=-0.6)
         genuine = await call_ok(client, "am_i_being_genuine")
         assert "Your convictions" not in genuine  # 1.0 − 3 · 0.15 = 0.55: held, no longer a conviction
-        assert "tea (contentment)" in await call_ok(client, "curate_notions", {"action": "list"})
+        assert "Tea brings me calm" in await call_ok(client, "curate_notions", {"action": "list"})
 
 
 async def test_a_notion_formed_from_moments_shared_with_someone_is_bound_to_them(
@@ -85,4 +85,4 @@ async def test_a_notion_formed_from_moments_shared_with_someone_is_bound_to_them
         listing = await call_ok(client, "curate_notions", {"action": "list"})
         assert "person=Aiko" in listing  # two of its three memories were shared with Aiko
         them = await call_ok(client, "consider_them", {"person": "Aiko"})
-        assert 'Impressions of Aiko: "origami (happy)".' in them
+        assert 'Impressions of Aiko: "Origami with Aiko makes me happy".' in them

@@ -6,14 +6,17 @@
 from __future__ import annotations
 
 import logging
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 
 import attrs
 
 from ego_core import PEOPLE, ConsolidationRun, Memory, MemoryService, NotionView, People, Services, log_event
-from ego_notions.cliques import find_cliques
+from ego_notions.cliques import Cliques, find_cliques
+from ego_notions.groups import belongs, fold, holds, theme_groups
+from ego_notions.labels import PRIVATE, compose, is_japanese, language_of, person_word
+from ego_notions.lexicon import theme_key, theme_word
 from ego_notions.model import (
     CONTRADICT_STEP,
     DORMANT_BELOW,
@@ -26,18 +29,18 @@ from ego_notions.model import (
     Notion,
     clamp,
     confidence_for,
-    duplicate_of,
+    first_sentence,
     is_ephemeral,
     jaccard,
-    label_for,
     merged,
     rank_key,
     relinked,
     same_sign,
-    tags_of,
+    themes_of,
     tone_of,
 )
 from ego_notions.store import NotionDB, new_id
+from ego_notions.themes import Themes
 
 MAX_NODES = 2000
 """Memories a consolidation looks at: the replayed ones first, then their linked neighbours."""
@@ -45,6 +48,14 @@ MAX_CANDIDATES = 64
 """Best-connected neighbours of one replayed memory its clique search runs on."""
 MAX_CALLS = 50_000
 """Steps of all the clique searches of one consolidation before they stop with what they found."""
+BACKFILL = timedelta(days=90)
+BACKFILL_LIMIT = 2000
+"""The first consolidation after an upgrade reads the tags of the newest public memories of this window."""
+INDEXED_FLAG = "memory_tags_since"
+PREVIOUS_RUN_FLAG = "previous_consolidation"
+THEME_SEEDS = 500
+"""Tagged memories since the previous consolidation (the newest) whose themes a consolidation looks at, besides
+the ones it replayed: a theme lived all month forms its notion whether consolidate ran every day or once."""
 
 
 @attrs.frozen
@@ -89,6 +100,7 @@ class NotionBook:
         self.log = log
         self.tz = tz
         self.services = services
+        self.themes = Themes(db, memories)
 
     # ----------------------------------------------------------------------------------------------
     # notions.store
@@ -106,6 +118,9 @@ class NotionBook:
         now = self.now()
         wanted = person.strip().casefold()
         return [n.view(now) for n in self.ranked(now) if n.person and n.person.casefold() == wanted]
+
+    def theme(self, word: str) -> str:
+        return theme_key(word)
 
     def people(self) -> People | None:
         return self.services.get(PEOPLE, People) if self.services is not None else None
@@ -126,30 +141,68 @@ class NotionBook:
     # consolidate
 
     def consolidate(self, run: ConsolidationRun) -> PassReport:
-        """Form notions from cliques around the replayed memories, then decay, prune, merge and link."""
+        """Form notions from cliques and theme groups around the replayed memories, then decay, prune, merge and
+        link."""
         service = self.memories()
         created = 0
         looked_at = 0
         capped = False
         now = self.now()
-        if service is not None and run.recent_ids:
-            cliques, loaded = find_cliques(
-                service, run.recent_ids, max_nodes=MAX_NODES, max_candidates=MAX_CANDIDATES, max_calls=MAX_CALLS
+        if service is not None:
+            self._backfill(service, now)
+            cliques, loaded, links = (
+                find_cliques(
+                    service, run.recent_ids, max_nodes=MAX_NODES, max_candidates=MAX_CANDIDATES, max_calls=MAX_CALLS
+                )
+                if run.recent_ids
+                else (Cliques(groups=(), nodes=0, capped=False), {}, {})
             )
             looked_at, capped = cliques.nodes, cliques.capped
             if capped:
                 log_event(self.log, "notions_search_capped", nodes=cliques.nodes, cliques=len(cliques.groups))
-            near = self.db.holding({i for group in cliques.groups for i in group})
-            fresh: list[Notion] = []
+            seeds = [loaded[i] for i in dict.fromkeys(run.recent_ids) if i in loaded]
+            self.themes.index(seeds, only_new=True)
+            seeds += self._since_last_pass(service, loaded, now)
+            themed, related = theme_groups(
+                service, self.themes, seeds, loaded, links, max_nodes=MAX_NODES, cliques=cliques.groups
+            )
+            looked_at = max(looked_at, len(loaded))
+            candidates = [*themed, *((group, None) for group in cliques.groups)]
+            groups = fold(candidates, related, lambda ids: self._themes_of(ids, loaded))
+            held: dict[str, Notion] = {}
+            themes: dict[str, frozenset[str]] = {}
+            holding: dict[str, set[str]] = defaultdict(set)  # memory id → the notions holding it
+
+            def keep(notion: Notion) -> None:
+                held[notion.id] = notion
+                if notion.id not in themes:
+                    themes[notion.id] = self.themes.key_set(notion.tags)
+                for source in notion.sources:
+                    holding[source].add(notion.id)
+
+            for notion in self.db.holding({i for group, _ in groups for i in group}):
+                keep(notion)
+            changed: list[str] = []
             people = self.people()
-            for group in cliques.groups:
-                if duplicate_of(group, [*near, *fresh]):
+            for group, focus in groups:
+                keys = self._themes_of(group, loaded)
+                nearby = [held[i] for i in sorted({n for i in group for n in holding.get(i, ())})]
+                if any(holds(group, focus, keys, n.sources, themes[n.id]) for n in nearby):
                     continue
-                notion = self._form([loaded[i] for i in group if i in loaded], now)
-                if notion is not None:
-                    fresh.append(attrs.evolve(notion, person=_person_of(notion.sources, people)))
-            self.db.apply(save=fresh)
-            created = len(fresh)
+                members = [loaded[i] for i in group if i in loaded]
+                home = next((n for n in nearby if belongs(group, focus, keys, n.sources, themes[n.id])), None)
+                if home is not None:
+                    grown = _grown(home, [m for m in members if m.id not in home.sources], now)
+                    if grown is not home:
+                        keep(grown)
+                        changed.append(home.id)
+                    continue
+                formed = self._form(members, now, people)
+                if formed is not None:
+                    keep(formed)
+                    changed.append(formed.id)
+                    created += 1
+            self.db.apply(save=[held[i] for i in dict.fromkeys(changed)])
         notions = {n.id: n for n in self.db.all()}  # read once for the whole maintenance
         gone = [i for i, n in notions.items() if n.confidence_at(now) < PRUNE_BELOW]
         if gone:
@@ -159,6 +212,7 @@ class NotionBook:
         if merged_count:
             notions = {n.id: n for n in self.db.all()}
         linked = self._link(notions)
+        self.db.set_flag(PREVIOUS_RUN_FLAG, run.until.isoformat())
         report = PassReport(created, pruned, merged_count, linked, looked_at, capped)
         log_event(
             self.log,
@@ -171,24 +225,102 @@ class NotionBook:
         )
         return report
 
-    def _form(self, members: Sequence[Memory], now: datetime) -> Notion | None:
+    def _backfill(self, service: MemoryService, now: datetime) -> None:
+        """Once, after an upgrade: the tags of the public memories of the last 90 days (newest 2,000) are read, so
+        that themes lived before the upgrade form notions too."""
+        if self.db.flag(INDEXED_FLAG) is not None:
+            return
+        self.themes.index(service.recent(now - BACKFILL, BACKFILL_LIMIT), only_new=True)
+        self.db.set_flag(INDEXED_FLAG, now.isoformat())
+
+    def _since_last_pass(self, service: MemoryService, loaded: dict[str, Memory], now: datetime) -> list[Memory]:
+        """The tagged public memories stored since the previous consolidation (the last 90 days at the first) that
+        it did not replay, added to ``loaded``."""
+        last = self.db.flag(PREVIOUS_RUN_FLAG)
+        since = datetime.fromisoformat(last) if last is not None else now - BACKFILL
+        ids = [i for i in self.db.tagged_since(since.timestamp(), THEME_SEEDS) if i not in loaded]
+        if ids:
+            loaded.update((m.id, m) for m in service.get(ids))
+        return [loaded[i] for i in ids if i in loaded]
+
+    def mark_indexed(self) -> None:
+        """Nothing to read back: a store that was empty when the plugin first started (its tags are read as they
+        come)."""
+        if self.db.flag(INDEXED_FLAG) is None:
+            self.db.set_flag(INDEXED_FLAG, self.now().isoformat())
+
+    def _themes_of(self, ids: Iterable[str], loaded: Mapping[str, Memory]) -> frozenset[str]:
+        public = _chronological(loaded[i] for i in ids if i in loaded and not loaded[i].is_private)
+        return frozenset(themes_of(public, self.themes.keys(t for m in public for t in m.tags)))
+
+    def _form(self, members: Sequence[Memory], now: datetime, people: People | None = None) -> Notion | None:
         if len(members) < MIN_MEMBERS or is_ephemeral(members):
             return None
+        members = _chronological(members)
         public = [m for m in members if not m.is_private]
         tone = tone_of(members)
-        tags = tags_of(public)
+        valence = round(sum(m.emotional_trace.valence for m in members) / len(members), 4)
+        key_of = self.themes.keys(t for m in public for t in m.tags)
+        keys = themes_of(public, key_of)
+        language = language_of([m.content for m in (public or members)])
+        words = {key: self._word(key, public, key_of, language) for key in keys}
+        sources = tuple(m.id for m in members)
+        person = _person_of(sources, people)
+        agreeing = sum(1 for m in members if same_sign(m.emotional_trace.valence, valence))
         return Notion(
             id=new_id(),
-            label=label_for(tags, public, tone),
+            label=self._label(keys=keys, words=words, public=public, tone=tone, language=language, person=person),
             tone=tone,
-            valence=round(sum(m.emotional_trace.valence for m in members) / len(members), 4),
+            valence=valence,
             confidence=confidence_for(len(members)),
             anchored=now,
             created=now,
             reinforced=now,
-            sources=tuple(m.id for m in members),
-            tags=tags,
+            sources=sources,
+            tags=tuple(words[key] for key in keys),
+            reinforcement_count=max(0, agreeing - MIN_MEMBERS),
+            person=person,
         )
+
+    def _word(self, key: str, public: Sequence[Memory], key_of: Mapping[str, str], language: str) -> str:
+        """The word for a theme in a label in ``language``: the tag its memories use most in that language, else
+        the lexicon's word, else a tag of that language learned for it, else the tag its memories use most."""
+        japanese = language == "ja"
+        counts = Counter(" ".join(t.split()) for m in public for t in m.tags if key_of.get(t) == key)
+        written = [w for w in counts if is_japanese(w) == japanese]
+        if written:
+            return max(written, key=lambda w: counts[w])
+        word = theme_word(key, language)
+        if word is not None:
+            return word
+        learned = [t for t, k, ja, _b in self.db.themes() if k == key and ja == japanese]
+        if learned:
+            return learned[0]
+        return max(counts, key=lambda w: counts[w]) if counts else key
+
+    def _label(
+        self,
+        *,
+        keys: Sequence[str],
+        words: Mapping[str, str],
+        public: Sequence[Memory],
+        tone: str,
+        language: str,
+        person: str | None,
+    ) -> str:
+        """Its themes and feeling as a thought in the language of its memories (the person it is bound to named,
+        and no theme twice); without themes, the most common first sentence of its public memories."""
+        who = person_word(person, language, [t for m in public for t in m.tags]) if person else None
+        skip = set(self.themes.keys([person]).values()) if person else set()
+        shown = [words[key] for key in keys if key not in skip]
+        if keys:
+            return compose(shown, tone, language, who)
+        candidates = [c for c in (first_sentence(m.content) for m in public) if c]
+        if candidates:
+            counts = Counter(candidates)
+            best = max(counts.values())
+            return next(c for c in candidates if counts[c] == best)
+        return compose([], tone, language, who) if who else PRIVATE[language]
 
     def _merge_duplicates(self, now: datetime, notions: Mapping[str, Notion]) -> int:
         """Fold notions whose sources overlap by Jaccard ≥ 0.6 into the strongest of their group."""
@@ -239,6 +371,7 @@ class NotionBook:
         """A stored memory with tags reinforces the notions sharing a tag, or weakens those it contradicts."""
         if not memory.tags:
             return
+        self.themes.index([memory])  # a public memory's tags: learned (a translation bridged) and kept
         now = self.now()
         save: list[Notion] = []
         delete: list[str] = []
@@ -267,8 +400,14 @@ class NotionBook:
         if save or delete:
             log_event(self.log, "notions_remembered", touched=len(save), let_go=len(delete))
 
+    def revised(self, memory: Memory) -> None:
+        """A memory's tags or privacy changed: its tags are read again (a private memory's are let go)."""
+        self.db.unindex_memory(memory.id)
+        self.themes.index([memory])
+
     def forgot(self, memory_id: str) -> None:
-        """Drop a forgotten memory from every notion's sources."""
+        """Drop a forgotten memory from every notion's sources, and its tags."""
+        self.db.unindex_memory(memory_id)
         holding = self.db.holding([memory_id])
         self.db.apply(save=[attrs.evolve(n, sources=tuple(s for s in n.sources if s != memory_id)) for n in holding])
 
@@ -320,6 +459,26 @@ class NotionBook:
             return False
         self._delete([notion_id])
         return True
+
+
+def _chronological(memories: Iterable[Memory]) -> list[Memory]:
+    return sorted(memories, key=lambda m: (m.timestamp, m.id))
+
+
+def _grown(notion: Notion, members: Sequence[Memory], now: datetime) -> Notion:
+    """``notion`` with the memories of its group it did not hold yet: each that agrees with it (valence of the same
+    sign) reinforces it, as it would have at ``remember``."""
+    agreeing = [m for m in _chronological(members) if same_sign(m.emotional_trace.valence, notion.valence)]
+    if not agreeing:
+        return notion
+    return attrs.evolve(
+        notion,
+        sources=(*notion.sources, *(m.id for m in agreeing)),
+        confidence=clamp(notion.confidence_at(now) + REINFORCE_STEP * len(agreeing)),
+        anchored=now,
+        reinforced=now,
+        reinforcement_count=notion.reinforcement_count + len(agreeing),
+    )
 
 
 def _person_of(sources: Sequence[str], people: People | None) -> str | None:

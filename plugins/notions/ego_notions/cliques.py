@@ -96,7 +96,8 @@ def maximal_cliques(
 
 def find_cliques(
     service: MemoryService, seeds: Sequence[str], *, max_nodes: int, max_candidates: int, max_calls: int
-) -> tuple[Cliques, dict[str, Memory]]:
+) -> tuple[Cliques, dict[str, Memory], dict[str, set[str]]]:
+    """The cliques around ``seeds``, the memories looked at, and the links of meaning among them."""
     loaded, adjacency = neighbourhood(service, seeds, max_nodes)
     groups, capped = maximal_cliques(adjacency, max_candidates, max_calls, [s for s in seeds if s in adjacency])
-    return Cliques(groups=tuple(groups), nodes=len(loaded), capped=capped), loaded
+    return Cliques(groups=tuple(groups), nodes=len(loaded), capped=capped), loaded, adjacency

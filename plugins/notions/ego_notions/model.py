@@ -117,18 +117,18 @@ def confidence_for(size: int) -> float:
     return min(0.3 + 0.1 * size, 0.9)
 
 
-def tags_of(members: Sequence[Memory]) -> tuple[str, ...]:
-    """Tags every tagged member shares, sorted; else the two most frequent (ties in first-seen order)."""
-    tagged = [tuple(dict.fromkeys(t.strip() for t in m.tags if t.strip())) for m in members if m.tags]
-    tagged = [t for t in tagged if t]
+def themes_of(members: Sequence[Memory], key_of: Mapping[str, str]) -> list[str]:
+    """The theme keys of a group (``key_of`` maps a tag to its theme): those every tagged member shares, else the two
+    most frequent; the most frequent first, then in the order ``members`` (oldest first) met them."""
+    tagged = [list(dict.fromkeys(key_of[t] for t in m.tags if t in key_of)) for m in members]
+    tagged = [keys for keys in tagged if keys]
     if not tagged:
-        return ()
-    shared = set(tagged[0]).intersection(*map(set, tagged[1:]))
-    if shared:
-        return tuple(sorted(shared))
-    counts: Counter[str] = Counter(tag for tags in tagged for tag in tags)
-    order = list(dict.fromkeys(tag for tags in tagged for tag in tags))
-    return tuple(sorted(order, key=lambda tag: (-counts[tag], order.index(tag)))[:2])
+        return []
+    counts: Counter[str] = Counter(key for keys in tagged for key in keys)
+    order = list(dict.fromkeys(key for keys in tagged for key in keys))
+    ranked = sorted(order, key=lambda key: (-counts[key], order.index(key)))
+    shared = [key for key in ranked if counts[key] == len(tagged)]
+    return shared or ranked[:2]
 
 
 def first_sentence(content: str) -> str:
@@ -138,24 +138,6 @@ def first_sentence(content: str) -> str:
     if len(head) > LABEL_CHARS:
         head = head[:45].rstrip(_TRIM) + "..."
     return head
-
-
-def label_for(tags: Sequence[str], public: Sequence[Memory], tone: str) -> str:
-    """Up to three tags joined by " & ", or the most common first sentence of the public members."""
-    if tags:
-        return f"{' & '.join(tags[:3])} ({tone})"
-    candidates = [s for s in (first_sentence(m.content) for m in public) if s]
-    if not candidates:
-        return f"untitled ({tone})"
-    counts = Counter(candidates)
-    best = max(counts.values())
-    return f"{next(c for c in candidates if counts[c] == best)} ({tone})"
-
-
-def duplicate_of(members: Iterable[str], existing: Iterable[Notion]) -> bool:
-    """A clique already held: a subset of a notion's sources, or as alike as a duplicate."""
-    group = set(members)
-    return any(group <= set(n.sources) or jaccard(group, n.sources) >= DUPLICATE_JACCARD for n in existing)
 
 
 def same_sign(first: float, second: float) -> bool:

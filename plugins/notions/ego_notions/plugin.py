@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ego_core import (
+    LINE_REST,
     MEMORY_STORE,
     NOTIONS_STORE,
     Check,
@@ -67,6 +68,9 @@ class NotionsPlugin(PluginBase):
             return ctx.services.get(MEMORY_STORE, MemoryService)
 
         self._book = NotionBook(db, ctx.now, memories, ctx.log, tz=lambda: ctx.settings.tz, services=ctx.services)
+        service = memories()
+        if service is not None and service.count() == 0:
+            self._book.mark_indexed()  # a new store: tags are read as memories come, nothing to read back
         self._ctx = ctx
         ctx.provide(NOTIONS_STORE, self._book)
 
@@ -111,6 +115,10 @@ class NotionsPlugin(PluginBase):
         self._running().forgot(memory.id)
 
     @hookimpl
+    def on_memory_revised(self, after: Memory) -> None:
+        self._running().revised(after)
+
+    @hookimpl
     def on_recall_result(self, query: RecallQuery, results: Sequence[RecallHit]) -> RecallNote | None:
         lines = recall_lines(self._running(), [hit.memory for hit in results])
         return RecallNote(lines=lines) if lines else None
@@ -124,7 +132,7 @@ class NotionsPlugin(PluginBase):
     def on_attune(self) -> Section | None:
         """The strongest convictions, and a notion a contradiction weakened lately."""
         text = attune_text(self._running())
-        return Section(key="notions", text=text, order=ATTUNE_ORDER) if text else None
+        return Section(key="notions", text=text, order=ATTUNE_ORDER, rest=LINE_REST) if text else None
 
     @hookimpl
     def ember_candidates(self) -> list[Ember] | None:

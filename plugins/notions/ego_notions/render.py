@@ -28,7 +28,8 @@ def recall_lines(book: NotionBook, memories: Sequence[Memory]) -> tuple[str, ...
         return ()
     now = book.now()
     ids = {m.id for m in memories}
-    tags = {t.casefold() for m in memories for t in m.tags}
+    tags = [t for m in memories for t in m.tags]
+    themes = set(book.themes.keys(tags).values())
     found = {n.id: n for n in [*book.db.holding(ids), *book.db.tagged(tags)]}
     if not found:
         return ()
@@ -36,7 +37,7 @@ def recall_lines(book: NotionBook, memories: Sequence[Memory]) -> tuple[str, ...
     def key(n: Notion) -> tuple[int, int, float, str]:
         return (
             -len(ids.intersection(n.sources)),
-            -len(tags.intersection(t.casefold() for t in n.tags)),
+            -len(themes.intersection(book.themes.key_set(n.tags))),
             -n.confidence_at(now),
             n.label,
         )

@@ -16,13 +16,18 @@ from pathlib import Path
 from typing import Any, Final
 
 from ego_core import write_transaction
+from ego_notions.labels import legacy_label
+from ego_notions.lexicon import LEXICON_VERSION, lexicon_key, normalize_tag, theme_key
 from ego_notions.model import Notion
 
 DB_NAME: Final = "notions.sqlite3"
-SCHEMA_VERSION: Final = 3
+SCHEMA_VERSION: Final = 4
 """2 added ``contradicted`` (when a contradiction last weakened the notion); 3 the confidences the last wake_up saw
-(``confidence_seen``)."""
+(``confidence_seen``); 4 themes across languages: the theme key of every tag seen (``themes``), the tags of public
+memories (``memory_tags``), notions indexed by theme key, and generated labels rewritten as thoughts."""
 BUSY_TIMEOUT_MS: Final = 30_000
+KEYS_KEPT: Final = 50_000
+"""Learned theme keys kept in memory."""
 SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS notions (
@@ -40,7 +45,18 @@ CREATE TABLE IF NOT EXISTS notion_tags (
 CREATE INDEX IF NOT EXISTS notion_sources_by_notion ON notion_sources (notion_id);
 CREATE INDEX IF NOT EXISTS notion_tags_by_notion ON notion_tags (notion_id);
 CREATE TABLE IF NOT EXISTS confidence_seen (notion_id TEXT PRIMARY KEY, confidence REAL NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS themes (
+    tag TEXT PRIMARY KEY, key TEXT NOT NULL, japanese INTEGER NOT NULL, bridged INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS themes_by_key ON themes (key);
+CREATE TABLE IF NOT EXISTS memory_tags (
+    memory_id TEXT NOT NULL, tag TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (memory_id, tag)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS memory_tags_by_tag ON memory_tags (tag, at);
+CREATE INDEX IF NOT EXISTS memory_tags_by_time ON memory_tags (at);
 """
+Theme = tuple[str, str, bool, bool]
+"""A tag as the store knows it: normalised tag, theme key, written in Japanese, bridged by the embedding model."""
 COLUMNS: Final = (
     "id, label, tone, valence, confidence, anchored, created, reinforced, sources, tags, related, "
     "reinforcement_count, person, meta, contradicted"
@@ -103,11 +119,44 @@ def _notion(row: Sequence[Any]) -> Notion:
     )
 
 
-def _migrate(db: sqlite3.Connection) -> None:
+def _migrate(db: sqlite3.Connection, version: int) -> None:
     """Bring a database of an earlier schema up to this one (within the opening transaction)."""
     columns = {r[1] for r in db.execute("PRAGMA table_info(notions)")}
     if "contradicted" not in columns:
         db.execute("ALTER TABLE notions ADD COLUMN contradicted REAL")
+    if version < 4:
+        # the labels the first versions generated ("tea & morning (happy)") become thoughts
+        for notion_id, label, tags, tone, person in db.execute(
+            "SELECT id, label, tags, tone, person FROM notions"
+        ).fetchall():
+            relabelled = legacy_label(label, json.loads(tags), tone, person)
+            if relabelled is not None and relabelled != label:
+                db.execute("UPDATE notions SET label = ? WHERE id = ?", (relabelled, notion_id))
+    lexicon = db.execute("SELECT value FROM meta WHERE key = 'lexicon'").fetchone()
+    if lexicon is None or int(lexicon[0]) != LEXICON_VERSION:
+        _rekey(db)
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('lexicon', ?)", (str(LEXICON_VERSION),))
+
+
+def _rekey(db: sqlite3.Connection) -> None:
+    """Theme keys again by this lexicon: a tag it knows takes its key (a bridge to another key gives way); the
+    notions' tag index is rebuilt from the keys."""
+    for tag, key in db.execute("SELECT tag, key FROM themes").fetchall():
+        known = lexicon_key(tag)
+        if known is not None and known != key:
+            db.execute("UPDATE themes SET key = ?, bridged = 0 WHERE tag = ?", (known, tag))
+    keys = dict(db.execute("SELECT tag, key FROM themes").fetchall())
+    db.execute("DELETE FROM notion_tags")
+    for notion_id, tags in db.execute("SELECT id, tags FROM notions").fetchall():
+        db.executemany(
+            "INSERT OR IGNORE INTO notion_tags (tag, notion_id) VALUES (?, ?)",
+            [(_key(t, keys), notion_id) for t in json.loads(tags)],
+        )
+
+
+def _key(tag: str, known: Mapping[str, str]) -> str:
+    normal = normalize_tag(tag)
+    return known.get(normal) or theme_key(normal)
 
 
 class NotionDB:
@@ -117,6 +166,7 @@ class NotionDB:
         self.path = directory / DB_NAME
         self._lock = threading.RLock()
         self._db: sqlite3.Connection | None = None
+        self._keys: dict[str, str] = {}
 
     def _connection(self) -> sqlite3.Connection:
         if self._db is None:
@@ -133,7 +183,7 @@ class NotionDB:
                     row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
                     if row is not None and int(row[0]) > SCHEMA_VERSION:
                         raise StateError(f"{self.path} was written by a newer version of ego-notions")
-                    _migrate(db)
+                    _migrate(db, SCHEMA_VERSION if row is None else int(row[0]))
                     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             except sqlite3.DatabaseError as exc:
                 raise StateError(f"{self.path} cannot be used: {exc}") from exc
@@ -189,23 +239,144 @@ class NotionDB:
         return self.many(notion_ids)
 
     def tagged(self, tags: Iterable[str]) -> list[Notion]:
-        """The notions that share a tag with ``tags`` (compared case-insensitively)."""
-        folded = list(dict.fromkeys(t.casefold() for t in tags))
-        if not folded:
+        """The notions that share a theme with ``tags`` (``tea`` finds a notion tagged ``お茶``)."""
+        keys = list(dict.fromkeys(self.keys(tags).values()))
+        if not keys:
             return []
-        marks = ",".join("?" * len(folded))
+        marks = ",".join("?" * len(keys))
         with self._lock:
             rows = (
                 self._connection()
-                .execute(f"SELECT DISTINCT notion_id FROM notion_tags WHERE tag IN ({marks})", folded)
+                .execute(f"SELECT DISTINCT notion_id FROM notion_tags WHERE tag IN ({marks})", keys)
                 .fetchall()
             )
         return self.many(r[0] for r in rows)
+
+    # ----------------------------------------------------------------------------------------------
+    # themes: the key of every tag seen, and the tags of public memories
+
+    def keys(self, tags: Iterable[str]) -> dict[str, str]:
+        """The theme key of each of ``tags`` (as given; blank ones left out): learned, else :func:`theme_key`."""
+        normal = {t: normalize_tag(t) for t in dict.fromkeys(tags)}
+        normal = {t: n for t, n in normal.items() if n}
+        known = self.known(set(normal.values()))
+        return {t: known.get(n) or theme_key(n) for t, n in normal.items()}
+
+    def known(self, normal: set[str]) -> dict[str, str]:
+        """The learned key of each of the normalised tags ``normal`` seen before (a tag's key never changes while
+        the store is open, so what was read is remembered)."""
+        found = {t: self._keys[t] for t in normal if t in self._keys}
+        wanted = sorted(normal - set(found))
+        if not wanted:
+            return found
+        with self._lock:
+            db = self._connection()
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update(db.execute(f"SELECT tag, key FROM themes WHERE tag IN ({marks})", chunk).fetchall())
+            if len(self._keys) > KEYS_KEPT:
+                self._keys.clear()
+            self._keys.update((t, found[t]) for t in wanted if t in found)
+        return found
+
+    def themes(self) -> list[Theme]:
+        """Every tag seen, with its key."""
+        with self._lock:
+            rows = self._connection().execute("SELECT tag, key, japanese, bridged FROM themes ORDER BY tag").fetchall()
+        return [(str(t), str(k), bool(j), bool(b)) for t, k, j, b in rows]
+
+    def learn(self, themes: Sequence[Theme]) -> None:
+        """Keep the key of tags not seen before (a tag keeps the key it was first given)."""
+        if not themes:
+            return
+        with self._lock, write_transaction(self._connection()) as db:
+            db.executemany(
+                "INSERT OR IGNORE INTO themes (tag, key, japanese, bridged) VALUES (?, ?, ?, ?)",
+                [(t, k, int(j), int(b)) for t, k, j, b in themes],
+            )
+
+    def index_memories(self, rows: Sequence[tuple[str, Sequence[str], float]]) -> None:
+        """Record the normalised tags of public memories (id, tags, epoch seconds), replacing what was kept."""
+        if not rows:
+            return
+        with self._lock, write_transaction(self._connection()) as db:
+            db.executemany("DELETE FROM memory_tags WHERE memory_id = ?", [(memory_id,) for memory_id, _, _ in rows])
+            db.executemany(
+                "INSERT OR IGNORE INTO memory_tags (memory_id, tag, at) VALUES (?, ?, ?)",
+                [(memory_id, t, at) for memory_id, tags, at in rows for t in tags],
+            )
+
+    def indexed(self, memory_ids: Iterable[str]) -> set[str]:
+        """Which of ``memory_ids`` have their tags recorded."""
+        ids = list(dict.fromkeys(memory_ids))
+        found: set[str] = set()
+        with self._lock:
+            db = self._connection()
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                query = f"SELECT DISTINCT memory_id FROM memory_tags WHERE memory_id IN ({marks})"
+                found.update(r[0] for r in db.execute(query, chunk))
+        return found
+
+    def themed(self, key: str, limit: int) -> list[str]:
+        """The newest ``limit`` public memories with a tag of the theme ``key`` (any language), newest first."""
+        with self._lock:
+            rows = (
+                self._connection()
+                .execute(
+                    "SELECT m.memory_id, max(m.at) AS at FROM themes t JOIN memory_tags m ON m.tag = t.tag "
+                    "WHERE t.key = ? GROUP BY m.memory_id ORDER BY at DESC, m.memory_id LIMIT ?",
+                    (key, limit),
+                )
+                .fetchall()
+            )
+        return [str(r[0]) for r in rows]
+
+    def tagged_since(self, since: float, limit: int) -> list[str]:
+        """The newest ``limit`` public tagged memories stored at or after ``since`` (epoch seconds), newest first."""
+        with self._lock:
+            rows = (
+                self._connection()
+                .execute(
+                    "SELECT memory_id, max(at) AS at FROM memory_tags WHERE at >= ? GROUP BY memory_id "
+                    "ORDER BY at DESC, memory_id LIMIT ?",
+                    (since, limit),
+                )
+                .fetchall()
+            )
+        return [str(r[0]) for r in rows]
+
+    def unindex_memory(self, memory_id: str) -> None:
+        """Forget the tags of a memory (forgotten, or private now), and every tag no memory or notion holds any
+        more."""
+        with self._lock, write_transaction(self._connection()) as db:
+            tags = [r[0] for r in db.execute("SELECT tag FROM memory_tags WHERE memory_id = ?", (memory_id,))]
+            db.execute("DELETE FROM memory_tags WHERE memory_id = ?", (memory_id,))
+            if not tags:
+                return
+            self._keys.clear()
+            held = {normalize_tag(t) for (raw,) in db.execute("SELECT tags FROM notions") for t in json.loads(raw)}
+            for tag in tags:
+                used = db.execute("SELECT 1 FROM memory_tags WHERE tag = ? LIMIT 1", (tag,)).fetchone()
+                if used is None and tag not in held:
+                    db.execute("DELETE FROM themes WHERE tag = ?", (tag,))
+
+    def flag(self, name: str) -> str | None:
+        with self._lock:
+            row = self._connection().execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_flag(self, name: str, value: str) -> None:
+        with self._lock, write_transaction(self._connection()) as db:
+            db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (name, value))
 
     def apply(self, save: Sequence[Notion] = (), delete: Sequence[str] = ()) -> None:
         """Write ``save`` (insert or replace) and delete ``delete`` in one transaction."""
         if not save and not delete:
             return
+        keys = self.keys(t for n in save for t in n.tags)
         with self._lock, write_transaction(self._connection()) as db:
             for notion_id in [*delete, *(n.id for n in save)]:
                 db.execute("DELETE FROM notions WHERE id = ?", (notion_id,))
@@ -219,7 +390,7 @@ class NotionDB:
                 )
                 db.executemany(
                     "INSERT OR IGNORE INTO notion_tags (tag, notion_id) VALUES (?, ?)",
-                    [(t.casefold(), notion.id) for t in notion.tags],
+                    [(keys[t], notion.id) for t in notion.tags if t in keys],
                 )
 
     def look_back(self, confidences: Mapping[str, float], drop: float, now: datetime) -> list[str] | None:

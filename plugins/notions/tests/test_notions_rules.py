@@ -16,7 +16,10 @@ from ego_core import EmotionalTrace, Memory
 from ego_core.testing import HostFactory
 from ego_notions import Notion, NotionDB, NotionsPlugin
 from ego_notions.cliques import maximal_cliques
-from ego_notions.model import first_sentence, is_ephemeral, label_for, merged, relinked, tags_of, tone_of
+from ego_notions.groups import dense_core, fold, is_dense
+from ego_notions.labels import compose, language_of, legacy_label
+from ego_notions.loanwords import romaji, sounds_alike
+from ego_notions.model import first_sentence, is_ephemeral, merged, relinked, themes_of, tone_of
 
 NOW = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
@@ -77,6 +80,26 @@ def test_cliques_are_maximal_cliques_of_three_or_more(graph: tuple[int, set[tupl
             assert any({a, b, c} <= set(g) for g in found)
 
 
+@given(graphs)
+def test_a_theme_group_is_dense_and_one_theme_gives_one_group(graph: tuple[int, set[tuple[int, int]]]) -> None:
+    n, edges = graph
+    adjacency: dict[str, set[str]] = {f"m{i:02d}": set() for i in range(n + 1)}
+    for a, b in edges:
+        if a != b:
+            adjacency[f"m{a:02d}"].add(f"m{b:02d}")
+            adjacency[f"m{b:02d}"].add(f"m{a:02d}")
+    core = dense_core(adjacency, adjacency)
+    assert not core or (len(core) >= 3 and is_dense(core, adjacency))
+    cliques, _ = maximal_cliques(adjacency, max_candidates=64, max_calls=10_000)
+    candidates = [*((c, None) for c in cliques), *([(tuple(sorted(core)), "tea")] if core else [])]
+    groups = fold(candidates, adjacency, lambda ids: frozenset({"tea"}))
+    for (first, _), (second, _) in itertools.combinations(groups, 2):
+        assert not set(first) <= set(second)  # one theme: no group within another
+        assert not set(second) <= set(first)
+    for group, _ in groups:
+        assert len(group) >= 3
+
+
 def test_the_clique_search_is_capped() -> None:
     complete = {f"m{i:03d}": {f"m{j:03d}" for j in range(200) if j != i} for i in range(200)}
     found, capped = maximal_cliques(complete, max_candidates=64, max_calls=10_000)
@@ -104,23 +127,75 @@ def test_half_lives() -> None:
     assert conviction.confidence_at(NOW + 91 * DAY) == pytest.approx(0.4)
 
 
-def test_tags_tone_and_labels() -> None:
+def test_themes_tone_and_labels() -> None:
     members = [
         memory("a", emotion="sad", tags=("rain", "walk")),
         memory("b", emotion="happy", tags=("walk", "rain", "park")),
         memory("c", emotion="happy", tags=()),
     ]
-    assert tags_of(members) == ("rain", "walk")
+    keys = {t: t for m in members for t in m.tags}
+    assert themes_of(members, keys) == ["rain", "walk"]  # shared by every tagged member, in the order met
     assert tone_of(members) == "happy"
-    assert tags_of([memory("a", tags=("x", "y")), memory("b", tags=("y", "z")), memory("c", tags=("z", "q"))]) == (
-        "y",
-        "z",
-    )
+    spread = [memory("a", tags=("x", "y")), memory("b", tags=("y", "z")), memory("c", tags=("z", "q"))]
+    assert themes_of(spread, {t: t for m in spread for t in m.tags}) == ["y", "z"]  # none shared: the two most met
     assert tone_of([memory("a", emotion="sad"), memory("b", emotion="happy")]) == "sad"  # a tie: the first met
-    assert label_for(("a", "b", "c", "d"), [], "curious") == "a & b & c (curious)"
-    assert label_for((), [], "sad") == "untitled (sad)"
     assert first_sentence("  「今日は雨」だった。明日は晴れ。") == "今日は雨」だった"
     assert first_sentence("x" * 60) == "x" * 45 + "..."
+
+
+def test_labels_are_thoughts_in_the_language_of_their_memories() -> None:
+    assert compose(["お茶"], "contentment", "ja") == "お茶で心が落ち着く"
+    assert compose(["詩", "雨"], "melancholy", "ja") == "詩と雨に物悲しくなる"
+    assert compose(["お茶"], "happy", "ja", "マスター") == "マスターとのお茶が嬉しい"
+    assert compose(["tea"], "contentment", "en") == "Tea brings me calm"
+    assert compose(["poetry", "rain"], "contentment", "en") == "Poetry and rain bring me calm"
+    assert compose(["cats"], "happy", "en") == "Cats make me happy"
+    assert compose(["news"], "curious", "en") == "I'm curious about news"
+    assert compose(["tea"], "moved", "en", "Master") == "Tea with Master moves me"
+    assert compose(["tea", "morning"], "contentment", "en", "Master") == "Tea and morning with Master bring me calm"
+    assert compose([], "sad", "ja") == "胸にしまっていること"
+    assert compose(["a", "b", "c", "d"], "curious", "en") == "I'm curious about a and b"  # two themes at most
+    long = compose(["x" * 30, "y" * 30], "excited", "en")
+    assert long.startswith("X")
+    assert len(long) <= 48
+    assert "y" not in long
+    for tone in ("happy", "sad", "surprised", "moved", "excited", "nostalgic", "curious", "neutral"):
+        for language in ("ja", "en"):
+            label = compose(["雨" if language == "ja" else "rain"], tone, language)
+            assert "(" not in label
+            assert "&" not in label
+            assert len(label) <= 48
+    assert language_of(["雨だ。", "It rains.", "また雨。"]) == "ja"
+    assert language_of(["雨だ。", "It rains."]) == "en"  # a tie: the latest
+    assert language_of([]) == "en"
+
+
+def test_loanwords_sound_like_their_source_words() -> None:
+    for loan, source in [
+        ("チェス", "chess"),
+        ("ウクレレ", "ukulele"),
+        ("ハーモニカ", "harmonica"),
+        ("キャンプ", "camp"),
+        ("ジグソーパズル", "jigsaw puzzle"),
+        ("ウィスキー", "whiskey"),
+        ("バイオリン", "violin"),
+    ]:
+        assert sounds_alike(loan, source), (loan, source)
+        assert sounds_alike(source, loan)
+    assert romaji("ティー") == "ti"
+    assert not sounds_alike("ティー", "tea")  # one consonant says too little
+    assert not sounds_alike("チェス", "chart")
+    assert not sounds_alike("茶", "cha")  # kanji are not loanwords
+
+
+def test_labels_the_first_versions_generated_are_rewritten() -> None:
+    assert legacy_label("詩 & 雨 (contentment)", ["詩", "雨"], "contentment", None) == "詩と雨で心が落ち着く"
+    assert legacy_label("tea & morning (happy)", ["tea", "morning"], "happy", None) == "Tea and morning make me happy"
+    assert legacy_label("お茶 (happy)", ["お茶"], "happy", "Master") == "マスターとのお茶が嬉しい"
+    assert legacy_label("朝の散歩は気持ちがいい (happy)", [], "happy", None) == "朝の散歩は気持ちがいい"
+    assert legacy_label("untitled (sad)", [], "sad", None) == "Something I keep to myself"
+    assert legacy_label("small daily rituals", ["tea"], "happy", None) is None  # chosen by the agent: kept
+    assert legacy_label("tea (calm)", ["tea"], "calm", None) is None  # not an emotion ego knows
 
 
 def test_ephemeral_groups() -> None:
@@ -168,6 +243,33 @@ def test_the_store_round_trips_and_indexes(tmp_path: Path) -> None:
     assert db.holding(["mem_2"]) == []
     db.close()
     assert [n.id for n in NotionDB(tmp_path).all()] == [second.id]
+
+
+def test_tags_are_found_by_theme_in_either_language(tmp_path: Path) -> None:
+    db = NotionDB(tmp_path)
+    db.apply(save=[notion(tags=("お茶", "#Morning"))])
+    for tags in (["tea"], ["Teas"], ["ティー"], ["茶"], ["朝"], ["mornings"]):
+        assert [n.id for n in db.tagged(tags)] == ["notion_aaaaaaaaaaaa"], tags
+    assert db.tagged(["coffee", "緑茶"]) == []  # another theme; a near-synonym is not a translation
+
+
+def test_a_store_of_the_first_versions_gets_thoughts_for_labels_and_themes_for_tags(tmp_path: Path) -> None:
+    """A user's store from before themes: labels such as "詩 & 雨 (contentment)" and tags indexed by spelling."""
+    db = NotionDB(tmp_path)
+    db.apply(save=[notion(tags=("詩", "雨"), tone="contentment"), notion("notion_bbbbbbbbbbbb", label="my own words")])
+    db.close()
+    old = sqlite3.connect(tmp_path / "notions.sqlite3")
+    old.execute("UPDATE notions SET label = '詩 & 雨 (contentment)' WHERE id = 'notion_aaaaaaaaaaaa'")
+    old.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
+    old.execute("DELETE FROM meta WHERE key = 'lexicon'")
+    old.execute("DELETE FROM notion_tags")
+    old.executemany("INSERT INTO notion_tags VALUES (?, 'notion_aaaaaaaaaaaa')", [("詩",), ("雨",)])
+    old.commit()
+    old.close()
+    db = NotionDB(tmp_path)
+    labels = {n.id: n.label for n in db.all()}
+    assert labels == {"notion_aaaaaaaaaaaa": "詩と雨で心が落ち着く", "notion_bbbbbbbbbbbb": "my own words"}
+    assert [n.id for n in db.tagged(["poetry"])] == [n.id for n in db.tagged(["Rain"])] == ["notion_aaaaaaaaaaaa"]
 
 
 def test_a_failed_write_changes_nothing(tmp_path: Path) -> None:

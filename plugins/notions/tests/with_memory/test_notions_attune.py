@@ -60,20 +60,22 @@ async def test_attune_names_the_strongest_convictions_and_a_recent_doubt(
         assert "Convictions" not in await _attune(client)  # notions, none held strongly enough yet
 
         await _reinforce(client, clock, "tea", 6, private_first=True)  # 0.7 → 1.0, six reinforcements
-        assert await _attune(client) == 'Convictions: "tea (contentment)".'
+        assert await _attune(client) == 'Convictions: "Tea brings me calm".'
         await _contradict(client, clock, "tea")  # 0.85: still a conviction
-        assert await _attune(client) == 'Convictions: "tea (contentment)" (feels less certain lately).'
+        assert await _attune(client) == 'Convictions: "Tea brings me calm" (feels less certain lately).'
 
         await _reinforce(client, clock, "running", 5)  # 0.6 → 1.0
         await _reinforce(client, clock, "garden", 5)  # 0.6 → 1.0
         # three convictions: the two most confident are named (ties: most reinforced, then label)
         assert await _attune(client) == (
-            'Convictions: "garden (contentment)", "running (happy)". "tea (contentment)" feels less certain lately.'
+            'Convictions: "Garden brings me calm", "Running makes me happy". '
+            '"Tea brings me calm" feels less certain lately.'
         )
         await _contradict(client, clock, "running")  # 0.85 with five reinforcements: after tea (six)
         text = await _attune(client)
         assert text == (
-            'Convictions: "garden (contentment)", "tea (contentment)". "running (happy)" feels less certain lately.'
+            'Convictions: "Garden brings me calm", "Tea brings me calm". '
+            '"Running makes me happy" feels less certain lately.'
         )  # only the most recent doubt
 
         clock.set(clock.now() + 4 * DAY)  # the doubt has passed; the convictions stay (slow decay)
@@ -91,7 +93,7 @@ async def test_a_weakened_notion_that_is_no_conviction_is_named_alone(
         await call_ok(client, "consolidate")
         clock.set(NOW + DAY)
         await remember(client, "The tea went cold and bitter.", emotion="frustrated", tags=["tea"], valence=-0.7)
-        assert await _attune(client) == '"tea (contentment)" feels less certain lately.'
+        assert await _attune(client) == '"Tea brings me calm" feels less certain lately.'
         clock.set(NOW + 5 * DAY)
         assert "tea" not in await _attune(client)
 
@@ -120,7 +122,8 @@ def test_a_first_schema_database_gains_the_contradiction_time_and_an_export_keep
     old.close()
     db = NotionDB(tmp_path)
     (notion,) = db.all()
-    assert (notion.label, notion.contradicted) == ("tea (happy)", None)
+    # the label the first versions generated is a thought now
+    assert (notion.label, notion.contradicted) == ("Tea makes me happy", None)
     db.apply(save=[attrs.evolve(notion, contradicted=NOW + DAY)])
     (record,) = export_records(db, None, include_private=True)
     assert record["contradicted"] == (NOW + DAY).isoformat()

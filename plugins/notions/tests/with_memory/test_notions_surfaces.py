@@ -25,7 +25,7 @@ async def test_recall_shows_the_notions_of_its_memories(notions_host: Callable[.
         await clique(client, TEA, emotion="contentment", tags=["tea"], valence=0.6)
         await call_ok(client, "consolidate")
         text = data_of(await call_ok(client, "recall", {"context": "tea in the morning", "n_results": 3}))
-    assert 'Notions:\n"tea (contentment)" contentment confidence: 0.6' in text
+    assert 'Notions:\n"Tea brings me calm" contentment confidence: 0.6' in text
 
 
 async def test_explore_walks_memories_and_notions_and_shows_the_network(
@@ -45,17 +45,20 @@ async def test_explore_walks_memories_and_notions_and_shows_the_network(
             "curate_notions",
             {
                 "action": "meta",
-                "id": ids["tea (contentment)"],
-                "meta": {"key": "see", "type": "notion_ids", "value": [ids["running (happy)"]]},
+                "id": ids["Tea brings me calm"],
+                "meta": {"key": "see", "type": "notion_ids", "value": [ids["Running makes me happy"]]},
             },
         )
         walk = data_of(await call_ok(client, "curate_notions", {"action": "explore", "id": tea[0], "depth": 2}))
         assert walk.startswith(f'Exploring from "Morning tea on the balcony." ({tea[0]}, depth=2)')
-        assert '[notion] "tea (contentment)" confidence: 0.6\n    <- source_memory' in walk
+        assert '[notion] "Tea brings me calm" confidence: 0.6\n    <- source_memory' in walk
         assert "(a private memory)" in walk
         assert "blue teapot" not in walk
         second = walk.split("depth 2:", 1)[1]
-        assert '[notion] "running (happy)" confidence: 0.6\n    <- meta_link (see) (via "tea (contentment)")' in second
+        expected = (
+            '[notion] "Running makes me happy" confidence: 0.6\n    <- meta_link (see) (via "Tea brings me calm")'
+        )
+        assert expected in second
         network = data_of(await call_ok(client, "curate_notions", {"action": "network"}))
         assert network.splitlines()[0] == "Notion network: 2 notions, 1 edges, avg degree 1.0"
         assert "Clusters (1):" in network
@@ -99,18 +102,18 @@ async def test_curation_survives_export_and_import_into_an_empty_data_dir(
         await call_ok(
             client,
             "curate_notions",
-            {"action": "merge", "id": ids["running (happy)"], "into": ids["tea (contentment)"]},
+            {"action": "merge", "id": ids["Running makes me happy"], "into": ids["Tea brings me calm"]},
         )
         await call_ok(
             client,
             "curate_notions",
-            {"action": "relabel", "id": ids["tea (contentment)"], "label": "daily rituals"},
+            {"action": "relabel", "id": ids["Tea brings me calm"], "label": "daily rituals"},
         )
-        await call_ok(client, "curate_notions", {"action": "delete", "id": ids["garden (neutral)"]})
+        await call_ok(client, "curate_notions", {"action": "delete", "id": ids["Garden is part of my days"]})
         before = listed(await call_ok(client, "curate_notions", {"action": "list"}))
         export_file(source, tmp_path / "all.jsonl", include_private=True)
         export_file(source, tmp_path / "public.jsonl", include_private=False)
-    assert sorted(label for _, label, _, _ in before) == ["daily rituals", "untitled (neutral)"]
+    assert sorted(label for _, label, _, _ in before) == ["Something I keep to myself", "daily rituals"]
     public = (tmp_path / "public.jsonl").read_text(encoding="utf-8")
     assert "surprise" not in public
     public_notions = [json.loads(line) for line in public.splitlines() if '"notion"' in line]

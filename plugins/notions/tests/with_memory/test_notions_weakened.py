@@ -89,7 +89,7 @@ async def test_a_notion_deleted_since_the_last_wake_up_is_not_reported(
         await _formed(client)
         await call_ok(client, "wake_up")
         notions = listed(await call_ok(client, "curate_notions", {"action": "list"}))
-        running = next(notion_id for notion_id, label, _c, _r in notions if label.startswith("running"))
+        running = next(notion_id for notion_id, label, _c, _r in notions if label.startswith("Running"))
         await _contradict(client, clock, "running")  # 0.45, then deleted by hand
         await call_ok(client, "curate_notions", {"action": "delete", "id": running})
         for _ in range(4):  # the tea notion is let go below 0.2: 0.7 → 0.55 → 0.4 → 0.25 → gone
