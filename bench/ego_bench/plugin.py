@@ -287,6 +287,23 @@ def _notions(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], 
     )
 
 
+def _life_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--scenario", type=Path, required=True, help="a lived-time scenario (TOML; bench/scenarios/*.toml)"
+    )
+    parser.add_argument(
+        "--answers", type=Path, default=None, help="also write every answer and its claims here (JSON lines)"
+    )
+
+
+def _life(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
+    from ego_bench.life import run_life
+
+    if not args.scenario.is_file():
+        raise ValueError(f"--scenario {args.scenario} is not a file")
+    return run_life(args.scenario, command=command, work_dir=args.work_dir, keep=args.answers)
+
+
 def bench_commands() -> list[Command]:
     return [
         bench_command(
@@ -343,6 +360,12 @@ def bench_commands() -> list[Command]:
             "consolidate's notion pass, the explore walk and the network view at growing store sizes (JSON report)",
             _notions_options,
             _notions,
+        ),
+        bench_command(
+            "life",
+            "a month of lived time over MCP: every claim ego made held against the scenario's ground truth",
+            _life_options,
+            _life,
         ),
     ]
 

@@ -98,6 +98,11 @@ paint painting | 描く 絵
 write wrote written | 書く
 read | 読む
 poem poetry | 詩
+haiku | 俳句
+tanka | 短歌
+english | 英語
+translate translation | 訳す 翻訳
+souvenir souvenirs | 土産
 story | 物語
 book | 本
 letter | 手紙
@@ -107,6 +112,11 @@ picture | 絵
 movie film | 映画
 music | 音楽
 cook cooking | 料理
+dumpling dumplings gyoza | ギョーザ
+sushi | 寿司
+ramen | ラーメン
+tempura | 天麩羅
+wrap wrapped | 包む
 eat ate eaten | 食べる
 drink drank drunk | 飲む
 dinner supper | 夕食 夕飯 晩御飯
@@ -188,7 +198,7 @@ cat | 猫
 dog | 犬
 fish | 魚
 deer | 鹿
-home house | 家 自宅
+home house | 家 自宅 帰宅 帰る
 room | 部屋
 station | 駅
 train | 電車 列車

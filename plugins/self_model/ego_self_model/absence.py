@@ -1,9 +1,10 @@
 """Absence: how long since a moment was last shared with someone, measured against their own rhythm.
 
-The typical gap is an exponential moving average (α 0.3) over the gaps between successive shared moments, seeded
-with the first gap; with fewer than three moments it is a week. It never counts as less than a day, so a busy day
-of many moments does not make an afternoon's silence read as an absence. The band: ``usual`` under twice the
-typical gap, ``quiet`` from twice, ``long`` from four times (a boundary falls into the upper band).
+The typical gap is an exponential moving average (α 0.3) over the gaps of twelve hours or more between successive
+shared moments (an evening of many moments is one time together), seeded with the first; with fewer than two such
+gaps it is a week. It never counts as less than a day, so a busy day of many moments does not make an afternoon's
+silence read as an absence, and a friend who visits every few days is not missed after a week. The band: ``usual``
+under twice the typical gap, ``quiet`` from twice, ``long`` from four times (a boundary falls into the upper band).
 
 Silence is weak evidence: a few days without a memory naming someone one lives with is not their absence. Without
 other evidence, ``quiet`` also needs :data:`QUIET_FLOOR` (three days) and ``long`` :data:`LONG_FLOOR` (a week).
@@ -26,6 +27,8 @@ EMA_ALPHA: Final = 0.3
 MIN_MOMENTS: Final = 3
 FALLBACK_GAP: Final = timedelta(days=7)
 SHORTEST_GAP: Final = timedelta(days=1)
+APART: Final = timedelta(hours=12)
+"""A gap between moments shorter than this is within one time together (an evening, a day), not between two."""
 QUIET_FACTOR: Final = 2.0
 LONG_FACTOR: Final = 4.0
 QUIET_FLOOR: Final = timedelta(days=3)
@@ -33,11 +36,14 @@ LONG_FLOOR: Final = timedelta(days=7)
 
 
 def typical_gap(moments: Sequence[datetime]) -> timedelta:
-    """The usual time between shared moments (an EMA over successive gaps), or a week with fewer than three."""
+    """The usual time between times together (an EMA over the gaps of :data:`APART` or more between successive
+    moments: an evening of many moments is one time together), or a week with fewer than two such gaps."""
     ordered = sorted(moments)
-    if len(ordered) < MIN_MOMENTS:
+    gaps = [
+        (later - earlier).total_seconds() for earlier, later in itertools.pairwise(ordered) if later - earlier >= APART
+    ]
+    if len(gaps) < MIN_MOMENTS - 1:
         return FALLBACK_GAP
-    gaps = [(later - earlier).total_seconds() for earlier, later in itertools.pairwise(ordered)]
     average = gaps[0]
     for gap in gaps[1:]:
         average = EMA_ALPHA * gap + (1 - EMA_ALPHA) * average
@@ -70,12 +76,17 @@ def absence(
     return Absence(person=person, band=band, words=duration_words(elapsed), last_shared=last, evident=evident)
 
 
-def absence_in(store: StateStore, db: sqlite3.Connection, key: str, name: str, at: datetime) -> Absence | None:
-    """:func:`absence` of the person ``key`` (called ``name``) at ``at``, read in the transaction ``db``."""
+def absence_in(
+    store: StateStore, db: sqlite3.Connection, key: str, name: str, at: datetime, *, lives_with: bool = True
+) -> Absence | None:
+    """:func:`absence` of the person ``key`` (called ``name``) at ``at``, read in the transaction ``db``. What was
+    said of their absence counts for the one the agent ``lives_with`` only: that a visiting friend is not here is
+    no news; their absences are measured by their rhythm."""
     moments = [moment for moment in store.moments(db, key) if moment <= at]
     if not moments:
         return None
-    return absence(name, moments, at, away_since=store.away_since(db, key, max(moments), at))
+    said = store.away_since(db, key, max(moments), at) if lives_with else None
+    return absence(name, moments, at, away_since=said)
 
 
 REUNION_LEAST: Final = timedelta(days=2)

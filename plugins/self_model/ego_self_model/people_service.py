@@ -58,7 +58,9 @@ class PeopleService:
             if known is None and person is None:
                 known = most_named(people, self.store.public_counts())
             key, name = (known.key, known.name) if known is not None else (key_of(wanted), wanted.strip())
-            return absence_in(self.store, db, key, name, at)
+            companion = self._find(people, self.companion) or most_named(people, self.store.public_counts())
+            home = person is None or (companion is not None and companion.key == key)
+            return absence_in(self.store, db, key, name, at, lives_with=home)
 
     def trust_history(self, person: str) -> list[TrustChange]:
         if not isinstance(person, str) or not key_of(person):

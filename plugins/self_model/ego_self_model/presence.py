@@ -37,8 +37,9 @@ Neither a moment nor an absence:
   or a return; and no sign they are away (they may be napping in the next room).
 - Word from elsewhere (届いた, メッセージ, 電話, 連絡, メール, ビデオ通話, message, texted, called me, phoned,
   phone, email, video call): no moment, no absence (they may be at work).
-- The past (思い出, 去年, 昔, あの頃, 以前, last year, years ago, used to, remembered, back then, long ago): the
-  clause says nothing of now.
+- The past or a time still to come (思い出, 去年, 昔, あの頃, 以前, 予定, つもり, 来週, 来月, いつか, しよう, ましょう,
+  last year, years ago, used to, remembered, back then, long ago, will, can, going to, want to, plan to,
+  planning, hope to, someday, next week, next month): the clause says nothing of now.
 - Only their belongings (先生のセーター, Sam's flight: ``Xの`` not followed by いる／いない／居, ``X's`` not followed by
   a word of being or going): a clause about their things is no moment with them.
 
@@ -188,10 +189,28 @@ Aikoと一緒に names its own company, so it vouches for no one else."""
 NAMELESS_SKIP: Final = re.compile(r"一人|ひとり|独り|alone")
 """A together clause that is itself about being alone (一人で…一緒に) vouches for no one."""
 RECALLED: Final = _words(
-    ("last year", "years ago", "used to", "remembered", "back then", "long ago"),
-    ("思い出", "去年", "昔", "あの頃", "以前"),
+    (
+        "last year",
+        "years ago",
+        "used to",
+        "remembered",
+        "back then",
+        "long ago",
+        "will",
+        "can",
+        "going to",
+        "want to",
+        "plan to",
+        "planning",
+        "hope to",
+        "someday",
+        "next week",
+        "next month",
+    ),
+    ("思い出", "去年", "昔", "あの頃", "以前", "予定", "つもり", "来週", "来月", "いつか", "しよう", "ましょう"),
 )
-"""A clause about the past (remembering last year's trip): it says nothing of now, neither way."""
+"""A clause about the past or a time still to come (remembering last year's trip, planning to bake together):
+it says nothing of now, neither way."""
 QUOTED: Final = re.compile(r"「[^「」]*」|『[^『』]*』|“[^“”]*”|\"[^\"]*\"")
 """Someone's words, quoted: what they say (「留守のあいだ頼むね」) is not what is happening."""
 VERBISH: Final = (
@@ -249,9 +268,13 @@ def _with_them(clause: str, name: re.Pattern[str], alone: bool, together: bool =
     that says together (or ``together``: another clause of the memory does, as in 「マスターの締め切りが終わった。
     朝ごはんを一緒に食べた」), or tells of a return or of something done face to face, is; else not word from
     elsewhere, nor only their belongings, nor in a memory of the agent alone."""
-    if absent_in(clause, name) or RECALLED.search(clause):
+    if absent_in(clause, name):
         return False
-    if together or TOGETHER.search(clause) is not None or RETURN.search(clause) is not None:
+    if RETURN.search(clause) is not None:  # done or told face to face, now: whatever else the clause speaks of
+        return True
+    if RECALLED.search(clause):
+        return False
+    if together or TOGETHER.search(clause) is not None:
         return True
     return not (alone or SOLO.search(clause) or REMOTE.search(clause) or _possessive_only(clause, name))
 
@@ -271,3 +294,33 @@ def away(text: str, name: re.Pattern[str]) -> bool:
     return any(
         name.search(clause) and absent_in(clause, name) and not RECALLED.search(clause) for clause in clauses(text)
     )
+
+
+NAMED_ENGLISH: Final = re.compile(
+    r"\b([A-Z][a-z]{1,15}) and I\b|\bme and ([A-Z][a-z]{1,15})\b|\b([A-Z][a-z]{1,15}) and me\b"
+    r"|\b([A-Z][a-z]{1,15}) (?:told|asked|showed|gave|taught|helped|hugged|thanked|called) me\b"
+    r"|\b([A-Z][a-z]{1,15}) (?:said|asked|laughed|smiled|came|got|brought|made|played|cooked|baked|sang|read"
+    r"|wrote|texted|wanted|loved|liked|cried|slept|woke|left|returned)\b"
+)
+"""Someone the agent was with, was told something by, or saw do something, by a capitalised name: ``Sam and I``,
+``Noor told me``, ``Sam laughed``."""
+NAMED_JAPANESE: Final = re.compile(r"([\u4e00-\u9fff\u30a1-\u30fa\u30fc]{1,6})(?:さん|くん|ちゃん|さま)")
+"""Someone called with an honorific: 田中さん, ユウキくん."""
+NOT_NAMES: Final = frozenset(
+    "the i we my our your this that then today tonight yesterday tomorrow morning evening night afternoon "
+    "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
+    "august september october november december english japanese everyone someone nobody god he she they "
+    "お客 皆 みな みんな 誰 神 仏 お医者 医者 店員 駅員 お隣 隣 大家".split()
+)
+
+
+def names_in(text: str) -> list[str]:
+    """The names a memory calls someone by (:data:`NAMED_ENGLISH`, :data:`NAMED_JAPANESE`), in order, each once:
+    candidates for people the agent does not know yet (``ego_self_model.selfmodel`` keeps them once they recur)."""
+    found: list[str] = []
+    for pattern in (NAMED_ENGLISH, NAMED_JAPANESE):
+        for match in pattern.finditer(text):
+            name = next(group for group in match.groups() if group)
+            if name.casefold() not in NOT_NAMES and name not in found:
+                found.append(name)
+    return found

@@ -61,6 +61,7 @@ from ego_self_model.people import (
     resolve,
 )
 from ego_self_model.persons import close_lately, in_mind
+from ego_self_model.presence import names_in
 from ego_self_model.questions import (
     QuestionView,
     held_with,
@@ -94,6 +95,8 @@ from ego_self_model.store import Growth, Person, Question, Reunion, Shared, Stat
 _log = logging.getLogger("ego.plugin.self_model")
 CONVICTIONS: Final = 5
 """Convictions am_i_being_genuine names (the notions plugin's, when it is enabled)."""
+NAME_LEAST: Final = 3
+"""Memories that call someone by a name before they are someone the agent knows (a name said once may be anyone)."""
 IMPRESSIONS: Final = 3
 """Notions about a person consider_them names."""
 HELD_SHOWN: Final = 2
@@ -339,7 +342,11 @@ class SelfModel:
             person = self._person(people, name, now)
             lives_with = person is not None and person.key == self._companion(people, now).key
             tie = bond(self.store, db, person.key, now) if person is not None else Bond(0, None, None, 0)
-            away = absence_in(self.store, db, person.key, person.name, now) if person is not None else None
+            away = (
+                absence_in(self.store, db, person.key, person.name, now, lives_with=lives_with)
+                if person is not None
+                else None
+            )
         if person is None:
             stranger = blank(name, now, self.config)
             return Response(
@@ -421,6 +428,22 @@ class SelfModel:
         found = resurface(self.store, service, memory.id, self.ctx.now(), self.config)
         return [resurfaced_line(found.view)] if found is not None else []
 
+    def _learn_names(self, memory: Memory) -> None:
+        """Count the names the memory calls someone by (:func:`ego_self_model.presence.names_in`) that are no one
+        known yet; one called so in :data:`NAME_LEAST` memories becomes someone the agent knows."""
+        now = self.ctx.now()
+        with self.store.writing() as db:
+            people = self.store.people(db)
+            companion = companion_of(people, self.ctx.settings.companion_name, now, self.config)
+            known = {key_of(n) for p in [*people, companion] for n in names_of(p)}
+            known |= {key_of(n) for n in implicit_names(companion, self.ctx.settings.companion_name, people)}
+            for name in names_in(memory.content):
+                key = key_of(name)
+                if key in known:
+                    continue
+                if self.store.name_seen(db, key, name, memory.timestamp) >= NAME_LEAST:
+                    self.store.put_person(db, blank(name, now, self.config), replace=False)
+
     def _said_together(self, everyone: Sequence[Person], together: Sequence[str]) -> list[Person]:
         """The people remember's ``with`` names (by name or alias; someone new is added), each once."""
         now = self.ctx.now()
@@ -441,11 +464,14 @@ class SelfModel:
 
         A private memory is the agent's own: it is kept (marked private, never its text) for the people who come
         to mind in recall, and is never a shared moment: it ends no absence and is not counted or quoted."""
+        if not memory.is_private and names_in(memory.content):
+            self._learn_names(memory)
         with self.store.reading() as db:
             people = self.store.people(db)
         # by the companion's names only: a memory naming Master makes Master someone, whoever is named most
         companion = companion_of(people, self.ctx.settings.companion_name, self.ctx.now(), self.config)
         everyone = people if companion in people else [*people, companion]
+        lives_with = self._companion(people, self.ctx.now()).key
         also = {companion.key: implicit_names(companion, self.ctx.settings.companion_name, people)}
         said_away = away_from(memory.content, everyone, also)
         named = present_with(memory.content, everyone, also)
@@ -463,7 +489,8 @@ class SelfModel:
             for person in named:
                 if person.key not in known:
                     self.store.put_person(db, person, replace=False)
-                away = absence_in(self.store, db, person.key, person.name, memory.timestamp)
+                home = person.key == lives_with
+                away = absence_in(self.store, db, person.key, person.name, memory.timestamp, lives_with=home)
                 moment = Shared(person=person.key, memory_id=memory.id, at=memory.timestamp, private=memory.is_private)
                 added = self.store.add_shared(db, moment)
                 if added and not memory.is_private and away is not None and ended(away, memory.timestamp):
@@ -571,7 +598,8 @@ class SelfModel:
             people = self.store.people(db)
             person = self._person(people, wanted, now) if name is not None else self._companion(people, now)
             tie = bond(self.store, db, person.key, now) if person is not None else None
-            away = absence_in(self.store, db, person.key, person.name, now) if person is not None else None
+            home = person is not None and person.key == self._companion(people, now).key
+            away = absence_in(self.store, db, person.key, person.name, now, lives_with=home) if person else None
         if person is None or tie is None:
             return Section(key="self_model", text=f"{wanted}: not someone you know yet.", order=WAKE_UP_ORDER)
         lines = [

@@ -92,6 +92,12 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     );
     CREATE INDEX IF NOT EXISTS away_marks_by_memory ON away_marks (memory_id);
     """,
+    # 6 -> 7: names the memories call someone by, before they are someone the agent knows
+    """
+    CREATE TABLE IF NOT EXISTS name_candidates (
+        key TEXT PRIMARY KEY, name TEXT NOT NULL, memories INTEGER NOT NULL, last REAL NOT NULL
+    );
+    """,
 )
 """Schema changes after version 1, in order: ``MIGRATIONS[i]`` takes the database from version ``i + 1`` to
 ``i + 2`` (within the opening transaction). Append a new one; never edit or renumber one."""
@@ -623,6 +629,16 @@ class StateStore:
         with self._lock:
             rows = self._connection().execute(f"SELECT person, count(*) FROM shared WHERE {PUBLIC} GROUP BY person")
             return {str(person): int(count) for person, count in rows}
+
+    @staticmethod
+    def name_seen(db: sqlite3.Connection, key: str, name: str, at: datetime) -> int:
+        """Count one more memory calling someone ``name`` (key ``key``); how many have so far."""
+        db.execute(
+            "INSERT INTO name_candidates (key, name, memories, last) VALUES (?, ?, 1, ?) ON CONFLICT (key) DO UPDATE"
+            " SET memories = memories + 1, last = excluded.last",
+            (key, name, to_epoch(at)),
+        )
+        return int(db.execute("SELECT memories FROM name_candidates WHERE key = ?", (key,)).fetchone()[0])
 
     @staticmethod
     def mark_away(db: sqlite3.Connection, person: str, memory_id: str, at: datetime) -> None:

@@ -80,8 +80,8 @@ async def test_many_moments_in_one_day_do_not_make_an_afternoon_an_absence(
         people = reader.service()
         last = NOON + timedelta(minutes=40)
         assert band(people, None, last + timedelta(hours=6)) == "usual"
-        assert band(people, None, last + timedelta(days=2)) == "usual", "two silent days are no absence"
-        assert band(people, None, last + timedelta(days=3)) == "quiet"
+        assert band(people, None, last + timedelta(days=3)) == "usual", "one day together: the rhythm is a week"
+        assert band(people, None, last + timedelta(days=14)) == "quiet"
 
 
 @pytest.mark.anyio

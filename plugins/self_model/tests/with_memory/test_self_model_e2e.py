@@ -33,7 +33,7 @@ async def test_a_session_and_the_next_one(tmp_path: Path) -> None:
         before = await call("consider_them", {"person": "ご主人様"})
         assert "You haven't shared a memory with them yet." in before
         shared = saved_id(await call("remember", {"content": "ご主人様と夕焼けを見た。空が紫色だった。"}))
-        thought = "I want to notice more of what Master does not say."
+        thought = "Master listened twice and said nothing; I notice what Master does not say."
         await call("remember", {"content": thought, "category": "introspection"})
         after = await call("consider_them", {"person": "master"})
         assert "You've shared a few moments with them, the last one earlier today" in after

@@ -209,3 +209,27 @@ async def test_with_no_configuration_the_companion_is_the_one_most_shared_with(
     assert isinstance(checks, list)
     (companion,) = [check for check in checks if check.name == "companion"]
     assert companion.detail.startswith("ego takes ユウキ for the companion")
+
+
+@pytest.mark.parametrize(
+    ("memories", "name"),
+    [
+        (("Sam and I baked focaccia.", "Sam told me about his run.", "Sam laughed at the burnt crust."), "Sam"),
+        (("田中さんが梨を持ってきてくれた。", "田中さんと将棋を指した。", "田中さんに詩を読んだ。"), "田中"),
+    ],
+    ids=["english", "japanese"],
+)
+async def test_a_name_the_memories_keep_calling_someone_becomes_someone(
+    make_host: HostFactory, tmp_path: Path, memories: tuple[str, str, str], name: str
+) -> None:
+    clock, reader = Clock(EVENING), PeopleReader()
+    async with mcp_client(host_in_tokyo(make_host, tmp_path, clock, reader)) as client:
+        for day, content in enumerate(memories[:2]):
+            clock.set(EVENING + timedelta(days=day))
+            await remember(client, content)
+        unknown = await call_ok(client, "consider_them", {"person": name})
+        clock.set(EVENING + timedelta(days=2))
+        await remember(client, memories[2])
+        known = await call_ok(client, "consider_them", {"person": name})
+    assert "you don't know much about them yet" in unknown, "a name said twice may be anyone"
+    assert "You've shared one moment with them" in known, known
