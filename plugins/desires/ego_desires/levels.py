@@ -91,17 +91,23 @@ def level_of(anchor: Anchor, name: str, now: datetime, config: DesiresConfig) ->
     return base_level(current_position(anchor, name, now, config), config.steepness, config.settle)
 
 
-def shared_satisfaction(anchor: Anchor, name: str, at: datetime, config: DesiresConfig) -> Anchor:
-    """``anchor`` satisfied at ``at`` by a moment shared with the companion (``company.shared``'s quality)."""
-    quality = config.company.shared[name]
+def satisfied_anchor(
+    anchor: Anchor, name: str, at: datetime, *, quality: float, source: str, config: DesiresConfig
+) -> Anchor:
+    """``anchor`` satisfied at ``at`` with ``quality`` by ``source`` (a tool, a shared moment)."""
     here = current_position(anchor, name, at, config)
     level = base_level(here, config.steepness, config.settle)
     return Anchor(
         anchored_at=at.timestamp(),
         start=satisfied_position(here, quality, config.steepness, config.settle),
         quality=blended_quality(quality, anchor.quality, level),
-        source=SHARED,
+        source=source,
     )
+
+
+def shared_satisfaction(anchor: Anchor, name: str, at: datetime, config: DesiresConfig) -> Anchor:
+    """``anchor`` satisfied at ``at`` by a moment shared with the companion (``company.shared``'s quality)."""
+    return satisfied_anchor(anchor, name, at, quality=config.company.shared[name], source=SHARED, config=config)
 
 
 def lived(anchor: Anchor, name: str, shared_at: datetime | None, now: datetime, config: DesiresConfig) -> Anchor:

@@ -86,9 +86,9 @@ from ego_desires.inputs import companion_absence, gather
 from ego_desires.levels import (
     Reading,
     Snapshot,
-    current_position,
     initial_anchor,
     lived,
+    satisfied_anchor,
     shared_satisfaction,
     snapshot,
     together,
@@ -306,14 +306,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
 
         def change(name: str, current: Anchor | None) -> Anchor:
             anchor = lived(current or initial_anchor(now, config), name, shared_at, now, config)
-            at = current_position(anchor, name, now, config)
-            level = base_level(at, config.steepness, config.settle)
-            return Anchor(
-                anchored_at=now.timestamp(),
-                start=satisfied_position(at, quality, config.steepness, config.settle),
-                quality=blended_quality(quality, anchor.quality, level),
-                source=source,
-            )
+            return satisfied_anchor(anchor, name, now, quality=quality, source=source, config=config)
 
         return self._write(names, change, now)
 
