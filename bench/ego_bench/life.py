@@ -163,10 +163,14 @@ class Scenario:
 def _converter() -> cattrs.Converter:
     converter = cattrs.Converter(forbid_extra_keys=True)
     converter.register_structure_hook(date, lambda value, _type: date.fromisoformat(str(value)))
-    renamed = {"start": override(rename="from"), "end": override(rename="to")}
-    converter.register_structure_hook(
-        Stretch, make_dict_structure_fn(Stretch, converter, _cattrs_forbid_extra_keys=True, **renamed)
+    stretch = make_dict_structure_fn(
+        Stretch,
+        converter,
+        _cattrs_forbid_extra_keys=True,
+        start=override(rename="from"),
+        end=override(rename="to"),
     )
+    converter.register_structure_hook(Stretch, stretch)
     converter.register_structure_hook(
         Remember,
         make_dict_structure_fn(Remember, converter, _cattrs_forbid_extra_keys=True, with_=override(rename="with")),
