@@ -25,10 +25,13 @@ from ego_core import (
     BODY_SENSE,
     MEMORY_STORE,
     OPEN_QUESTIONS,
+    PEOPLE,
+    Absence,
     Clock,
     EmbedRole,
     EmotionalTrace,
     EmotionTally,
+    KnownPerson,
     Memory,
     OpenQuestion,
     PluginContext,
@@ -37,6 +40,7 @@ from ego_core import (
     SimilarityProfile,
     Tool,
     ToolError,
+    TrustChange,
     Vectors,
     hookimpl,
 )
@@ -364,3 +368,24 @@ def stdio(data_dir: Path, plugins: str) -> StdioServerParameters:
     env = child_env(data_dir)
     keep = {k: v for k, v in env.items() if k.startswith("EGO_") or k == "PYTHONPATH"}
     return StdioServerParameters(command=EGO[0], args=[*EGO[1:], "serve", "--plugins", plugins], env=keep)
+
+
+class PeopleStandIn:
+    """Provides ``self_model.people`` with no one known and nothing shared; a test's subclass says how long the
+    companion has been away (``absence``)."""
+
+    def sharing(self, memory_ids: Sequence[str]) -> Mapping[str, Sequence[str]]:
+        return {}
+
+    def absence(self, person: str | None, at: datetime) -> Absence | None:
+        return None
+
+    def known(self) -> Sequence[KnownPerson]:
+        return ()
+
+    def trust_history(self, person: str) -> Sequence[TrustChange]:
+        return ()
+
+    @hookimpl
+    def on_startup(self, ctx: PluginContext) -> None:
+        ctx.provide(PEOPLE, self)

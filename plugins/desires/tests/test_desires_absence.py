@@ -8,39 +8,26 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
 import pytest
-from desires_support import AFTERNOON, NINE, DesireHostFactory, level_map
+from desires_support import AFTERNOON, NINE, DesireHostFactory, PeopleStandIn, level_map
 
-from ego_core import PEOPLE, Absence, AbsenceBand, KnownPerson, PluginContext, TrustChange, hookimpl
+from ego_core import PEOPLE, Absence, AbsenceBand, PluginContext, hookimpl
 from ego_core.testing import call_ok, mcp_client
 
 pytestmark = pytest.mark.anyio
 
 
-class AwayPeople:
+class AwayPeople(PeopleStandIn):
     """Provides ``self_model.people``: the companion is away in ``band`` (None: never shared with)."""
 
     def __init__(self, band: AbsenceBand | None) -> None:
         self.band = band
         self.asked: list[tuple[str | None, datetime]] = []
 
-    def sharing(self, memory_ids: Sequence[str]) -> Mapping[str, Sequence[str]]:
-        return {}
-
     def absence(self, person: str | None, at: datetime) -> Absence | None:
         self.asked.append((person, at))
         if self.band is None:
             return None
         return Absence(person="Aiko", band=self.band, words="about a month", last_shared=at - timedelta(days=30))
-
-    def known(self) -> Sequence[KnownPerson]:
-        return ()
-
-    def trust_history(self, person: str) -> Sequence[TrustChange]:
-        return ()
-
-    @hookimpl
-    def on_startup(self, ctx: PluginContext) -> None:
-        ctx.provide(PEOPLE, self)
 
 
 class OlderPeople:

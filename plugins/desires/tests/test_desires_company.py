@@ -5,13 +5,12 @@ usual is it worded as loneliness. Two simulated weeks on a driven clock, over a 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
 import pytest
-from desires_support import AFTERNOON, DesireHostFactory, level_map, store_rows
+from desires_support import AFTERNOON, DesireHostFactory, PeopleStandIn, level_map, store_rows
 
-from ego_core import PEOPLE, Absence, AbsenceBand, KnownPerson, PluginContext, TrustChange, duration_words, hookimpl
+from ego_core import Absence, AbsenceBand, duration_words
 from ego_core.testing import call_ok, mcp_client
 
 pytestmark = pytest.mark.anyio
@@ -21,15 +20,12 @@ MORNING = AFTERNOON.replace(hour=8)
 EVENING = AFTERNOON.replace(hour=20)
 
 
-class Companion:
+class Companion(PeopleStandIn):
     """Provides ``self_model.people``: the moments shared with the companion are the ones the test adds; their
     usual gap is a day, so two days without one is ``quiet`` and four ``long``."""
 
     def __init__(self) -> None:
         self.moments: list[datetime] = []
-
-    def sharing(self, memory_ids: Sequence[str]) -> Mapping[str, Sequence[str]]:
-        return {}
 
     def absence(self, person: str | None, at: datetime) -> Absence | None:
         past = [moment for moment in self.moments if moment <= at]
@@ -38,16 +34,6 @@ class Companion:
         gap = at - max(past)
         band: AbsenceBand = "long" if gap >= 4 * DAY else "quiet" if gap >= 2 * DAY else "usual"
         return Absence(person="Aiko", band=band, words=duration_words(gap), last_shared=max(past))
-
-    def known(self) -> Sequence[KnownPerson]:
-        return ()
-
-    def trust_history(self, person: str) -> Sequence[TrustChange]:
-        return ()
-
-    @hookimpl
-    def on_startup(self, ctx: PluginContext) -> None:
-        ctx.provide(PEOPLE, self)
 
 
 def desire_line(wake: str) -> str:
