@@ -144,15 +144,20 @@ class CorePlugin:
         header = f"Awake: {now:%a %d %b %Y, %H:%M} ({ctx.settings.timezone})."
         hints = _hints(ctx, "wake_up", _args)
         claims: list[Claim] = []
+        answered = ctx.hooks.on_wake_up()
         texts, scaffold = compose_sections(
-            [*ctx.hooks.on_wake_up(), ("core", embers_section(ctx))],
+            [*answered, ("core", embers_section(ctx))],
             budget=WAKE_UP_TOKENS,
             reserved=_reserved(header, *WAKE_UP_SCAFFOLD, *hints),
             claims=claims,
             **_freshness(ctx, "wake_up"),
         )
-        if not texts:
-            texts = ["Nothing carried over yet: no memories, desires or self-model are kept in this setup."]
+        if not texts:  # a plugin that keeps something but has nothing yet is not "nothing kept in this setup"
+            texts = [
+                "Nothing carried over yet."
+                if answered
+                else "Nothing carried over yet: no memories, desires or self-model are kept in this setup."
+            ]
         failed = ctx.host.unavailable_stages()
         if failed:
             named = ", ".join(f"{plugin} ({UNAVAILABLE_WORDING[stage]})" for plugin, stage in failed.items())

@@ -67,6 +67,11 @@ def fading_questions(ctx: PluginContext, config: DesiresConfig) -> int:
     return _read(ctx.log, "open questions", count, 0)
 
 
+def knows_company(ctx: PluginContext) -> bool:
+    """Whether a self-model is there to say who the companion is and when they were together."""
+    return _read(ctx.log, "people", lambda: ctx.services.get(PEOPLE, People), None) is not None
+
+
 def companion_absence(ctx: PluginContext, now: datetime) -> Absence | None:
     """The companion's absence at ``now`` (its band and their last shared moment), or None without a self-model
     that knows it."""
@@ -93,5 +98,6 @@ def gather(
         fading_questions=fading_questions(ctx, config) if questions else 0,
         absence=away.band if away is not None else None,
         shared_at=away.last_shared if away is not None else None,
+        knows_company=knows_company(ctx),
         impulses=impulses or {},
     )

@@ -41,6 +41,8 @@ class Snapshot:
     """A moment was shared with the companion within ``company.together_hours``: loneliness is not worded."""
     absence: AbsenceBand | None = None
     """How long the companion has been away against their usual rhythm (None: no self-model knows)."""
+    knows_company: bool = False
+    """A self-model reads company (:attr:`Inputs.knows_company`)."""
 
     def reading(self, name: str) -> Reading:
         return next(r for r in self.readings if r.name == name)
@@ -55,8 +57,13 @@ class Snapshot:
     @property
     def alone(self) -> bool:
         """Time alone, to which loneliness belongs: not together with the companion, and apart from them longer
-        than usual (``quiet`` or ``long``) — or with no self-model that knows."""
-        return not self.together and self.absence != "usual"
+        than usual (``quiet`` or ``long``) — or with no self-model to ask. A self-model that knows no one yet (no
+        companion, no moment) is no evidence of being alone: nothing is said of loneliness then."""
+        if self.together:
+            return False
+        if self.absence is None:
+            return not self.knows_company
+        return self.absence != "usual"
 
     @property
     def unresolved(self) -> bool:
@@ -141,4 +148,5 @@ def snapshot(anchors: Mapping[str, Anchor], inputs: Inputs, now: datetime, confi
         modulation=modulation,
         together=together(inputs.shared_at, now, config),
         absence=inputs.absence,
+        knows_company=inputs.knows_company,
     )

@@ -52,6 +52,9 @@ class Inputs:
     """How long the companion has been away against their usual rhythm (the self-model), if known."""
     shared_at: datetime | None = None
     """The last moment shared with the companion (the self-model), if any: a lived satisfaction."""
+    knows_company: bool = False
+    """A self-model is there to say who the companion is and when they were together (``absence`` None then
+    means it knows no one yet, not that no one knows)."""
     impulses: Mapping[str, float] = attrs.field(factory=dict, converter=_amounts)
     """Pending impulses by desire (already capped)."""
 

@@ -97,6 +97,20 @@ async def test_around_as_usual_social_thirst_is_a_wish_to_talk_not_loneliness(de
         assert "lonely" in desire_line(await call_ok(client, "wake_up"))
 
 
+async def test_a_self_model_that_knows_no_one_yet_is_no_evidence_of_loneliness(
+    desire_host: DesireHostFactory,
+) -> None:
+    thirsty = {"initial_position": 1.6}
+    knows_no_one = desire_host(name="first-day", others={"people": Companion()}, desires=thirsty)
+    async with mcp_client(knows_no_one.host) as client:
+        first = await call_ok(client, "wake_up")
+    assert "wish to talk with someone" in desire_line(first)
+    assert "lonely" not in first
+    without_self_model = desire_host(name="solo", desires=thirsty)
+    async with mcp_client(without_self_model.host) as client:
+        assert "lonely" in desire_line(await call_ok(client, "wake_up"))
+
+
 async def test_a_satisfaction_while_together_starts_from_the_held_level(desire_host: DesireHostFactory) -> None:
     companion = Companion()
     dh = desire_host(others={"people": companion})

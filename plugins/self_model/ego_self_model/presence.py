@@ -300,16 +300,20 @@ NAMED_ENGLISH: Final = re.compile(
     r"\b([A-Z][a-z]{1,15}) and I\b|\bme and ([A-Z][a-z]{1,15})\b|\b([A-Z][a-z]{1,15}) and me\b"
     r"|\b([A-Z][a-z]{1,15}) (?:told|asked|showed|gave|taught|helped|hugged|thanked|called) me\b"
     r"|\b([A-Z][a-z]{1,15}) (?:said|asked|laughed|smiled|came|got|brought|made|played|cooked|baked|sang|read"
-    r"|wrote|texted|wanted|loved|liked|cried|slept|woke|left|returned)\b"
+    r"|wrote|texted|wanted|loved|liked|cried|slept|woke|left|returned|planted|picked|watched|worked|walked"
+    r"|tried|found|bought|sent|showed|taught|helped|hugged|thanked|called|kissed|smiled|sighed|joked|visited"
+    r"|says|thinks|loves|likes)\b"
+    r"|\b(?:with|beside) ([A-Z][a-z]{1,15})\b(?!['’]| [A-Z])"
 )
 """Someone the agent was with, was told something by, or saw do something, by a capitalised name: ``Sam and I``,
-``Noor told me``, ``Sam laughed``."""
+``Noor told me``, ``Sam laughed``, ``dinner with Sam``."""
 NAMED_JAPANESE: Final = re.compile(r"([\u4e00-\u9fff\u30a1-\u30fa\u30fc]{1,6})(?:さん|くん|ちゃん|さま)")
 """Someone called with an honorific: 田中さん, ユウキくん."""
 NOT_NAMES: Final = frozenset(
     "the i we my our your this that then today tonight yesterday tomorrow morning evening night afternoon "
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
     "august september october november december english japanese everyone someone nobody god he she they "
+    "it there here what who when where why how christmas easter spring summer autumn winter fall "
     "お客 皆 みな みんな 誰 神 仏 お医者 医者 店員 駅員 お隣 隣 大家".split()
 )
 

@@ -432,6 +432,7 @@ class SelfModel:
         """Count the names the memory calls someone by (:func:`ego_self_model.presence.names_in`) that are no one
         known yet; one called so in :data:`NAME_LEAST` memories becomes someone the agent knows."""
         now = self.ctx.now()
+        learned: list[tuple[Person, list[str]]] = []
         with self.store.writing() as db:
             people = self.store.people(db)
             companion = companion_of(people, self.ctx.settings.companion_name, now, self.config)
@@ -441,8 +442,35 @@ class SelfModel:
                 key = key_of(name)
                 if key in known:
                     continue
-                if self.store.name_seen(db, key, name, memory.timestamp) >= NAME_LEAST:
-                    self.store.put_person(db, blank(name, now, self.config), replace=False)
+                if self.store.name_seen(db, key, name, memory.id, memory.timestamp) >= NAME_LEAST:
+                    person = blank(name, now, self.config)
+                    self.store.put_person(db, person, replace=False)
+                    earlier = [m for m in self.store.sightings(db, key) if m != memory.id]
+                    learned.append((person, earlier))
+        for person, earlier in learned:
+            self._count_earlier(person, earlier)
+
+    def _count_earlier(self, person: Person, memory_ids: Sequence[str]) -> None:
+        """The moments with someone just learned by name that the memories before told of (and the absences
+        they said), read as they would have been had the name been known; the reunions they may have ended are
+        past and are not told."""
+        service = self._memory()
+        if service is None or not memory_ids:
+            return
+        try:
+            earlier = sorted(service.get(memory_ids), key=lambda m: m.timestamp)
+        except Exception as exc:  # the memory plugin's problem: the name is still learned
+            _log.warning("reading the memories that named someone failed (%s)", type(exc).__name__)
+            return
+        with self.store.writing() as db:
+            for memory in earlier:
+                if memory.is_private:
+                    continue
+                if present_with(memory.content, [person]):
+                    moment = Shared(person=person.key, memory_id=memory.id, at=memory.timestamp, private=False)
+                    self.store.add_shared(db, moment)
+                elif away_from(memory.content, [person]):
+                    self.store.mark_away(db, person.key, memory.id, memory.timestamp)
 
     def _said_together(self, everyone: Sequence[Person], together: Sequence[str]) -> list[Person]:
         """The people remember's ``with`` names (by name or alias; someone new is added), each once."""
@@ -561,7 +589,10 @@ class SelfModel:
             with self.store.writing() as db:
                 reunion = reunion if self.store.reunion_told(db, reunion) else None
         name_shown = self._companion_called(person, people)
-        companion = companion_line(name_shown, person, tie, now, tz=self.ctx.settings.tz, history=False)
+        # someone with no record at all is only a name ego would be guessing at: nothing is claimed about them
+        known = person.key in {p.key for p in people}
+        tz = self.ctx.settings.tz
+        companion = companion_line(name_shown, person, tie, now, tz=tz, history=False) if known else ""
         sections = [
             Section(
                 key="self_model",

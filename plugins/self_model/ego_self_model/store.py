@@ -98,6 +98,13 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         key TEXT PRIMARY KEY, name TEXT NOT NULL, memories INTEGER NOT NULL, last REAL NOT NULL
     );
     """,
+    # 7 -> 8: which memories called someone a name, so they count once the name is someone known
+    """
+    CREATE TABLE IF NOT EXISTS name_sightings (
+        key TEXT NOT NULL, memory_id TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (key, memory_id)
+    );
+    CREATE INDEX IF NOT EXISTS name_sightings_by_memory ON name_sightings (memory_id);
+    """,
 )
 """Schema changes after version 1, in order: ``MIGRATIONS[i]`` takes the database from version ``i + 1`` to
 ``i + 2`` (within the opening transaction). Append a new one; never edit or renumber one."""
@@ -621,6 +628,7 @@ class StateStore:
     def forget_memory(db: sqlite3.Connection, memory_id: str) -> int:
         db.execute("DELETE FROM reunions WHERE memory_id = ?", (memory_id,))
         db.execute("DELETE FROM away_marks WHERE memory_id = ?", (memory_id,))
+        db.execute("DELETE FROM name_sightings WHERE memory_id = ?", (memory_id,))
         return db.execute("DELETE FROM shared WHERE memory_id = ?", (memory_id,)).rowcount
 
     def public_counts(self) -> dict[str, int]:
@@ -631,14 +639,23 @@ class StateStore:
             return {str(person): int(count) for person, count in rows}
 
     @staticmethod
-    def name_seen(db: sqlite3.Connection, key: str, name: str, at: datetime) -> int:
-        """Count one more memory calling someone ``name`` (key ``key``); how many have so far."""
+    def name_seen(db: sqlite3.Connection, key: str, name: str, memory_id: str, at: datetime) -> int:
+        """Count one more memory (``memory_id``) calling someone ``name`` (key ``key``); how many have so far."""
+        db.execute(
+            "INSERT OR IGNORE INTO name_sightings (key, memory_id, at) VALUES (?, ?, ?)", (key, memory_id, to_epoch(at))
+        )
         db.execute(
             "INSERT INTO name_candidates (key, name, memories, last) VALUES (?, ?, 1, ?) ON CONFLICT (key) DO UPDATE"
             " SET memories = memories + 1, last = excluded.last",
             (key, name, to_epoch(at)),
         )
         return int(db.execute("SELECT memories FROM name_candidates WHERE key = ?", (key,)).fetchone()[0])
+
+    @staticmethod
+    def sightings(db: sqlite3.Connection, key: str) -> list[str]:
+        """The memories that called someone by the name ``key``, oldest first."""
+        rows = db.execute("SELECT memory_id FROM name_sightings WHERE key = ? ORDER BY at, memory_id", (key,))
+        return [str(row[0]) for row in rows]
 
     @staticmethod
     def mark_away(db: sqlite3.Connection, person: str, memory_id: str, at: datetime) -> None:
