@@ -2,8 +2,9 @@
 
 The typical gap is an exponential moving average (α 0.3) over the gaps of twelve hours or more between successive
 shared moments (an evening of many moments is one time together), seeded with the first; with fewer than two such
-gaps it is a week. It never counts as less than a day, so a busy day of many moments does not make an afternoon's
-silence read as an absence, and a friend who visits every few days is not missed after a week. The band: ``usual``
+gaps it is half a week (someone seen once and again a week or more later is a reunion). It never counts as less than
+a day, so a busy day of many moments does not make an afternoon's silence read as an absence, and a friend who visits
+every few days is not missed after a week. The band: ``usual``
 under twice the typical gap, ``quiet`` from twice, ``long`` from four times (a boundary falls into the upper band).
 
 Silence is weak evidence: a few days without a memory naming someone one lives with is not their absence. Without
@@ -25,7 +26,7 @@ from ego_self_model.store import StateStore
 
 EMA_ALPHA: Final = 0.3
 MIN_MOMENTS: Final = 3
-FALLBACK_GAP: Final = timedelta(days=7)
+FALLBACK_GAP: Final = timedelta(days=3.5)
 SHORTEST_GAP: Final = timedelta(days=1)
 APART: Final = timedelta(hours=12)
 """A gap between moments shorter than this is within one time together (an evening, a day), not between two."""
@@ -37,7 +38,7 @@ LONG_FLOOR: Final = timedelta(days=7)
 
 def typical_gap(moments: Sequence[datetime]) -> timedelta:
     """The usual time between times together (an EMA over the gaps of :data:`APART` or more between successive
-    moments: an evening of many moments is one time together), or a week with fewer than two such gaps."""
+    moments: an evening of many moments is one time together), or half a week with fewer than two such gaps."""
     ordered = sorted(moments)
     gaps = [
         (later - earlier).total_seconds() for earlier, later in itertools.pairwise(ordered) if later - earlier >= APART

@@ -49,8 +49,10 @@ The rule reads words, not meaning: it is deliberately small, so what it decides 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
-from typing import Final
+from functools import lru_cache
+from typing import Any, Final
 
 CLAUSE_BREAK: Final = re.compile(
     r"[。．！？，,.!?;；:：\n]+"
@@ -302,13 +304,18 @@ NAMED_ENGLISH: Final = re.compile(
     r"|\b([A-Z][a-z]{1,15}) (?:said|asked|laughed|smiled|came|got|brought|made|played|cooked|baked|sang|read"
     r"|wrote|texted|wanted|loved|liked|cried|slept|woke|left|returned|planted|picked|watched|worked|walked"
     r"|tried|found|bought|sent|showed|taught|helped|hugged|thanked|called|kissed|smiled|sighed|joked|visited"
-    r"|says|thinks|loves|likes)\b"
+    r"|says|thinks|loves|likes|told)\b"
+    r"|\b([A-Z][a-z]{1,15})(?=(?:と|さん|くん|ちゃん))"
     r"|\b(?:with|beside) ([A-Z][a-z]{1,15})\b(?!['’]| [A-Z])"
 )
 """Someone the agent was with, was told something by, or saw do something, by a capitalised name: ``Sam and I``,
 ``Noor told me``, ``Sam laughed``, ``dinner with Sam``."""
-NAMED_JAPANESE: Final = re.compile(r"([\u4e00-\u9fff\u30a1-\u30fa\u30fc]{1,6})(?:さん|くん|ちゃん|さま)")
-"""Someone called with an honorific: 田中さん, ユウキくん."""
+NAMED_JAPANESE: Final = re.compile(
+    r"(?<![お\u4e00-\u9fff\u30a1-\u30fa\u30fc])([\u4e00-\u9fff\u30a1-\u30fa\u30fc]{1,6})(?<![屋店員者])"
+    r"(?:さん|くん|ちゃん|さま)"
+)
+"""Someone called with an honorific: 田中さん, ユウキくん; not a shop or trade (お茶屋さん, 本屋さん, 店員さん) or a
+polite noun (お客さん, お隣さん)."""
 NOT_NAMES: Final = frozenset(
     "the i we my our your this that then today tonight yesterday tomorrow morning evening night afternoon "
     "monday tuesday wednesday thursday friday saturday sunday january february march april may june july "
@@ -318,13 +325,63 @@ NOT_NAMES: Final = frozenset(
 )
 
 
+class _Tokenizers(threading.local):
+    """One Sudachi tokenizer per thread (a tokenizer is not safe to share), over one dictionary."""
+
+    def __init__(self) -> None:
+        from sudachipy import Dictionary, SplitMode
+
+        self.tokenizer = _dictionary(Dictionary).tokenizer(mode=SplitMode.C)
+
+
+@lru_cache(maxsize=1)
+def _dictionary(dictionary: Any) -> Any:
+    return dictionary(dict="core")
+
+
+@lru_cache(maxsize=1)
+def _tokenizers() -> _Tokenizers:
+    return _Tokenizers()
+
+
+_WIDE: Final = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+WITH_SOMEONE: Final = frozenset({"と", "が", "に", "から", "とは", "とも"})
+"""The particles after a name that make it someone done something with, by or to (ユウキと, 健太が, 美咲に):
+not a poet's name before の (芭蕉の句), which is about their work."""
+
+
+def japanese_person_names(text: str) -> list[str]:
+    """The given and family names Sudachi's dictionary knows in Japanese text (ユウキ, 健太, 田中健太), adjacent
+    parts joined, where a particle of :data:`WITH_SOMEONE` follows: a Japanese owner names people without an
+    honorific (ユウキと散歩した)."""
+    if not _WIDE.search(text):
+        return []
+    names: list[str] = []
+    run: list[str] = []
+    for morpheme in _tokenizers().tokenizer.tokenize(text):
+        part = morpheme.part_of_speech()
+        if part[1] == "固有名詞" and part[2] == "人名":
+            run.append(morpheme.surface())
+            continue
+        if run and morpheme.surface() in WITH_SOMEONE:
+            names.append("".join(run))
+        run = []
+    return names
+
+
 def names_in(text: str) -> list[str]:
-    """The names a memory calls someone by (:data:`NAMED_ENGLISH`, :data:`NAMED_JAPANESE`), in order, each once:
-    candidates for people the agent does not know yet (``ego_self_model.selfmodel`` keeps them once they recur)."""
+    """The names a memory calls someone by (:data:`NAMED_ENGLISH`, :data:`NAMED_JAPANESE`, and the person names of
+    Japanese text, :func:`japanese_person_names`), in order, each once: candidates for people the agent does not
+    know yet (``ego_self_model.selfmodel`` keeps them once they recur)."""
     found: list[str] = []
     for pattern in (NAMED_ENGLISH, NAMED_JAPANESE):
         for match in pattern.finditer(text):
             name = next(group for group in match.groups() if group)
             if name.casefold() not in NOT_NAMES and name not in found:
                 found.append(name)
+    for name in japanese_person_names(text):
+        if name.casefold() not in NOT_NAMES and name not in found:
+            found.append(name)
     return found

@@ -95,8 +95,12 @@ from ego_self_model.store import Growth, Person, Question, Reunion, Shared, Stat
 _log = logging.getLogger("ego.plugin.self_model")
 CONVICTIONS: Final = 5
 """Convictions am_i_being_genuine names (the notions plugin's, when it is enabled)."""
-NAME_LEAST: Final = 3
+NAME_LEAST: Final = 2
 """Memories that call someone by a name before they are someone the agent knows (a name said once may be anyone)."""
+EARLIER_DAYS: Final = 90
+EARLIER_LIMIT: Final = 2000
+"""How far back the memories naming someone just learned are read for the moments they told of: the newest
+:data:`EARLIER_LIMIT` of the last :data:`EARLIER_DAYS` days."""
 IMPRESSIONS: Final = 3
 """Notions about a person consider_them names."""
 HELD_SHOWN: Final = 2
@@ -361,7 +365,7 @@ class SelfModel:
             except Exception as exc:  # the memory plugin's problem: the picture is still worth giving
                 _log.warning("reading the last shared memory failed (%s)", type(exc).__name__)
                 found = []
-            last = found[0] if found else None
+            last = found[0] if found and not found[0].is_private else None  # private since: never quoted
         text = person_text(person, tie, last, now, tz=self.ctx.settings.tz, known=True, companion=lives_with, away=away)
         notions = self._notions()
         if notions is not None:
@@ -448,24 +452,25 @@ class SelfModel:
                     earlier = [m for m in self.store.sightings(db, key) if m != memory.id]
                     learned.append((person, earlier))
         for person, earlier in learned:
-            self._count_earlier(person, earlier)
+            self._count_earlier(person, earlier, memory.timestamp)
 
-    def _count_earlier(self, person: Person, memory_ids: Sequence[str]) -> None:
-        """The moments with someone just learned by name that the memories before told of (and the absences
-        they said), read as they would have been had the name been known; the reunions they may have ended are
-        past and are not told."""
+    def _count_earlier(self, person: Person, memory_ids: Sequence[str], before: datetime) -> None:
+        """The moments with someone just learned by name that the memories before told of (and the absences they
+        said), read as they would have been had the name been known: those that called them so (``memory_ids``)
+        and any other of the :data:`EARLIER_DAYS` before ``before`` that names them. The reunions they may have
+        ended are past and are not told."""
         service = self._memory()
-        if service is None or not memory_ids:
+        if service is None:
             return
         try:
-            earlier = sorted(service.get(memory_ids), key=lambda m: m.timestamp)
+            named = service.get(memory_ids) if memory_ids else []
+            recent = service.recent(before - timedelta(days=EARLIER_DAYS), limit=EARLIER_LIMIT)
         except Exception as exc:  # the memory plugin's problem: the name is still learned
             _log.warning("reading the memories that named someone failed (%s)", type(exc).__name__)
             return
+        earlier = {m.id: m for m in [*named, *recent] if m.timestamp < before and not m.is_private}
         with self.store.writing() as db:
-            for memory in earlier:
-                if memory.is_private:
-                    continue
+            for memory in sorted(earlier.values(), key=lambda m: m.timestamp):
                 if present_with(memory.content, [person]):
                     moment = Shared(person=person.key, memory_id=memory.id, at=memory.timestamp, private=False)
                     self.store.add_shared(db, moment)
@@ -562,6 +567,11 @@ class SelfModel:
             self.store.forget_companions(db, memory.id)
         precious = preciousness(memory, sorted(shared))
         return reflection_lines(precious, precious.shared_with) if precious else []
+
+    def revised(self, memory: Memory) -> None:
+        """A memory turned private (or public): its shared moments follow, so consider_them never quotes it."""
+        with self.store.writing() as db:
+            self.store.mark_private(db, memory.id, memory.is_private)
 
     def recalled(self, query: RecallQuery, hits: Sequence[RecallHit]) -> list[str]:
         """The people who come to mind with a recall (by name only); those of a memory the recall brought along on

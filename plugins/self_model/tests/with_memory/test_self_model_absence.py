@@ -30,7 +30,7 @@ async def share_at(client: Any, clock: Clock, moments: list[datetime], who: str 
 
 
 @pytest.mark.anyio
-async def test_with_fewer_than_three_moments_a_week_is_the_usual_gap(
+async def test_with_fewer_than_three_moments_half_a_week_is_the_usual_gap(
     memory_host: Callable[..., PluginHost], clock: Clock
 ) -> None:
     reader = PeopleReader()
@@ -38,17 +38,17 @@ async def test_with_fewer_than_three_moments_a_week_is_the_usual_gap(
         await share_at(client, clock, [NOON, NOON + timedelta(days=1)])
         people = reader.service()
         last = NOON + timedelta(days=1)
-        assert band(people, None, last + timedelta(days=14) - timedelta(seconds=1)) == "usual"
-        quiet = people.absence(None, last + timedelta(days=14))
+        assert band(people, None, last + timedelta(days=7) - timedelta(seconds=1)) == "usual"
+        quiet = people.absence(None, last + timedelta(days=7))
         assert quiet is not None
         assert (quiet.person, quiet.band, quiet.words, quiet.last_shared) == (
             "Master",
             "quiet",
-            "about two weeks",
+            "about a week",
             last,
         )
-        assert band(people, "master", last + timedelta(days=28) - timedelta(seconds=1)) == "quiet"
-        assert band(people, "Master", last + timedelta(days=28)) == "long"
+        assert band(people, "master", last + timedelta(days=14) - timedelta(seconds=1)) == "quiet"
+        assert band(people, "Master", last + timedelta(days=14)) == "long"
 
 
 @pytest.mark.anyio
@@ -80,8 +80,9 @@ async def test_many_moments_in_one_day_do_not_make_an_afternoon_an_absence(
         people = reader.service()
         last = NOON + timedelta(minutes=40)
         assert band(people, None, last + timedelta(hours=6)) == "usual"
-        assert band(people, None, last + timedelta(days=3)) == "usual", "one day together: the rhythm is a week"
-        assert band(people, None, last + timedelta(days=14)) == "quiet"
+        assert band(people, None, last + timedelta(days=3)) == "usual", "one day together: the rhythm is half a week"
+        assert band(people, None, last + timedelta(days=7)) == "quiet"
+        assert band(people, None, last + timedelta(days=14)) == "long"
 
 
 @pytest.mark.anyio
