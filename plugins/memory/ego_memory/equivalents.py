@@ -9,7 +9,8 @@ not find the translation either: among the 9,000 Japanese words of the JSQuAD an
 for across languages, or by a synonym (最初 for 初めて), are written down here: a query word finds the memories
 holding another word of its line (:func:`ego_memory.text.alternatives`): a Japanese synonym at half the weight of
 the word itself, a word of the other language as evidence of its own beside the embedding's
-(``recall.translation_weight``).
+(``recall.translation_weight``), and in a store holding both languages as much as the word itself weighs there
+(``recall.across_languages``).
 
 Each line is ``english words | japanese words``. English words are lower-case single words: the base form and
 its irregular forms (regular inflections are reduced by :func:`english_bases`). Japanese words are single words

@@ -1,7 +1,10 @@
 """The recall pipeline.
 
 dense top-N + FTS5 BM25 top-N (the context's words; a proper noun's reading too, and Japanese synonyms at half
-weight) + BM25 top-N of the context's words in the other language (:mod:`ego_memory.equivalents`) → fusion (by
+weight) + BM25 top-N of the context's words in the other language (:mod:`ego_memory.equivalents`); in a store
+holding both languages, the memories in the other language from the context scored on its words on the same BM25
+scale (``across_languages``: the weight of the words they hold through a translation, or their calibrated
+similarity times the weight of all) → fusion (by
 default a weighted sum of the z-normalised BM25 and cosine scores, with the count of the context's words a memory
 holds in the other language at ``translation_weight``; reciprocal rank fusion with ``fusion_method = "rrf"``) →
 Hopfield pattern completion over the candidates' real embeddings → time decay (half-life grows with access and
@@ -16,6 +19,7 @@ Every stage can be switched off through :class:`~ego_memory.config.RecallConfig`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from datetime import UTC, datetime
@@ -147,6 +151,25 @@ def _blended(
     return sorted(combined.items(), key=lambda item: -item[1])[:n]
 
 
+def _combined(words: list[tuple[str, float]], trigram: list[tuple[str, float]], n: int) -> list[tuple[str, float]]:
+    """The word and trigram rankings as one: z-normalised, the trigrams' weighted by :data:`TRIGRAM_WEIGHT`, summed
+    (either alone as it is)."""
+    if not trigram or not words:
+        return words or trigram
+    combined: dict[str, float] = {}
+    for weight, ranking in ((1.0, words), (TRIGRAM_WEIGHT, trigram)):
+        scores = zscore(np.array([score for _, score in ranking], dtype=np.float32))
+        for (memory_id, _), z in zip(ranking, scores, strict=True):
+            combined[memory_id] = combined.get(memory_id, 0.0) + weight * (float(z) + 1.0)
+    return sorted(combined.items(), key=lambda item: -item[1])[:n]
+
+
+def _idf(total: int, holding: int) -> float:
+    """FTS5's BM25 inverse document frequency of a term ``holding`` of ``total`` memories hold (at least 1e-6)."""
+    value = math.log((total - holding + 0.5) / (holding + 0.5))
+    return value if value > 0.0 else 1e-6
+
+
 def rank_map(ids: Sequence[str]) -> dict[str, int]:
     ranks: dict[str, int] = {}
     for rank, memory_id in enumerate(ids, start=1):
@@ -202,6 +225,9 @@ class Candidates:
     """A lexical search came back full: memories beyond it may hold a word of the context too."""
     translation: list[tuple[str, float]] = attrs.field(factory=list)
     """The memories holding the context's words in the other language, with how many (``translation_ranking``)."""
+    across: int = 0
+    """How many candidates, written in the other language from the context, the lexical evidence scored on the
+    context's words too (``across_languages``: a store holding both languages)."""
 
 
 class RecallEngine:
@@ -233,7 +259,12 @@ class RecallEngine:
         too, in the memories that do not hold the noun itself (宇治 finds "Uji"): it counts as the noun; and the
         synonyms of its Japanese words, their BM25 added at :data:`SYNONYM_WEIGHT`.
         """
-        cfg = config or self.config
+        return _combined(*self._lexical_parts(context, n, filters, config or self.config), n)
+
+    def _lexical_parts(
+        self, context: str, n: int, filters: Filters | None, cfg: RecallConfig
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """The word index's and the trigram index's BM25 rankings of :meth:`lexical_ranking`, not combined yet."""
         terms = word_terms(context)
         if cfg.hedges:
             terms = [t for t in terms if t not in HEDGES] or terms
@@ -248,14 +279,7 @@ class RecallEngine:
         if cfg.equivalents and (similar := self._selective("fts_words", synonyms(terms), cfg)):
             found = self.store.lexical(fts_or(similar), n, filters, table="fts_words")
             words = _blended(words, found, n, SYNONYM_WEIGHT)
-        if not trigram or not words:
-            return words or trigram
-        combined: dict[str, float] = {}
-        for weight, ranking in ((1.0, words), (TRIGRAM_WEIGHT, trigram)):
-            scores = zscore(np.array([score for _, score in ranking], dtype=np.float32))
-            for (memory_id, _), z in zip(ranking, scores, strict=True):
-                combined[memory_id] = combined.get(memory_id, 0.0) + weight * (float(z) + 1.0)
-        return sorted(combined.items(), key=lambda item: -item[1])[:n]
+        return words, trigram
 
     def translation_ranking(
         self, context: str, n: int, filters: Filters | None, config: RecallConfig | None = None
@@ -264,6 +288,13 @@ class RecallEngine:
         scolded → 叱る, 褒める → praise), the ``n`` best by BM25, each with how many of the context's words it holds
         only that way (every word of a line counts alike: BM25 would favour the rarer one, 列車 over 電車 for
         "train"); empty when the context's words have none."""
+        return [(m, float(len(held))) for m, held, _text in self._translated(context, n, filters, config)]
+
+    def _translated(
+        self, context: str, n: int, filters: Filters | None, config: RecallConfig | None = None
+    ) -> list[tuple[str, frozenset[str], str]]:
+        """:meth:`translation_ranking`'s memories, each with the context's words it holds only in the other
+        language and its text."""
         cfg = config or self.config
         terms = word_terms(context)
         if cfg.hedges:
@@ -273,7 +304,55 @@ class RecallEngine:
             return []
         found = self.store.lexical(fts_or(others), n, filters, table="fts_words")
         texts = self.store.contents([m for m, _ in found])
-        return [(m, float(cues_translated(terms, texts[m]))) for m, _ in found if m in texts]
+        return [(m, cues_translated(terms, texts[m]), texts[m]) for m, _ in found if m in texts]
+
+    def _across(
+        self,
+        context: str,
+        candidates: Sequence[str],
+        cosine: Vectors,
+        *,
+        texts: Mapping[str, str],
+        lexical: tuple[list[tuple[str, float]], list[tuple[str, float]]],
+        translated: Mapping[str, frozenset[str]],
+        cfg: RecallConfig,
+    ) -> tuple[list[tuple[str, float]], int] | None:
+        """The word index's ranking (``lexical``: its BM25, then the trigram index's) with the candidates written
+        in the other language from the context scored on the context's words too, on the same scale
+        (``across_languages``), and how many were; None (nothing to change) unless the context's own words found
+        a memory written in its language, and one candidate is in the other.
+
+        Such a memory keeps its own BM25 (a name, a reading) plus the BM25 weight (IDF) of each word of the context
+        it holds through a translation (``translated``: the words, by memory), as if at average length, or, where
+        the embedding model reads more of it, its calibrated similarity (0 at the model's floor, 1 at its duplicate
+        similarity) times the weight of all the context's words: what a memory holding that share of them would
+        earn."""
+        in_cjk = has_cjk(context)
+        if not any(m in texts and has_cjk(texts[m]) == in_cjk for m, _ in (*lexical[0], *lexical[1])):
+            return None
+        other = [  # a memory of emoji or marks only is in no language (its vector sits near any nonsense)
+            i for i, m in enumerate(candidates) if m in texts and has_words(texts[m]) and has_cjk(texts[m]) != in_cjk
+        ]
+        if not other:
+            return None
+        cues = word_terms(context)
+        if cfg.hedges:
+            cues = [t for t in cues if t not in HEDGES] or cues
+        total = self.store.count()
+        frequencies = self.store.document_frequencies("fts_words", cues)  # a word weighs what its own search pays
+        limit = cfg.lexical_max_df * total if total >= cfg.lexical_min_corpus else total
+        weight = {c: _idf(total, frequencies.get(c, 0)) for c in cues if frequencies.get(c, 0) <= limit}
+        whole = sum(weight.values())
+        profile = self.profile
+        span = 1.0 if profile is None else max(1e-6, profile.duplicate - profile.floor)
+        scores = dict(lexical[0])
+        for i in other:
+            m = candidates[i]
+            held = scores.get(m, 0.0) + sum(weight.get(c, 0.0) for c in translated.get(m, ()))
+            seen = 0.0 if profile is None else whole * min(1.0, max(0.0, (float(cosine[i]) - profile.floor) / span))
+            if max(held, seen) > 0.0:
+                scores[m] = max(held, seen)
+        return sorted(scores.items(), key=lambda item: -item[1]), len(other)
 
     def search(
         self,
@@ -302,11 +381,16 @@ class RecallEngine:
         its embedding still under way (awaited once the multilingual and lexical searches are done)."""
         cfg = config or self.config
         dense = self.store.dense(query_vector, cfg.dense_candidates, filters)
-        lexical = self.lexical_ranking(context, cfg.lexical_candidates, filters, cfg) if cfg.fusion else []
-        translation = (
-            self.translation_ranking(context, cfg.translation_candidates, filters, cfg)
-            if cfg.fusion and cfg.equivalents and cfg.translation_weight > 0.0
+        words, trigram = self._lexical_parts(context, cfg.lexical_candidates, filters, cfg) if cfg.fusion else ([], [])
+        translated_hits = (
+            self._translated(context, cfg.translation_candidates, filters, cfg)
+            if cfg.fusion and cfg.equivalents and (cfg.translation_weight > 0.0 or cfg.across_languages)
             else []
+        )
+        lexical = _combined(words, trigram, cfg.lexical_candidates)
+        named: list[tuple[str, float]] = []
+        translation = (
+            [(m, float(len(held))) for m, held, _text in translated_hits] if cfg.translation_weight > 0.0 else []
         )
         frontier = [dense[-1][0]] if dense and len(dense) >= cfg.dense_candidates else []
         lexical_full = len(lexical) >= cfg.lexical_candidates or len(translation) >= cfg.translation_candidates
@@ -336,7 +420,7 @@ class RecallEngine:
             dict.fromkeys(
                 [m for m, _, _ in dense]
                 + [m for m, _ in lexical]
-                + [m for m, _ in translation]
+                + [m for m, _, _ in translated_hits]
                 + [m for m, _ in nearest_english]
             )
         )
@@ -351,8 +435,22 @@ class RecallEngine:
         anticipated = self.store.anticipations(candidates) if cfg.decay else {}
         precious = self.precious(rows) if cfg.decay and self.precious is not None else set()
         contents: dict[str, str | None] = {}
-        if cfg.speaker or cfg.temporal:
+        if cfg.speaker or cfg.temporal or (cfg.fusion and cfg.across_languages):
             contents.update(self.store.contents(candidates))
+        across = 0
+        if cfg.fusion and cfg.across_languages:
+            scored = self._across(
+                context,
+                candidates,
+                np.stack([vectors[m] for m in candidates]) @ query_vector,
+                texts={m: text for m, text in contents.items() if text is not None},
+                lexical=(words, trigram),
+                translated={m: held for m, held, _text in translated_hits if held},
+                cfg=cfg,
+            )
+            if scored is not None:
+                ranking, across = scored
+                lexical = _merged(_combined(ranking, trigram, len(ranking) + len(trigram)), named)
         return Candidates(
             context=context,
             query_vector=query_vector,
@@ -372,6 +470,7 @@ class RecallEngine:
             frontier=tuple(frontier),
             lexical_full=lexical_full,
             translation=translation,
+            across=across,
         )
 
     def _english(self, candidates: Sequence[str], english: Vectors) -> Vectors:
@@ -410,6 +509,8 @@ class RecallEngine:
         query_vector = found.query_vector
         dense, lexical = found.dense_ids, found.lexical
         stages = ["dense", "lexical"] if lexical else ["dense"]
+        if found.across:
+            stages.append("across")
         lexical_scores = dict(lexical)
         patterns = found.patterns
         cosine = patterns @ query_vector

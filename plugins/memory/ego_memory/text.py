@@ -11,8 +11,8 @@ A query word may also stand for other words (:func:`alternatives`): a Japanese p
 letters (宇治 for "uji", which the word index holds beside 宇治), and a word of the equivalents table
 (:mod:`ego_memory.equivalents`) for the other words of its line (最初 for 初めて, "scolded" for 叱る). Recall
 searches a reading as the name itself, a synonym at a lower weight, a word of the other language as evidence of
-its own beside the embedding's (``recall.translation_weight``), and a memory holding an alternative of a cue holds
-that cue.
+its own beside the embedding's (``recall.translation_weight``; in a store of both languages also as the word itself
+would weigh, ``recall.across_languages``), and a memory holding an alternative of a cue holds that cue.
 """
 
 from __future__ import annotations
@@ -150,19 +150,19 @@ def cue_share(cues: list[str], text: str) -> float:
     return held / len(cues)
 
 
-def cues_translated(cues: list[str], text: str) -> int:
-    """How many of ``cues`` ``text`` holds only in the other language (:func:`translations`: 叱る for "scolded",
+def cues_translated(cues: list[str], text: str) -> frozenset[str]:
+    """Which of ``cues`` ``text`` holds only in the other language (:func:`translations`: 叱る for "scolded",
     "scold" in any inflection for 叱る): not as written, nor through a synonym or a proper noun's reading."""
     words = _words(text)
-    count = 0
+    held = set()
     for cue in cues:
         whole, others, latin = _forms(cue)
         across = translations(cue)
         if not across or whole & words or (others - across) & words:
             continue
         if across & words or (latin and latin & _english_bases(text)):
-            count += 1
-    return count
+            held.add(cue)
+    return frozenset(held)
 
 
 @functools.lru_cache(maxsize=8192)
