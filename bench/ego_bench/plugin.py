@@ -260,12 +260,16 @@ def _ja(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], comma
 def _detector_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sizes", default="1024,16384,65536", help="comma-separated text sizes in characters")
     parser.add_argument("--runs", type=int, default=5, help="timed calls per input and size (median)")
+    parser.add_argument(
+        "--prose", default=None, help="real prose to count false positives in (a folder like bench/data/ja, or a file)"
+    )
 
 
 def _detector(args: argparse.Namespace, host: PluginHost, table: dict[str, Any], command: str) -> dict[str, Any]:
     from ego_bench.detector import run_detector_bench
 
-    return run_detector_bench(command=command, sizes=_int_list(args.sizes, "--sizes"), runs=args.runs)
+    prose = Path(args.prose) if args.prose else None
+    return run_detector_bench(command=command, sizes=_int_list(args.sizes, "--sizes"), runs=args.runs, prose=prose)
 
 
 def _notions_options(parser: argparse.ArgumentParser) -> None:

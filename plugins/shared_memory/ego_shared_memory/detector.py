@@ -4,16 +4,18 @@ tool, ``ego shared import`` and the janitor's scan).
 A :class:`Finding` names a kind and a span of the text as given, never the value. Saying *where* a secret lives
 ("the bot token is in ~/.env") is not a finding; the secret itself is. Kinds: private key, JWT, API key (known
 formats), bearer token, password (in an assignment, a Japanese sentence or a URL), secret (a key/token assignment,
-a secret URL parameter), high-entropy token, e-mail address, phone number, card number (Luhn-valid), postal
-address, internal URL (a private address, ``localhost`` or an internal host name: MUST-S3). A secret written
-hex- or base64-encoded is found by what it decodes to.
+a secret URL parameter), high-entropy token, e-mail address (also with its signs spelt out), phone number, card
+number (Luhn-valid), My Number (Japan's 個人番号: its check digit, or a word for it nearby), postal address,
+internal URL (a private address, ``localhost`` or an internal host name: MUST-S3). A secret written hex- or
+base64-encoded is found by what it decodes to.
 
 The rules read a normalised view of the text (:func:`normalise`): NFKC (full-width digits and ``＠ － （ ） ＝``
 become ASCII), the dashes and a long-vowel mark between digits become ``-``, zero-width, format and control
-characters are dropped; kana and kanji are boundaries, never word characters. A second view joins lines (a key
-split over lines is one key again); from it, a finding by shape alone (high entropy, a phone number) is taken only
-where it crosses a joined line break. Each finding maps back to the characters of the original text it came from,
-so that masking by span hides them all.
+characters are dropped; numbers written in kanji become ASCII digits (``〇九〇``, ``二丁目十五番``) and the
+Japanese separators between two numbers (``・ 、 ， の``) become ``-``; kana and kanji are boundaries, never word
+characters. A second view joins lines (a key split over lines is one key again); from it, a finding by shape
+alone (high entropy, a phone number) is taken only where it crosses a joined line break. Each finding maps back to
+the characters of the original text it came from, so that masking by span hides them all.
 
 Every rule runs in time linear in the text: no pattern has two quantifiers that can share characters (the
 assignment, URL and JWT rules first cut the text into runs of key characters, then test each run once), so no
@@ -48,6 +50,7 @@ ENTROPY = "high-entropy token"
 EMAIL = "e-mail address"
 PHONE = "phone number"
 CARD = "card number"
+MY_NUMBER = "My Number"
 ADDRESS = "postal address"
 INTERNAL_URL = "internal URL"
 
@@ -62,6 +65,7 @@ KINDS: tuple[str, ...] = (
     EMAIL,
     PHONE,
     CARD,
+    MY_NUMBER,
     ADDRESS,
     INTERNAL_URL,
 )
@@ -126,6 +130,23 @@ _LONG_VOWEL_DASH = re.compile("(?<=[0-9])\u30fc|\u30fc(?=[0-9])")
 _LINE_BREAKS = frozenset("\r\x0b\x0c\x85\u2028\u2029")
 _INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0")
 """Fillers that show nothing but are letters (Hangul); dropped like the format characters."""
+_VOICING = {"\uff9e": "\u3099", "\uff9f": "\u309a", "\u3099": "\u3099", "\u309a": "\u309a"}
+"""Voiced-sound marks, half-width or combining: joined to the kana before them (``ﾊﾟｽﾜｰﾄﾞ`` is ``パスワード``)."""
+_FULLWIDTH_COMMA = "\uff0c"
+"""Kept through NFKC: ``，`` between digits separates groups (``4111，1111，…``); elsewhere it becomes ``,``."""
+_COMMA = re.compile(",")
+_KANJI_DIGITS = {char: str(value) for value, char in enumerate("〇一二三四五六七八九")}
+_KANJI_UNITS = {"十": 10, "百": 100, "千": 1000}
+_NUMBER_CHAIN = re.compile("[0-9〇一二三四五六七八九十百千]+(?:[-・、，の/ .ー][0-9〇一二三四五六七八九十百千]+)*")
+"""Numbers in any numeral script (ASCII, full-width once NFKC has run, kanji) and the one-character separators
+between them."""
+_NUMBER_TOKEN = re.compile("[0-9〇一二三四五六七八九十百千]+")
+_NUMBER_HINT = re.compile(f"[〇一二三四五六七八九十百千・、{_FULLWIDTH_COMMA}]|の(?=[0-9])")
+_JOINING = frozenset(f"・、{_FULLWIDTH_COMMA}の")
+"""Separators that become ``-`` between two numbers (``090・1234・5678``, ``090の1234の5678``)."""
+_BLOCK_AFTER = re.compile("丁目|番地|号|番(?=[0-9〇一二三四五六七八九十百千-])")
+_BLOCK_BEFORE = ("丁目", "番地", "番")
+"""A kanji number beside these is a block number (``二丁目八番一号``); ``一番`` (the most) alone is not one."""
 _LINE_JOIN = re.compile(r"(?<=\S)[ \t]*\n(?:[ \t]*\n)*[ \t]*(?=\S)")
 
 
@@ -145,14 +166,19 @@ class NormalisedText:
 
 
 def normalise(text: str) -> NormalisedText:
-    """NFKC, one character at a time (so that each maps back); dashes (and ``ー`` next to a digit) become ``-``;
-    format, control, combining and private-use characters are dropped; every line break becomes ``\\n``."""
-    if _SPECIAL.search(text) is None:
+    """What the rules read, with the way back to ``text``, in one pass over it: NFKC, one character at a time (so
+    that each maps back); dashes become ``-``; format, control, combining and private-use characters are dropped
+    (voiced-sound marks are joined to their kana); every line break becomes ``\\n``. Then the numbers: kanji
+    numerals become ASCII digits where they are written as a number (two or more digits, ``〇九〇``; next to other
+    digits or after a separator; a block number, ``二丁目十五番``), ``・ 、 ， の`` between two numbers become
+    ``-``, and so does ``ー`` next to a digit."""
+    special = _SPECIAL.search(text) is not None
+    if not special and _NUMBER_HINT.search(text) is None:
         return NormalisedText(text)
     pieces: list[str] = []
     origin: list[int] = []
     position = 0
-    for match in _SPECIAL.finditer(text):
+    for match in _SPECIAL.finditer(text) if special else ():
         index = match.start()
         if index > position:
             pieces.append(text[position:index])
@@ -165,6 +191,14 @@ def normalise(text: str) -> NormalisedText:
             out = "\n"
         elif char in _DASHES:
             out = "-"
+        elif char in _VOICING:
+            if pieces and pieces[-1]:
+                voiced = unicodedata.normalize("NFC", pieces[-1][-1] + _VOICING[char])
+                if len(voiced) == 1:
+                    pieces[-1] = pieces[-1][:-1] + voiced  # the mark is dropped, its kana changed in place
+            continue
+        elif char == _FULLWIDTH_COMMA:
+            out = char
         elif char in _INVISIBLE or unicodedata.category(char)[0] == "C" or unicodedata.category(char) in ("Mn", "Me"):
             continue
         else:
@@ -175,15 +209,102 @@ def normalise(text: str) -> NormalisedText:
         pieces.append(text[position:])
         origin.extend(range(position, len(text)))
     normalised = "".join(pieces)
+    if _NUMBER_HINT.search(normalised) is not None:
+        normalised, origin = _numbers(normalised, origin)
     if "\u30fc" in normalised:
         normalised = _LONG_VOWEL_DASH.sub("-", normalised)  # one character for one: the origins stay
+    if _FULLWIDTH_COMMA in normalised:
+        normalised = normalised.replace(_FULLWIDTH_COMMA, ",")
     return NormalisedText(normalised, origin)
 
 
-def _joined(view: NormalisedText) -> tuple[NormalisedText, list[int]] | None:
+def _kanji_number(token: str) -> str | None:
+    """``token`` (kanji or ASCII digits) as ASCII digits: positional (``二〇二六``, ``0九0``) digit for digit, or
+    with 十/百/千 by value (``十五`` is ``15``, ``百二`` is ``102``); ``None`` when it is not a number."""
+    if not any(unit in token for unit in _KANJI_UNITS):
+        return "".join(_KANJI_DIGITS.get(char, char) for char in token)
+    total = 0
+    digit: int | None = None
+    last_unit = 10_000
+    for char in token:
+        if char in _KANJI_UNITS:
+            unit = _KANJI_UNITS[char]
+            if unit >= last_unit or digit == 0:
+                return None
+            total += (1 if digit is None else digit) * unit
+            digit, last_unit = None, unit
+        elif char in _KANJI_DIGITS and char != "〇" and digit is None:
+            digit = int(_KANJI_DIGITS[char])
+        else:
+            return None
+    return str(total + (digit or 0))
+
+
+def _numbers(text: str, origin: list[int]) -> tuple[str, list[int]]:
+    """``text`` with its numbers written in ASCII digits and their separators as ``-`` (see :func:`normalise`),
+    and the origins carried over (a number's first and last digits come from its first and last characters)."""
+    pieces: list[str] = []
+    moved: list[int] = []
+    position = 0
+    for chain in _NUMBER_CHAIN.finditer(text):
+        written = chain.group()
+        if written.isascii():
+            continue
+        tokens = list(_NUMBER_TOKEN.finditer(written))
+        if len(tokens) == 1 and not _numeric(written, text, chain.start(), chain.end()):
+            continue
+        out: list[str] = []
+        out_origin: list[int] = []
+        converted: list[bool] = []
+        previous_end = 0
+        for token in tokens:
+            value = _kanji_number(token.group())
+            if token.start() > previous_end:  # the separator before this token
+                separator = written[previous_end]
+                joining = separator in _JOINING and converted[-1] and value is not None
+                if separator == _FULLWIDTH_COMMA and len(token.group()) == 3:
+                    joining = False  # a thousands separator (１２，３４５)
+                out.append("-" if joining else separator)
+                out_origin.append(origin[chain.start() + previous_end])
+            start = chain.start() + token.start()
+            if value is None:
+                out.append(token.group())
+                out_origin.extend(origin[start : chain.start() + token.end()])
+            else:
+                out.append(value)
+                last = start + len(token.group()) - 1
+                out_origin.extend(origin[min(start + i, last)] for i in range(len(value) - 1))
+                out_origin.append(origin[last])
+            converted.append(value is not None)
+            previous_end = token.end()
+        pieces.append(text[position : chain.start()])
+        moved.extend(origin[position : chain.start()])
+        pieces.append("".join(out))
+        moved.extend(out_origin)
+        position = chain.end()
+    if not pieces:
+        return text, origin
+    pieces.append(text[position:])
+    moved.extend(origin[position:])
+    return "".join(pieces), moved
+
+
+def _numeric(token: str, text: str, start: int, end: int) -> bool:
+    """A lone token is a number: it holds an ASCII digit, two or more kanji digits, or it is a block number."""
+    if any("0" <= char <= "9" for char in token) or (len(token) > 1 and all(char in _KANJI_DIGITS for char in token)):
+        return True
+    return _BLOCK_AFTER.match(text, end) is not None or text.endswith(_BLOCK_BEFORE, 0, start)
+
+
+def _written_comma(char: str) -> str:
+    return _FULLWIDTH_COMMA if char == _FULLWIDTH_COMMA else ","
+
+
+def _joined(view: NormalisedText, original: str) -> tuple[NormalisedText, list[int]] | None:
     """``view`` with each line break between two visible characters removed (``sk-proj-ab⏎cd`` is one key again;
-    breaks with blanks beside them become one blank), and where the joins are in it; ``None`` when there is
-    none."""
+    breaks with blanks beside them become one blank; numbers it brings together read as in :func:`normalise`),
+    and where the joins are: the positions in the original text of the first character after each; ``None``
+    when there is none."""
     text = view.text
     pieces: list[str] = []
     origin: list[int] = []
@@ -204,8 +325,17 @@ def _joined(view: NormalisedText) -> tuple[NormalisedText, list[int]] | None:
     pieces.append(text[position:])
     origin.extend(view.origin[position:] if view.origin is not None else range(position, len(text)))
     joined = "".join(pieces)
+    joins = [origin[join] for join in joins]
+    if _FULLWIDTH_COMMA in original:  # written ，: a separator again if the join put it between two numbers
+        joined = _COMMA.sub(
+            lambda m: _FULLWIDTH_COMMA if original[origin[m.start()]] == _FULLWIDTH_COMMA else ",", joined
+        )
+    if _NUMBER_HINT.search(joined) is not None:
+        joined, origin = _numbers(joined, origin)  # a number split over lines (四一一一、⏎一一一一…)
     if "\u30fc" in joined:
         joined = _LONG_VOWEL_DASH.sub("-", joined)  # digits the join brought next to it
+    if _FULLWIDTH_COMMA in joined:
+        joined = joined.replace(_FULLWIDTH_COMMA, ",")
     return NormalisedText(joined, origin), joins
 
 
@@ -281,11 +411,20 @@ _PROSE = frozenset(
     "random generated strong weak long short characters chars letters digits".split()
 )
 """Words of a sentence *about* a password (``password: stored in the vault``), never of a passphrase."""
-_JA_PASSWORD_WORDS = "パスワード|パスフレーズ|暗証番号|合言葉|合い言葉"  # noqa: S105 - key words
+_JA_PASSWORD_WORDS = (
+    "パスワード|ぱすわーど|パスフレーズ|パスコード|暗証番号|暗証コード|合言葉|合い言葉|あいことば|ピン番号"  # noqa: S105
+    "|(?<![A-Za-z])(?-i:PIN|Pin|PW)(?:コード|番号)?(?![A-Za-z])"
+)
+"""Words for a password in a Japanese sentence; ``PIN`` and ``PW`` in capitals (``pin`` is also a GPIO pin)."""
 _JA_SECRET_WORDS = "トークン|アクセスキー|シークレットキー|シークレット|秘密鍵|認証キー|API ?キー"  # noqa: S105
-_JA_JOIN = r"(?:\s*(?:は|が|を|も|:|=|->|→|「|『|\"|'|\()\s*){1,3}"
-_JA_PASSWORD = re.compile(rf"(?i)(?:{_JA_PASSWORD_WORDS}){_JA_JOIN}(?P<v>[!-~]+)")
-_JA_SECRET = re.compile(rf"(?i)(?:{_JA_SECRET_WORDS}){_JA_JOIN}(?P<v>[!-~]+)")
+_JA_JOIN = r"(?:\s*+(?:は|が|を|も|:|=|->|→|「|『|\"|'|\()\s*+){1,3}"
+_JA_COUNTED = "(?![年月日回桁個文字人時分秒円件名歳])"
+"""After a value: a number followed by a counter is a quantity (``暗証番号は4桁``, ``2026年``), not a value."""
+_JA_PASSWORD = re.compile(rf"(?i)(?:{_JA_PASSWORD_WORDS}){_JA_JOIN}(?P<v>[!-~]++){_JA_COUNTED}")
+_JA_PASS = re.compile(rf"(?<![\u30a1-\u30fa\u30fc])パス{_JA_JOIN}(?P<v>[!-~]++){_JA_COUNTED}")
+"""``パスは …``: short for パスワード, but also a file path (``パスは src/main.py``): see :func:`_not_a_path`."""
+_PATH_LIKE = re.compile(r"[/\\]|^[A-Za-z0-9_-]+\.[A-Za-z]{1,5}$")
+_JA_SECRET = re.compile(rf"(?i)(?:{_JA_SECRET_WORDS}){_JA_JOIN}(?P<v>[!-~]++){_JA_COUNTED}")
 _TRAILING = "\"'`.,;:!?)]}>"
 # A JWT: three dot-separated runs of base64url characters, the first two starting with "eyJ"; tested from the first
 # "eyJ" at a word boundary of each run (a later one in the same run cannot succeed where the first failed).
@@ -298,11 +437,25 @@ _SRI = re.compile(r"sha(?:256|384|512)-[A-Za-z0-9+/]{40,88}={0,2}")
 _ENCODED = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(r"[0-9A-Fa-f]+")
 _EMAIL = re.compile(r"(?<![A-Za-z0-9._%+-])(?P<local>[A-Za-z0-9._%+-]+)@(?P<domain>[A-Za-z0-9.-]+\.[A-Za-z]{2,})")
-_EMAIL_OBFUSCATED = re.compile(
-    # taro [at] gmail [dot] com, hanako(at)example.co.jp: the signs spelt out in brackets
-    r"(?i)(?<![A-Za-z0-9._%+-])(?P<local>[A-Za-z0-9._%+-]+) ?[\[(<{] ?at ?[\])>}] ?"
-    r"(?P<domain>[A-Za-z0-9-]+(?:(?: ?[\[(<{] ?dot ?[\])>}] ?|\.)[A-Za-z0-9-]+)+)"
+_AT_SPELLED = "アットマーク|あっとまーく|アット|あっと"
+_DOT_SPELLED = "ドット|どっと"
+_SPELLED_AT = (
+    rf"[ \t]{{0,2}}(?:@|★|☆|{_AT_SPELLED})[ \t]{{0,2}}"
+    rf"|[ \t]?[\[(<{{【][ \t]?(?:at|{_AT_SPELLED})[ \t]?[\])>}}】][ \t]?"
+    r"|[ \t]{1,2}at[ \t]{1,2}"
 )
+_SPELLED_DOT = (
+    rf"\.|。|[ \t]{{0,2}}(?:{_DOT_SPELLED})[ \t]{{0,2}}"
+    rf"|[ \t]?[\[(<{{【][ \t]?(?:dot|{_DOT_SPELLED})[ \t]?[\])>}}】][ \t]?"
+    r"|[ \t]{1,2}dot[ \t]{1,2}"
+)
+_EMAIL_SPELLED = re.compile(
+    # taro＠gmail。com, taro アットマーク gmail ドット com, taro at gmail dot com, taro★gmail.com: the signs
+    # written another way (the plain ``name@host.tld`` is _EMAIL)
+    rf"(?i)(?<![A-Za-z0-9._%+-])(?P<local>[A-Za-z0-9._%+-]+)(?P<at>{_SPELLED_AT})"
+    rf"(?P<domain>[A-Za-z0-9-]+(?:(?:{_SPELLED_DOT})[A-Za-z0-9-]+)+)"
+)
+_SPELLED_DOT_SIGN = re.compile(rf"(?i){_SPELLED_DOT}")
 _PHONE_INTERNATIONAL = re.compile(rf"(?<!\+){_B}\+\d{{1,3}}(?:[\s.-]?\(?\d{{1,4}}\)?){{2,5}}(?!{_W})")
 _PHONE_END = rf"(?![\d-]|\.\d)(?!{_W})"
 _PHONE_JAPAN = re.compile(
@@ -316,18 +469,46 @@ _PHONE_NANP = re.compile(
     r"(?:\(\d{3}\) ?\d{3}[ .-]|[2-9]\d\d-\d{3}-|[2-9]\d\d\.\d{3}\.|[2-9]\d\d \d{3} )"
     rf"\d{{4}}{_PHONE_END}"
 )
-_PHONE_BARE = re.compile(rf"(?<![\d+.])(?<!\d-){_B}0\d{{9,10}}(?![\d-])(?!{_W})")
-_PHONE_CONTEXT = re.compile(r"(?i)tel|phone|fax|mobile|cell|call|電話|携帯|連絡")
+_PHONE_BARE = re.compile(rf"(?<![\d+.])(?<!\d[ .-]){_B}0(?:[ .-]?\d){{9,10}}(?![ .-]?\d)(?!{_W})")
+"""A national number written together or with a separator anywhere (``09012345678``, ``0 9 0 1 2 3 4 5 6 7 8``)."""
+_PHONE_CONTEXT = re.compile(r"(?i)tel|phone|fax|mobile|cell|call|電話|携帯|ケータイ|連絡")
 _MOBILE_PREFIXES = ("050", "060", "070", "080", "090")
-_CARD = re.compile(rf"(?<![\d.+])(?<!\d-){_B}\d(?:[ .\n-]?\d){{12,}}")
+_DIGIT_RUN = re.compile(rf"(?<![\d.+])(?<!\d[-/]){_B}\d(?:[ .\n/-]?\d){{11,}}")
+"""Digit groups apart by one blank, ``.``, ``-``, ``/`` or line break (Japanese separators are ``-`` by then)."""
+_MY_NUMBER_CONTEXT = re.compile(r"(?i)マイナンバー|個人番号|マイナ|my ?number|individual number")
+_DATE_TIME = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])(?:[01]\d|2[0-3])[0-5]\d")
+"""``202602021530``: a date and a time written together, not a My Number."""
+_YEAR = re.compile(r"(?:19|20)\d\d")
 _DIGIT_GROUP = re.compile(r"\d+")
 _KANJI = "\u3005\u4e00-\u9fff"
 _TOWN = rf"[{_KANJI}\u30a1-\u30fa\u30fc]"
+_N = r"\d{1,4}"
+_BLOCK = (
+    # a block number: 2丁目, 2丁目8番1号, 1丁目2-3, 123番地, 123番地の4, 8番1号, 2-8-1, 1-1 (kanji numerals are
+    # digits by now: 二丁目八番一号); never N番 alone (新宿区3番目, 一番の…: an ordinal)
+    rf"{_N}(?:丁目(?:{_N}(?:番地|番|-|の)?(?:{_N}号?)?)?|番地(?:の?{_N}号?)?|番{_N}(?:号|-{_N})?|-{_N}(?:-{_N})?号?)"
+)
+_BLOCK_END = "(?![位回月日年割人個件名%目線倍番丁\\d])"
+_BUILDING = (
+    # a building after a block number: 都庁ビル, サンプルハイツ (a name then a kind), 45階, 405号室, 3F
+    rf"[ ]?(?:[{_KANJI}\u30a1-\u30fa\u30fcA-Za-z0-9・]{{0,16}}?(?:ビルディング|ビル|マンション|ハイツ|タワー|"
+    r"レジデンス|コーポ|アパート|荘|棟|館|庁舎|寮)|\d{1,4}(?:号室|階|F(?![A-Za-z])))"
+)
+_TOWN_RUN = rf"[{_KANJI}\u30a1-\u30fa\u30fc]"
 _JP_ADDRESS = re.compile(
     # 〒100-0001; or a place (kanji ending in 都/道/府/県/市/区/町/村/郡), a town, then a block number
-    rf"〒 ?\d{{3}}-?\d{{4}}"
-    rf"|[{_KANJI}]{{1,6}}[都道府県市区町村郡]{_TOWN}{{0,16}}?"
-    r"\d{1,4}(?:丁目|番地|番|-)\d{0,4}(?:(?:番地|番|号|-)\d{0,4}号?)?(?![位回月日年割人個件名%\d])"
+    rf"〒 ?\d{{3}}-?\d{{4}}(?!\d)"
+    rf"|[{_KANJI}]{{1,6}}[都道府県市区町村郡]{_TOWN}{{0,16}}?{_BLOCK}{_BLOCK_END}"
+)
+_JP_TOWN_ADDRESS = re.compile(
+    # a town and a block number without the city, where a building follows (西新宿2-8-1 都庁ビル) or a word for
+    # an address comes before (住所は西新宿2-8-1)
+    rf"(?<!{_TOWN_RUN}){_TOWN_RUN}{{1,12}}?{_BLOCK}{_BUILDING}"
+    rf"|(?:住所|所在地|自宅|住まい|お住い|address)(?:\s|は|が|:|「|『){{0,3}}(?P<v>{_TOWN_RUN}{{1,12}}?{_BLOCK}){_BLOCK_END}"
+)
+_POSTAL_CODE = re.compile(
+    # 郵便番号100-0001, 郵便番号は1000001 (with 〒: _JP_ADDRESS)
+    r"(?i)(?:郵便番号|郵便|(?<![A-Za-z])(?:postal code|zip code|zip))(?:\s|は|:|「){0,3}(?P<v>\d{3}-?\d{4})(?![\d-])"
 )
 _US_STATES = (
     "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|"
@@ -383,6 +564,16 @@ def luhn_valid(number: str) -> bool:
                 digit -= 9
         total += digit
     return total % 10 == 0
+
+
+def my_number_valid(number: str) -> bool:
+    """The check digit of a Japanese My Number (個人番号): 12 digits, the last one 11 minus the sum of the first
+    eleven weighted 2-7, 2-6 from the right, modulo 11 (0 where that remainder is 0 or 1)."""
+    if len(number) != 12 or not number.isdigit():
+        return False
+    total = sum(int(number[10 - n]) * (n + 2 if n < 6 else n - 4) for n in range(11))
+    remainder = total % 11
+    return int(number[11]) == (0 if remainder <= 1 else 11 - remainder)
 
 
 def shannon_entropy(text: str) -> float:
@@ -457,9 +648,18 @@ def _email_ok(match: re.Match[str]) -> bool:
     return local != "git" and not _EXAMPLE_DOMAINS.search(domain)
 
 
-def _obfuscated_email_ok(match: re.Match[str]) -> bool:
-    domain = re.sub(r"(?i) ?[\[(<{] ?dot ?[\])>}] ?", ".", match.group("domain")).lower()
-    return bool(re.search(r"\.[a-z]{2,}$", domain)) and not _EXAMPLE_DOMAINS.search(domain)
+def _spelled_email_ok(match: re.Match[str]) -> bool:
+    """A top-level domain of letters, not a documentation domain; ``works at google.com`` is a sentence, so an
+    ``at`` written as a plain word needs a spelt-out dot too (``taro at gmail dot com``)."""
+    written = match.group("domain")
+    domain = _SPELLED_DOT_SIGN.sub(".", written).lower()
+    if match.group("at").strip().lower() == "at" and all(s.group() == "." for s in _SPELLED_DOT_SIGN.finditer(written)):
+        return False
+    return (
+        match.group("local").lower() != "git"
+        and bool(re.search(r"\.[a-z]{2,}$", domain))
+        and not _EXAMPLE_DOMAINS.search(domain)
+    )
 
 
 def _phone_ok(match: re.Match[str]) -> bool:
@@ -487,10 +687,11 @@ def _international_phone_rule(text: str) -> Iterator[Finding]:
 
 
 def _bare_phone_rule(text: str) -> Iterator[Finding]:
-    """``09012345678`` (a mobile number, 11 digits) always; other bare national numbers only after a word for
-    a phone (``電話 0312345678``), since ``order 0312345678`` is an order number."""
+    """``09012345678`` (a mobile number, 11 digits; also with its digits apart, ``0 9 0 1 2 …``) always; other
+    national numbers written so only after a word for a phone (``電話 0312345678``), since ``order 0312345678`` is
+    an order number."""
     for match in _PHONE_BARE.finditer(text):
-        number = match.group()
+        number = _digits(match.group())
         if (len(number) == 11 and number.startswith(_MOBILE_PREFIXES)) or _PHONE_CONTEXT.search(
             text, max(0, match.start() - 16), match.start()
         ):
@@ -632,6 +833,16 @@ def _japanese_rule(kind: str, pattern: re.Pattern[str], keep: Callable[[str], bo
     return find
 
 
+def _not_a_path(value: str) -> bool:
+    """A password after ``パスは`` (not a file path: ``パスは src/main.py``, ``パスは C:\\tools``)."""
+    return _looks_like_password(value) and not _PATH_LIKE.search(value)
+
+
+def _town_address_rule(text: str) -> Iterator[Finding]:
+    for match in _JP_TOWN_ADDRESS.finditer(text):
+        yield Finding(ADDRESS, *(match.span("v") if match.group("v") is not None else match.span()))
+
+
 def _jwt_rule(text: str) -> Iterator[Finding]:
     done = 0  # everything before this was tested (a run that cannot start a JWT, or a JWT found)
     for start in _JWT_START.finditer(text):
@@ -655,33 +866,90 @@ def _card_shape(lengths: list[int]) -> bool:
     return all(n % 4 == 0 for n in lengths[:-1]) and (last == 0 or (last == 3 and sum(lengths) == 19))
 
 
-def _card_rule(text: str) -> Iterator[Finding]:
+def _digit_run_rule(text: str) -> Iterator[Finding]:
     """Runs of digit groups; within each, the windows of whole groups written as a card number is (see
     :func:`_card_shape`) that make a Luhn-valid number of 13 to 19 digits starting with 2-6 (so that digits
-    written next to a card number, a date before it or a time after it, do not hide it). A run ends only where
-    its digits do (a run cut inside a group would hide a card at its end); only windows of 13 to 19 digits are
-    joined, so the work stays linear in the run."""
-    for match in _CARD.finditer(text):
+    written next to a card number, a date before it or a time after it, do not hide it; groups that are all years,
+    ``2019、2020、2021、2022``, are a list). A run ends only where its digits do (a run cut inside a group would
+    hide a card at its end); only windows of 13 to 19 digits are joined, so the work stays linear in the run.
+    Then, outside the cards, My Numbers (:func:`_my_number_windows`)."""
+    for match in _DIGIT_RUN.finditer(text):
         found_groups = list(_DIGIT_GROUP.finditer(match.group()))
         groups = [g.group() for g in found_groups]
-        spans = [g.span() for g in found_groups]
+        lengths = [len(group) for group in groups]
+        spans = [(match.start() + g.start(), match.start() + g.end()) for g in found_groups]
         before = [0]
-        for group in groups:
-            before.append(before[-1] + len(group))
+        for length in lengths:
+            before.append(before[-1] + length)
+        cards: list[tuple[int, int]] = []
         start = 0
         while start < len(groups):
             found = None
             end = bisect.bisect_right(before, before[start] + 19) - 1  # the most groups that fit in 19 digits
+            if lengths[start] % 4 and end > start + 1:
+                end = start + 1  # a card in groups starts with a group of four: only this group alone can be one
             while groups[start][0] in "23456" and end > start and before[end] - before[start] >= 13:
-                if _card_shape([len(g) for g in groups[start:end]]) and luhn_valid("".join(groups[start:end])):
+                window = groups[start:end]
+                if (
+                    _card_shape(lengths[start:end])
+                    and luhn_valid("".join(window))
+                    and (len(window) == 1 or not all(_YEAR.fullmatch(g) for g in window))
+                ):
                     found = end
                     break
                 end -= 1
             if found is None:
                 start += 1
                 continue
-            yield Finding(CARD, match.start() + spans[start][0], match.start() + spans[found - 1][1])
+            cards.append((start, found))
+            yield Finding(CARD, spans[start][0], spans[found - 1][1])
             start = found
+        yield from _my_number_windows(text, groups, spans, before, cards)
+
+
+def _my_number_windows(
+    text: str, groups: list[str], spans: list[tuple[int, int]], before: list[int], cards: list[tuple[int, int]]
+) -> Iterator[Finding]:
+    """Windows of whole groups of one digit run that make 12 digits outside its cards: a My Number when a word
+    for it is near (within 32 characters before or 16 after: ``マイナンバー``, ``個人番号``; written any way);
+    without one, only as it is written (``123456789018``, ``1234 5678 9018``, ``1234-5678-9018``) with a valid
+    check digit, and not a date and time (``202602021530``) nor a list of years."""
+    run_start, run_end = spans[0][0], spans[-1][1]
+    cue_before = [cue.start() for cue in _MY_NUMBER_CONTEXT.finditer(text, max(0, run_start - 32), run_start)]
+    cue_after = _MY_NUMBER_CONTEXT.search(text, run_end, run_end + 16)
+    taken = [False] * len(groups)
+    for card_start, card_end in cards:
+        taken[card_start:card_end] = [True] * (card_end - card_start)
+    start = 0
+    while start < len(groups):
+        end = bisect.bisect_left(before, before[start] + 12)
+        if end >= len(before) or before[end] != before[start] + 12 or any(taken[start:end]):
+            start += 1
+            continue
+        first, last = spans[start][0], spans[end - 1][1]
+        cued = (bool(cue_before) and cue_before[-1] >= first - 32) or (
+            cue_after is not None and cue_after.end() <= last + 16
+        )
+        if cued or _written_my_number(text, groups[start:end], spans[start:end]):
+            yield Finding(MY_NUMBER, first, last)
+            start = end
+        else:
+            start += 1
+
+
+def _written_my_number(text: str, groups: list[str], spans: list[tuple[int, int]]) -> bool:
+    """12 digits together or in fours apart by a blank or ``-``, with a valid check digit; not a date and time,
+    nor years."""
+    if len(groups) != 1 and not (
+        len(groups) == 3 and all(len(g) == 4 for g in groups) and all(text[end] in " -" for _start, end in spans[:-1])
+    ):
+        return False
+    digits = "".join(groups)
+    return (
+        my_number_valid(digits)
+        and not _DATE_TIME.fullmatch(digits)
+        and not all(_YEAR.fullmatch(group) for group in groups)
+    )
 
 
 def _entropy_rule(text: str) -> Iterator[Finding]:
@@ -738,16 +1006,19 @@ _PLAIN_RULES: tuple[Rule, ...] = (
     _assignment_rule(PASSWORD, _PASSWORD_WORDS, _looks_like_password),
     _assignment_rule(SECRET, _SECRET_WORDS, _looks_like_key),
     _japanese_rule(PASSWORD, _JA_PASSWORD, _looks_like_password),
+    _japanese_rule(PASSWORD, _JA_PASS, _not_a_path),
     _japanese_rule(SECRET, _JA_SECRET, _looks_like_key),
     _entropy_rule,
     _pattern_rule(EMAIL, _EMAIL, _email_ok),
-    _pattern_rule(EMAIL, _EMAIL_OBFUSCATED, _obfuscated_email_ok),
+    _pattern_rule(EMAIL, _EMAIL_SPELLED, _spelled_email_ok),
     _international_phone_rule,
     _pattern_rule(PHONE, _PHONE_JAPAN, _japanese_phone_ok),
     _pattern_rule(PHONE, _PHONE_NANP),
     _bare_phone_rule,
-    _card_rule,
+    _digit_run_rule,
     _pattern_rule(ADDRESS, _JP_ADDRESS),
+    _town_address_rule,
+    _pattern_rule(ADDRESS, _POSTAL_CODE),
     _pattern_rule(ADDRESS, _US_ADDRESS),
     _internal_url_rule,
 )
@@ -777,14 +1048,15 @@ def find_sensitive(text: str) -> list[Finding]:
     view = normalise(text)
     _check_budget()
     found = {Finding(f.kind, *view.span(f.start, f.end)) for f in _findings(view, RULES)}
-    joined = _joined(view)
+    joined = _joined(view, text)
     if joined is not None:
         lines, joins = joined
         for finding in _findings(lines, RULES):
-            after = bisect.bisect_right(joins, finding.start)
-            crosses = after < len(joins) and joins[after] < finding.end
+            start, end = lines.span(finding.start, finding.end)
+            after = bisect.bisect_right(joins, start)
+            crosses = after < len(joins) and joins[after] < end
             if crosses or finding.kind not in _WEAK:  # a weak one only where the join made it
-                found.add(Finding(finding.kind, *lines.span(finding.start, finding.end)))
+                found.add(Finding(finding.kind, start, end))
     strong = sorted((f.start, f.end) for f in found if f.kind not in _WEAK)
     starts = [start for start, _end in strong]
     reach: list[int] = []  # reach[i]: the furthest end among the first i + 1 strong findings (by start)

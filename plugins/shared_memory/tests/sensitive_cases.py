@@ -23,6 +23,7 @@ from ego_shared_memory.detector import (
     ENTROPY,
     INTERNAL_URL,
     JWT,
+    MY_NUMBER,
     PASSWORD,
     PHONE,
     PRIVATE_KEY,
@@ -55,7 +56,70 @@ def _b64(text: str, *, urlsafe: bool = False) -> str:
     return encode(text.encode()).decode()
 
 
+JAPANESE_REFUSED: tuple[tuple[str, str], ...] = (
+    # Japanese forms an audit found stored: kanji and full-width numerals, Japanese separators, spelt-out signs,
+    # block numbers in kanji, postal codes without 〒, buildings after a block number, passwords after パスは
+    # My Number: 12 digits with a check digit; any 12 digits after a word for it
+    (MY_NUMBER, "マイナンバーは⟦123456789018⟧です"),
+    (MY_NUMBER, "個人番号：⟦1234 5678 9018⟧"),
+    (MY_NUMBER, "マイナンバー ⟦１２３４－５６７８－９０１８⟧"),
+    (MY_NUMBER, "マイナンバーは⟦一二三四五六七八九〇一八⟧"),
+    (MY_NUMBER, "個人番号 ⟦一二三四・五六七八・九〇一八⟧"),
+    (MY_NUMBER, "マイナンバー（個人番号）は ⟦4321.8765.2109⟧ です"),
+    (MY_NUMBER, "届け出た番号は⟦123456789018⟧"),
+    (MY_NUMBER, "⟦1234-5678-9018⟧ を書類に記入"),
+    (MY_NUMBER, "⟦１２３４５６７８９０１８⟧"),
+    # card numbers: Japanese separators, kanji numerals
+    (CARD, "カード番号は⟦4111・1111・1111・1111⟧"),
+    (CARD, "⟦4111、1111、1111、1111⟧で支払い"),
+    (CARD, "⟦4111/1111/1111/1111⟧"),
+    (CARD, "カード ⟦4111，1111，1111，1111⟧"),
+    (CARD, "カード番号は⟦四一一一一一一一一一一一一一一一⟧"),
+    (CARD, "⟦四一一一 一一一一 一一一一 一一一一⟧"),
+    (CARD, "⟦５５００・００００・００００・０００４⟧"),
+    # phone numbers: kanji numerals, Japanese separators, digits apart
+    (PHONE, "電話は⟦〇九〇－一二三四－五六七八⟧"),
+    (PHONE, "⟦〇九〇ー一二三四ー五六七八⟧"),
+    (PHONE, "携帯⟦090・1234・5678⟧"),
+    (PHONE, "⟦090の1234の5678⟧に電話して"),
+    (PHONE, "⟦0 9 0 1 2 3 4 5 6 7 8⟧"),
+    (PHONE, "電話番号は⟦〇三・一二三四・五六七八⟧"),
+    (PHONE, "⟦０９０　１２３４　５６７８⟧"),
+    (PHONE, "電話 ⟦0 3 1 2 3 4 5 6 7 8⟧"),
+    # e-mail addresses with their signs written another way
+    (EMAIL, "⟦taro＠gmail。com⟧"),
+    (EMAIL, "⟦taro アットマーク gmail ドット com⟧"),
+    (EMAIL, "⟦taro at gmail dot com⟧"),
+    (EMAIL, "メールは⟦hanako★yahoo.co.jp⟧まで（★を@に）"),
+    (EMAIL, "⟦jiro(アット)docomo.ne.jp⟧"),
+    (EMAIL, "⟦taro@gmail ドット com⟧"),
+    (EMAIL, "⟦ｔａｒｏアットマークｇｍａｉｌドットｃｏｍ⟧"),
+    # postal addresses: kanji block numbers, postal codes, buildings after a block number
+    (ADDRESS, "⟦東京都新宿区西新宿二丁目八番一号⟧"),
+    (ADDRESS, "郵便番号⟦100-0001⟧"),
+    (ADDRESS, "郵便番号は⟦一〇〇－〇〇〇一⟧"),
+    (ADDRESS, "⟦〒一〇〇－〇〇〇一⟧"),
+    (ADDRESS, "⟦西新宿2-8-1 都庁ビル⟧に来て"),
+    (ADDRESS, "⟦新宿区西新宿2-8-1 都庁ビル⟧"),
+    (ADDRESS, "住所は⟦港区六本木六丁目十番一号⟧"),
+    (ADDRESS, "⟦大阪市北区梅田三丁目一番三号⟧"),
+    (ADDRESS, "住所は⟦神南一丁目二－三⟧です"),
+    (ADDRESS, "⟦渋谷区神南1-2-3 サンプルハイツ405号室⟧"),
+    (ADDRESS, "⟦世田谷区桜丘二丁目十五番⟧"),
+    # passwords after Japanese words for one
+    (PASSWORD, "パスは⟦hunter22⟧"),
+    (PASSWORD, "Wi-Fiのパスは「⟦sakura2026⟧」"),
+    (PASSWORD, "PINは⟦730512⟧"),
+    (PASSWORD, "暗証番号は⟦四八二一⟧"),
+    (PASSWORD, "合言葉は⟦Yama-Kawa99⟧"),
+    (PASSWORD, "パスコード：⟦739104⟧"),
+    (PASSWORD, "ﾊﾟｽﾜｰﾄﾞは⟦hunter22⟧"),
+    (PASSWORD, "PW: ⟦Tr0ub4dor⟧"),
+)
+"""Each form also goes through the gateway over HTTP and the janitor's scan (test_detector_gateway.py)."""
+
 REFUSED: tuple[tuple[str, str], ...] = (
+    *JAPANESE_REFUSED,
     # phone numbers: in Japanese sentences, full-width, with the long-vowel mark, in parentheses, split
     (PHONE, "Masterの電話番号は⟦090-1234-5678⟧"),
     (PHONE, "⟦０９０－１２３４－５６７８⟧"),
@@ -210,7 +274,56 @@ REFUSED: tuple[tuple[str, str], ...] = (
     (INTERNAL_URL, "⟦metadata.google.internal⟧"),
 )
 
+JAPANESE_STORED: tuple[str, ...] = (
+    # numbers in Japanese prose that are none of these: ordinals, dates, prices, times, counts, chapters, years
+    "新宿区3番目に大きい公園に行った。",
+    "二〇二六年に完成予定",
+    "第三章を読んだ",
+    "3番線から発車する",
+    "100円ショップで買った",
+    "会議は14時30分から",
+    "参加者は三十五人",
+    "第12回大会は2026年3月15日",
+    "平成三十一年四月一日に施行",
+    "一番好きな食べ物はカレー",
+    "千葉県一番の観光地",
+    "一、二回しか行っていない",
+    "2019、2020、2021、2022年に開催",
+    "価格は１２，３４５円",
+    "電話番号は後で伝える",
+    "マイナンバーカードを申請した",
+    "個人番号は12桁の数字",
+    "パスは通っている",
+    "パスは src/ego/config.py にある",
+    "パスは C:\\tools\\bin に通す",
+    "パスポートは5年で更新",
+    "キャンパスは2つある",
+    "暗証番号は4桁",
+    "パスワードは12文字以上",
+    "PINは4桁の数字",
+    "東京都の人口は約千四百万人",
+    "第一、第二会議室",
+    "三丁目の夕日を観た",
+    "四谷三丁目駅で降りた",
+    "国道二四六号線を走る",
+    "昭和四十五年生まれ",
+    "郵便番号は各自で調べる",
+    "ビルド 2026 0212 1530 を配布",
+    "一九六四年の東京オリンピック",
+    "七五三のお祝い",
+    "九十九里浜に行った",
+    "3・11の記憶",
+    "港区1、2丁目",
+    "Taro works at google.com",
+    "We met at noon; the dot com era had ended.",
+    "新宿駅から徒歩3分、2-3人で行く",
+    "図2-1-3を参照",
+    "手順1-2-3の順に進める",
+    "サンシャイン60は池袋にある",
+)
+
 STORED: tuple[str, ...] = (
+    *JAPANESE_STORED,
     # the audit's false positives
     "password_policy: min12chars",
     "token_budget=400tokens",
@@ -312,6 +425,8 @@ CASES: tuple[Case, ...] = (
 )
 REFUSE_CASES: tuple[Case, ...] = tuple(case for case in CASES if case.kind is not None)
 STORE_CASES: tuple[Case, ...] = tuple(case for case in CASES if case.kind is None)
+JAPANESE_CASES: tuple[Case, ...] = REFUSE_CASES[: len(JAPANESE_REFUSED)]
+"""The Japanese forms (first in :data:`REFUSED`)."""
 
 FIELD_CASES: tuple[tuple[str, str, str], ...] = (
     # (field, value, kind): sensitive data in the ids an agent chooses

@@ -1,6 +1,11 @@
 """Detection never holds up the gateway (an audit found a ReDoS): over real HTTP, /v1/health is answered while an
 append's content is being checked, and a check that overruns its budget is a 503 JSON answer, not a hang. The
-agent tool and the janitor check the same way, off any event loop."""
+agent tool and the janitor check the same way, off any event loop.
+
+Japanese too (an audit stored 20 of 32 Japanese secrets and personal data): every Japanese form of the case table
+(kanji and full-width numerals, Japanese separators, spelt-out e-mail signs, My Numbers, postal codes without 〒,
+buildings after a block number, passwords after パスは) is refused over HTTP and masked by the janitor's scan
+when it is already stored; harmless Japanese numbers (ordinals, dates, prices, counts, chapters) are stored."""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
+from sensitive_cases import JAPANESE_CASES, JAPANESE_STORED, Case
 from shared_support import ThreadGateway, event
 
 from ego_shared_memory import detector
@@ -18,7 +24,7 @@ from ego_shared_memory.detector import Finding, find_sensitive
 from ego_shared_memory.events import EventDraft, Source
 from ego_shared_memory.gateway import build_app
 from ego_shared_memory.janitor import scan
-from ego_shared_memory.store import SqlStore
+from ego_shared_memory.store import EventFilter, SqlStore
 
 APPEND = "/v1/memory/append"
 MARK = "slow-to-check-marker"
@@ -154,3 +160,63 @@ def test_the_janitor_masks_an_adversarial_event_without_stalling(store: SqlStore
     report = scan(store, now, full=True)
     assert [item["kinds"] for item in report["redacted"]] == [["password"]]
     assert find_sensitive(store.events_after(0, 10)[0].content_md) == []
+
+
+# --------------------------------------------------------------------------------------------------
+# Japanese secrets and personal data
+
+
+@pytest.mark.parametrize("case", JAPANESE_CASES, ids=lambda case: f"{case.ident}-{case.kind}")
+def test_a_japanese_form_is_refused_over_http_and_never_echoed(
+    store: SqlStore, gateway: ThreadGateway, token_for: Callable[..., str], case: Case
+) -> None:
+    with httpx.Client(base_url=gateway.url, timeout=30) as client:
+        refused = client.post(
+            APPEND, json=event(dedupe_key=f"case:{case.ident}", content_md=case.text), headers=auth(token_for("claude"))
+        )
+    assert refused.status_code == 422, (case.text, refused.text)
+    body = refused.json()
+    assert body["field"] == "content_md"
+    assert case.kind in body["kinds"]
+    assert not any(needle in refused.text for needle in case.needles)
+    assert store.event_count() == 0
+
+
+def test_harmless_japanese_numbers_are_stored_over_http(
+    store: SqlStore, gateway: ThreadGateway, token_for: Callable[..., str]
+) -> None:
+    headers = auth(token_for("claude"))
+    with httpx.Client(base_url=gateway.url, timeout=30) as client:
+        answers = {
+            text: client.post(APPEND, json=event(dedupe_key=f"note:{i}", content_md=text), headers=headers).status_code
+            for i, text in enumerate(JAPANESE_STORED)
+        }
+    assert {text: code for text, code in answers.items() if code != 201} == {}
+    stored = {e.content_md for e in store.list_events(EventFilter(include_deprecated=True, limit=1000))}
+    assert stored == set(JAPANESE_STORED)
+
+
+def test_the_janitor_masks_japanese_forms_stored_before_the_filter_read_them(store: SqlStore) -> None:
+    now = datetime.now(UTC)
+    for case in JAPANESE_CASES:
+        store.append(
+            EventDraft(
+                agent_id="claude",
+                run_id="run_test",
+                scope="global",
+                kind="fact",
+                dedupe_key=f"case:{case.ident}",
+                confidence="high",
+                content_md=case.text,
+                source=Source("cli", None, None),
+                supersedes=None,
+                ttl_days=0,
+            ),
+            now,
+        )
+    report = scan(store, now, full=True)
+    assert len(report["redacted"]) == len(JAPANESE_CASES)
+    kept = "\n".join(e.content_md for e in store.list_events(EventFilter(include_deprecated=True, limit=1000)))
+    leaks = [(case.ident, needle) for case in JAPANESE_CASES for needle in case.needles if needle in kept]
+    assert leaks == []
+    assert all(find_sensitive(e.content_md) == [] for e in store.events_after(0, 1000))
