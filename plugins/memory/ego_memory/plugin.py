@@ -17,6 +17,7 @@ from ego_core import (
     EmbedderFactory,
     EmbeddingError,
     Ember,
+    ImportFormat,
     PluginContext,
     Redactor,
     ScaffoldItem,
@@ -29,7 +30,7 @@ from ego_core import (
     relative_age,
     truncate,
 )
-from ego_memory import portable
+from ego_memory import importers, portable
 from ego_memory.anticipation import surfacing_claims, surfacing_line
 from ego_memory.commands import memory_commands
 from ego_memory.config import CONFIG_ENV, MemoryConfig
@@ -189,6 +190,7 @@ class MemoryPlugin(MemorySurface):
     def on_startup(self, ctx: PluginContext) -> None:
         runtime = open_runtime(ctx, self.redactor)
         self.runtime, self.memories, self.lifecycle = runtime, runtime.memories, runtime.lifecycle
+        runtime.lifecycle.guard_episodes()  # summaries written before a member turned private (or this rule)
         ctx.provide(MEMORY_STORE, runtime.memories)
 
     @hookimpl
@@ -274,6 +276,12 @@ class MemoryPlugin(MemorySurface):
     # ego export / ego import
 
     @hookimpl
+    def register_import_formats(self, register: Callable[[ImportFormat], None], ctx: PluginContext) -> None:
+        config: MemoryConfig = ctx.config
+        register(importers.markdown_format(config.max_content_chars))
+        register(importers.ego_mcp_format())
+
+    @hookimpl
     def export_records(self, include_private: bool) -> Iterator[Mapping[str, Any]]:
         return portable.export_records(self._require(), include_private)
 
@@ -309,8 +317,9 @@ class MemoryPlugin(MemorySurface):
             # the agent's own continuing thought stands alone: the whole wake_up stays under 150 tokens
             thought = latest[0]
             budget = THOUGHT_BUDGET
-            # a private thought's open end is quoted long enough for the redactor to recognise it
-            least = QUOTE_MIN if thought.is_private else 0
+            # a private thought's open end is quoted long enough for the redactor to recognise it (separators
+            # weigh less than letters there: a margin of two keeps "Still open: …" of twenty characters a quote)
+            least = QUOTE_MIN + 2 if thought.is_private else 0
             snippet = thought_quote(thought.content, budget, wide=THOUGHT_WIDE, least=least, tokens=THOUGHT_TOKENS)
             when = relative_age(thought.timestamp, now) + (", private" if thought.is_private else "")
             text = f'Last introspection ({when}): "{snippet}" {THOUGHT_FRAME}'

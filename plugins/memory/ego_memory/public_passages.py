@@ -21,9 +21,10 @@ MIN_PHRASE = 3
 
 
 class PublicPassages:
-    """``passages(text, before)``: whether the (folded: one space per whitespace run, lower case) ``text`` occurs
-    in a public memory stored before ``before`` (UTC seconds). Unsure (the file cannot be read, the phrase is too
-    short) counts as "no": the redactor masks."""
+    """``passages(text, before)``: whether ``text`` (a private memory's own wording of a passage, in
+    :func:`~ego_memory.privacy.public_form`: NFKC, one space per whitespace run, lower case) occurs in a public
+    memory stored before ``before`` (UTC seconds). Unsure (the file cannot be read, the phrase is too short)
+    counts as "no": the redactor masks."""
 
     def __init__(self, database: Path) -> None:
         self.database = database

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from ego_core import PRIVATE_MARK
 from ego_core.testing import ToolRunner, tool_text
-from ego_memory.privacy import MIN_RUN, QUOTE_MIN, PrivateContentRedactor, PublicCheck, fold
+from ego_memory.privacy import MIN_RUN, QUOTE_MIN, PrivateContentRedactor, PublicCheck, fold, public_form
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -74,8 +74,9 @@ async def test_a_diary_keeps_its_public_lines_intact(memory_hosts: MemoryHosts) 
 
 
 def publicly_contains(public_texts: list[tuple[str, float]]) -> PublicCheck:
-    """The check :class:`PublicPassages` makes on the store, over (text, timestamp) pairs."""
-    folded = [(fold(text), ts) for text, ts in public_texts]
+    """The check :class:`PublicPassages` makes on the store, over (text, timestamp) pairs: a private memory's
+    wording of a passage, in public form."""
+    folded = [(public_form(text), ts) for text, ts in public_texts]
     return lambda passage, before: any(passage in text and ts < before for text, ts in folded)
 
 

@@ -188,9 +188,11 @@ class SharedTools:
                 "Say where such data lives, never the data itself."
             )
         redacted = self._redact(content)
-        if PRIVATE_MARK in redacted:
+        # the key and the scope are read by every agent too: a private text as a slug stays private
+        checked = [redacted, self._redact(str(args["dedupe_key"])), self._redact(scope)]
+        if any(PRIVATE_MARK in text for text in checked):
             raise ToolError(PRIVATE_REFUSED)
-        if redacted.startswith(WITHHELD_PREFIX):
+        if any(text.startswith(WITHHELD_PREFIX) for text in checked):
             raise ToolError("Not shared: the text could not be checked for private content; nothing was sent.")
         body: dict[str, Any] = {
             "scope": scope,
