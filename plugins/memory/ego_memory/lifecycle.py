@@ -29,8 +29,8 @@ from ego_memory.errors import StoreError
 from ego_memory.limits import MAX_EPISODE_MEMBERS, MAX_TAG_CHARS, MAX_TAGS, list_problem
 from ego_memory.memories import Memories, extra_lines
 from ego_memory.model import normal_importance, normal_tags
-from ego_memory.privacy import mask_quotes
 from ego_memory.rows import Episode, to_millis
+from ego_memory.summaries import guarded
 from ego_memory.wording import count_of
 
 MEMORY_ID = re.compile(r"^mem_[0-9a-f]{12}$")
@@ -131,12 +131,16 @@ class Lifecycle:
         changes = revision_words(before, after)
         if not changes:
             return Response(data=f"Nothing changed (id: {memory_id}): it already is so.")
+        notes: list[str] = []
         if after.is_private and not before.is_private:
             self.memories.redactor.add(after.id, after.content, after.timestamp.timestamp())
+            masked = self.guard_episodes(after.id)
+            if masked:
+                notes.append(f"Its words were left out of the summary of {count_of(masked, 'episode')}.")
         elif before.is_private and not after.is_private:
             self.memories.redactor.remove(after.id)
         extra = extra_lines(self.ctx.hooks.on_memory_revised(before=before, after=after))
-        return Response(data="\n".join([f"Revised (id: {memory_id}): {'; '.join(changes)}.", *extra]))
+        return Response(data="\n".join([f"Revised (id: {memory_id}): {'; '.join(changes)}.", *notes, *extra]))
 
     # ------------------------------------------------------------------------------------------
     # link_memories
@@ -181,14 +185,14 @@ class Lifecycle:
         if is_blank(summary):
             raise InvalidArgumentError("summary", "must contain text, not only whitespace")
         private = [m.content for m in members if m.is_private]
-        guarded = mask_quotes(self.memories.redactor(summary), private)
+        kept = guarded(summary, self.memories.redactor, private)
         notes = []
-        if guarded != summary:
+        if kept != summary:
             notes.append("Words quoted from private memories were left out of the summary; the members stay linked.")
         ordered = sorted(members, key=lambda m: (m.timestamp, m.id))
         episode = Episode(
             id="ep_" + secrets.token_hex(6),
-            summary=guarded,
+            summary=kept,
             memory_ids=tuple(m.id for m in ordered),
             start=ordered[0].timestamp,
             end=ordered[-1].timestamp,
@@ -203,6 +207,21 @@ class Lifecycle:
             f"importance {episode.importance}."
         )
         return Response(data="\n".join([data, *notes]), scaffold=(EPISODE_SCAFFOLD,))
+
+    def guard_episodes(self, memory_id: str | None = None) -> int:
+        """Mask in the summaries of the episodes holding ``memory_id`` (of every episode: None) what they quote of
+        their private members (:mod:`ego_memory.summaries`); how many summaries changed."""
+        episodes = self.store.episodes() if memory_id is None else self.store.episodes_holding(memory_id)
+        members = list(dict.fromkeys(i for e in episodes for i in e.memory_ids))
+        private = {m.id: m.content for m in self.store.get(members, with_links=False) if m.is_private}
+        changed: dict[str, str] = {}
+        for episode in episodes:
+            texts = [private[i] for i in episode.memory_ids if i in private]
+            summary = guarded(episode.summary, self.memories.redactor, texts) if texts else episode.summary
+            if summary != episode.summary:
+                changed[episode.id] = summary
+        self.store.set_summaries(changed)
+        return len(changed)
 
     def get_episode(self, args: Mapping[str, Any]) -> Response:
         episode_id = str(args["episode_id"]).strip()

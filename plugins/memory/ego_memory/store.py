@@ -27,7 +27,7 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
@@ -823,6 +823,22 @@ class MemoryStore:
         with self.reading():
             rows = self.db.execute(f"SELECT {EPISODE_COLUMNS} FROM episodes ORDER BY start_ts, id").fetchall()
             return [row_to_episode(row) for row in rows]
+
+    def episodes_holding(self, memory_id: str) -> list[Episode]:
+        """The episodes ``memory_id`` is a member of."""
+        with self.reading():
+            rows = self.db.execute(
+                f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE instr(memory_ids, ?) > 0 ORDER BY start_ts, id",
+                (json.dumps(memory_id),),
+            ).fetchall()
+        return [e for e in (row_to_episode(row) for row in rows) if memory_id in e.memory_ids]
+
+    def set_summaries(self, summaries: Mapping[str, str]) -> None:
+        """Replace the summaries of episodes (id → summary) in one transaction."""
+        if not summaries:
+            return
+        with self.writing(), self._transaction() as db:
+            db.executemany("UPDATE episodes SET summary = ? WHERE id = ?", [(s, i) for i, s in summaries.items()])
 
     # ------------------------------------------------------------------------------------------
     # Consolidation

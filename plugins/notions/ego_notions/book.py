@@ -15,7 +15,7 @@ import attrs
 from ego_core import PEOPLE, ConsolidationRun, Memory, MemoryService, NotionView, People, Services, log_event
 from ego_notions.cliques import Cliques, find_cliques
 from ego_notions.groups import belongs, fold, holds, theme_groups
-from ego_notions.labels import PRIVATE, compose, is_japanese, language_of, person_word
+from ego_notions.labels import FORGOTTEN, PRIVATE, compose, is_japanese, language_of, person_word, quotes
 from ego_notions.lexicon import theme_key, theme_word
 from ego_notions.model import (
     CONTRADICT_STEP,
@@ -39,7 +39,7 @@ from ego_notions.model import (
     themes_of,
     tone_of,
 )
-from ego_notions.store import NotionDB, new_id
+from ego_notions.store import DRAWN_FLAG, NotionDB, new_id
 from ego_notions.themes import Themes
 
 MAX_NODES = 2000
@@ -108,16 +108,17 @@ class NotionBook:
     def notions(self, *, min_confidence: float = 0.0, limit: int | None = None) -> Sequence[NotionView]:
         now = self.now()
         held = [n for n in self.ranked(now) if n.confidence_at(now) >= min_confidence]
-        return [n.view(now) for n in (held if limit is None else held[: max(0, limit)])]
+        return [n.view(now) for n in self.current(held if limit is None else held[: max(0, limit)])]
 
     def convictions(self) -> Sequence[NotionView]:
         now = self.now()
-        return [n.view(now) for n in self.ranked(now) if n.is_conviction(now)]
+        return [n.view(now) for n in self.current([n for n in self.ranked(now) if n.is_conviction(now)])]
 
     def for_person(self, person: str) -> Sequence[NotionView]:
         now = self.now()
         wanted = person.strip().casefold()
-        return [n.view(now) for n in self.ranked(now) if n.person and n.person.casefold() == wanted]
+        held = [n for n in self.ranked(now) if n.person and n.person.casefold() == wanted]
+        return [n.view(now) for n in self.current(held)]
 
     def theme(self, word: str) -> str:
         return theme_key(word)
@@ -257,19 +258,15 @@ class NotionBook:
         if len(members) < MIN_MEMBERS or is_ephemeral(members):
             return None
         members = _chronological(members)
-        public = [m for m in members if not m.is_private]
         tone = tone_of(members)
         valence = round(sum(m.emotional_trace.valence for m in members) / len(members), 4)
-        key_of = self.themes.keys(t for m in public for t in m.tags)
-        keys = themes_of(public, key_of)
-        language = language_of([m.content for m in (public or members)])
-        words = {key: self._word(key, public, key_of, language) for key in keys}
         sources = tuple(m.id for m in members)
         person = _person_of(sources, people)
         agreeing = sum(1 for m in members if same_sign(m.emotional_trace.valence, valence))
+        label, tags = self._drawn(members, tone, person)
         return Notion(
             id=new_id(),
-            label=self._label(keys=keys, words=words, public=public, tone=tone, language=language, person=person),
+            label=label,
             tone=tone,
             valence=valence,
             confidence=confidence_for(len(members)),
@@ -277,10 +274,26 @@ class NotionBook:
             created=now,
             reinforced=now,
             sources=sources,
-            tags=tuple(words[key] for key in keys),
+            tags=tags,
             reinforcement_count=max(0, agreeing - MIN_MEMBERS),
             person=person,
+            private_sources=tuple(m.id for m in members if m.is_private),
         )
+
+    def _drawn(
+        self, members: Sequence[Memory], tone: str, person: str | None, language: str = "en"
+    ) -> tuple[str, tuple[str, ...]]:
+        """The label and tags of a notion of ``members`` (oldest first), drawn from the public ones only (with no
+        memory left, the forgotten phrase in ``language``)."""
+        if not members:
+            return FORGOTTEN[language], ()
+        public = [m for m in members if not m.is_private]
+        key_of = self.themes.keys(t for m in public for t in m.tags)
+        keys = themes_of(public, key_of)
+        language = language_of([m.content for m in (public or members)])
+        words = {key: self._word(key, public, key_of, language) for key in keys}
+        label = self._label(keys=keys, words=words, public=public, tone=tone, language=language, person=person)
+        return label, tuple(words[key] for key in keys)
 
     def _word(self, key: str, public: Sequence[Memory], key_of: Mapping[str, str], language: str) -> str:
         """The word for a theme in a label in ``language``: the tag its memories use most in that language, else
@@ -309,7 +322,10 @@ class NotionBook:
         person: str | None,
     ) -> str:
         """Its themes and feeling as a thought in the language of its memories (the person it is bound to named,
-        and no theme twice); without themes, the most common first sentence of its public memories."""
+        and no theme twice); without themes, the most common first sentence of its public memories; without a
+        public memory, nothing of them (not even the person)."""
+        if not public:
+            return PRIVATE[language]
         who = person_word(person, language, [t for m in public for t in m.tags]) if person else None
         skip = set(self.themes.keys([person]).values()) if person else set()
         shown = [words[key] for key in keys if key not in skip]
@@ -321,6 +337,79 @@ class NotionBook:
             best = max(counts.values())
             return next(c for c in candidates if counts[c] == best)
         return compose([], tone, language, who) if who else PRIVATE[language]
+
+    # ----------------------------------------------------------------------------------------------
+    # labels and tags drawn from public memories only
+
+    def current(self, notions: Sequence[Notion], *, force: bool = False) -> list[Notion]:
+        """``notions`` as they are now: one whose memory turned private or public, or was forgotten, since its
+        label and tags were drawn has them drawn again from its public memories (and kept); with ``force``, every
+        one. Whoever changed the memory (another process too), what is shown is drawn from what is public now."""
+        service = self.memories()
+        ids = list(dict.fromkeys(s for n in notions for s in n.sources))
+        found: dict[str, Memory] = {}
+        if service is None or not (ids or force):
+            return list(notions)
+        try:
+            found = {m.id: m for m in service.get(ids)} if ids else {}
+        except Exception as exc:  # the memory plugin's problem: the labels stay as they were last drawn
+            log_event(self.log, "notions_labels_unchecked", error=type(exc).__name__)
+            return list(notions)
+        fresh: dict[str, Notion] = {}
+        for notion in notions:
+            present = [found[s] for s in notion.sources if s in found]
+            private = {m.id for m in present if m.is_private}
+            if force or len(present) != len(notion.sources) or private != set(notion.private_sources):
+                fresh[notion.id] = self._redrawn(notion, present)
+        if fresh:
+            self.db.apply(save=list(fresh.values()))
+            log_event(self.log, "notions_redrawn", count=len(fresh))
+        return [fresh.get(n.id, n) for n in notions]
+
+    def _redrawn(self, notion: Notion, present: Sequence[Memory]) -> Notion:
+        """``notion`` with only the sources still kept (``present``), its tags drawn again from the public ones,
+        and its label too unless the agent chose it and it quotes no private one."""
+        members = _chronological(present)
+        language = "ja" if is_japanese(notion.label) else "en"
+        label, tags = self._drawn(members, notion.tone, notion.person, language)
+        private = [m for m in members if m.is_private]
+        kept = notion.chosen and not quotes(notion.label, [m.content for m in private])
+        return attrs.evolve(
+            notion,
+            label=notion.label if kept else label,
+            chosen=kept,
+            tags=tags,
+            sources=tuple(m.id for m in present),
+            private_sources=tuple(m.id for m in private),
+        )
+
+    def reconcile(self) -> int:
+        """Once after the upgrade that began to track it: every notion's label and tags checked against its
+        memories (a label that is a memory's first sentence is drawn, not chosen). Returns how many changed."""
+        service = self.memories()
+        if self.db.flag(DRAWN_FLAG) is not None or service is None:
+            return 0
+        notions = self.db.all()
+        ids = list(dict.fromkeys(s for n in notions for s in n.sources))
+        try:
+            found = {m.id: m for m in service.get(ids)} if ids else {}
+        except Exception as exc:  # the memory plugin's problem: checked at the next start
+            log_event(self.log, "notions_labels_unchecked", error=type(exc).__name__)
+            return 0
+        changed: list[Notion] = []
+        for notion in notions:
+            present = [found[s] for s in notion.sources if s in found]
+            private = {m.id for m in present if m.is_private}
+            chosen = notion.chosen and notion.label not in {first_sentence(m.content) for m in present}
+            if len(present) != len(notion.sources) or private != set(notion.private_sources):
+                changed.append(self._redrawn(attrs.evolve(notion, chosen=chosen), present))
+            elif chosen != notion.chosen:
+                changed.append(attrs.evolve(notion, chosen=chosen))
+        self.db.apply(save=changed)
+        self.db.set_flag(DRAWN_FLAG, self.now().isoformat())
+        if changed:
+            log_event(self.log, "notions_redrawn", count=len(changed))
+        return len(changed)
 
     def _merge_duplicates(self, now: datetime, notions: Mapping[str, Notion]) -> int:
         """Fold notions whose sources overlap by Jaccard ≥ 0.6 into the strongest of their group."""
@@ -379,6 +468,9 @@ class NotionBook:
             current = notion.confidence_at(now)
             if same_sign(memory.emotional_trace.valence, notion.valence):
                 sources = notion.sources if memory.id in notion.sources else (*notion.sources, memory.id)
+                hidden = notion.private_sources
+                if memory.is_private and memory.id not in hidden:
+                    hidden = (*hidden, memory.id)
                 save.append(
                     attrs.evolve(
                         notion,
@@ -387,6 +479,7 @@ class NotionBook:
                         reinforced=now,
                         reinforcement_count=notion.reinforcement_count + 1,
                         sources=sources,
+                        private_sources=hidden,
                     )
                 )
             elif current - CONTRADICT_STEP < DORMANT_BELOW:
@@ -401,15 +494,30 @@ class NotionBook:
             log_event(self.log, "notions_remembered", touched=len(save), let_go=len(delete))
 
     def revised(self, memory: Memory) -> None:
-        """A memory's tags or privacy changed: its tags are read again (a private memory's are let go)."""
+        """A memory's tags or privacy changed: its tags are read again (a private memory's are let go), and the
+        notions holding it whose label and tags it turned private or public are drawn again (before its tags are
+        let go, so that no theme stays kept for a tag only they held)."""
+        if memory.is_private:
+            self.current(self.db.holding([memory.id]))
         self.db.unindex_memory(memory.id)
         self.themes.index([memory])
+        if not memory.is_private:
+            self.current(self.db.holding([memory.id]))
 
     def forgot(self, memory_id: str) -> None:
-        """Drop a forgotten memory from every notion's sources, and its tags."""
+        """Drop a forgotten memory from every notion's sources (their labels and tags drawn again from the public
+        ones left), and its tags."""
+        holding = [
+            attrs.evolve(
+                n,
+                sources=tuple(s for s in n.sources if s != memory_id),
+                private_sources=tuple(s for s in n.private_sources if s != memory_id),
+            )
+            for n in self.db.holding([memory_id])
+        ]
+        self.db.apply(save=holding)
+        self.current(holding, force=True)
         self.db.unindex_memory(memory_id)
-        holding = self.db.holding([memory_id])
-        self.db.apply(save=[attrs.evolve(n, sources=tuple(s for s in n.sources if s != memory_id)) for n in holding])
 
     # ----------------------------------------------------------------------------------------------
     # curation
@@ -474,6 +582,7 @@ def _grown(notion: Notion, members: Sequence[Memory], now: datetime) -> Notion:
     return attrs.evolve(
         notion,
         sources=(*notion.sources, *(m.id for m in agreeing)),
+        private_sources=(*notion.private_sources, *(m.id for m in agreeing if m.is_private)),
         confidence=clamp(notion.confidence_at(now) + REINFORCE_STEP * len(agreeing)),
         anchored=now,
         reinforced=now,

@@ -75,7 +75,7 @@ def _existing(book: NotionBook, notion_id: str) -> Notion:
         raise ToolError(
             f"Notion not found: {notion_id}", ("curate_notions(action='list') shows the notions and their ids.",)
         )
-    return notion
+    return book.current([notion])[0]
 
 
 def _person(value: Any) -> str | None:
@@ -91,7 +91,7 @@ def curate(book: NotionBook, args: Mapping[str, Any]) -> Response:
         notions = book.ranked(book.now())
         if not notions:
             return Response(data="No notions yet: they form in consolidate from memories linked to each other.")
-        shown = notions[:LIST_LIMIT]
+        shown = book.current(notions[:LIST_LIMIT])
         head = f"{len(notions)} notion(s)" + (
             f", the {LIST_LIMIT} most confident:" if len(notions) > LIST_LIMIT else ":"
         )
@@ -111,7 +111,7 @@ def curate(book: NotionBook, args: Mapping[str, Any]) -> Response:
         if into == notion_id:
             raise InvalidArgumentError("into", "another notion than `id`")
         person = _person(args["person"]) if "person" in args else None
-        kept = book.merge(notion_id, into, person, set_person="person" in args)
+        kept = book.current([book.merge(notion_id, into, person, set_person="person" in args)])[0]
         return Response(data=f"Merged {notion_id} into {into}.\n{_line(kept, book)}")
     if action == "relabel":
         changed = notion
@@ -119,7 +119,7 @@ def curate(book: NotionBook, args: Mapping[str, Any]) -> Response:
             label = " ".join(str(_required(args, "label", action)).split())
             if len(label) > MAX_LABEL:
                 raise InvalidArgumentError("label", f"a label of at most {MAX_LABEL} characters")
-            changed = attrs.evolve(notion, label=label)
+            changed = attrs.evolve(notion, label=label, chosen=True)
         if "person" in args:
             changed = attrs.evolve(changed, person=_person(args["person"]))
         book.db.apply(save=[changed])

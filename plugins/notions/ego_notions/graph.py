@@ -44,7 +44,7 @@ def walk(book: NotionBook, seed: str, depth: int) -> Response:
                 found = book.db.get(ident)
                 if found is None:
                     return False
-                notions[ident] = found
+                notions[ident] = book.current([found])[0]
             return True
         if ident not in memories:
             if service is None:
@@ -154,6 +154,14 @@ def network(book: NotionBook) -> Response:
             if target in notions and target != notion.id:
                 adjacency[notion.id].add(target)
                 adjacency[target].add(notion.id)
+    drawn: dict[str, str] = {}
+
+    def name(ident: str) -> str:
+        """The label shown, brought up to date with its memories' privacy (only the notions shown are read)."""
+        if ident not in drawn:
+            drawn[ident] = book.current([notions[ident]])[0].label
+        return drawn[ident]
+
     edge_count = sum(len(v) for v in adjacency.values()) // 2
     average = 2 * edge_count / len(notions) if notions else 0.0
     lines = [f"Notion network: {len(notions)} notions, {edge_count} edges, avg degree {average:.1f}"]
@@ -185,9 +193,9 @@ def network(book: NotionBook) -> Response:
         lines.extend(["", f"Clusters ({len(clusters)}):"])
         for component in clusters[:5]:
             members = sorted(component, key=lambda i: (-len(adjacency[i]), i))
-            names = ", ".join(f'"{notions[i].label}"' for i in members[:5])
+            names = ", ".join(f'"{name(i)}"' for i in members[:5])
             more = f" (+{len(members) - 5})" if len(members) > 5 else ""
-            lines.append(f'  [{len(component)} notions] hub: "{notions[hub(component)].label}"')
+            lines.append(f'  [{len(component)} notions] hub: "{name(hub(component))}"')
             lines.append(f"    {names}{more}")
         if len(clusters) > 5:
             lines.append(f"  (+{len(clusters) - 5} smaller clusters)")
@@ -195,15 +203,15 @@ def network(book: NotionBook) -> Response:
     if bridges:
         lines.extend(["", "Bridges:"])
         ranked = sorted(bridges, key=lambda i: (-len(adjacency[i]), i))
-        lines += [f'  "{notions[i].label}" (conf={notions[i].confidence_at(now):.1f})' for i in ranked[:5]]
+        lines += [f'  "{name(i)}" (conf={notions[i].confidence_at(now):.1f})' for i in ranked[:5]]
     if isolated:
-        shown = ", ".join(f'"{notions[i].label}"' for i in sorted(isolated, key=lambda i: notions[i].label)[:5])
+        shown = ", ".join(f'"{name(i)}"' for i in sorted(isolated, key=lambda i: notions[i].label)[:5])
         lines.extend(["", "Isolated:", f"  {shown}" + (f" (+{len(isolated) - 5})" if len(isolated) > 5 else "")])
     convictions = sorted((n for n in notions.values() if n.is_conviction(now)), key=lambda n: n.id)
     if convictions:
         lines.extend(["", "Convictions:"])
         lines += [
-            f'  "{n.label}" conf={n.confidence_at(now):.2f} reinforced {n.reinforcement_count}x'
+            f'  "{name(n.id)}" conf={n.confidence_at(now):.2f} reinforced {n.reinforcement_count}x'
             for n in convictions[:5]
         ]
     return Response(data="\n".join(lines), scaffold=NETWORK_SCAFFOLD)

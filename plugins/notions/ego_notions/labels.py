@@ -7,10 +7,12 @@ Pure functions of their arguments; the notions book chooses the words (:func:`eg
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Final
 
 from ego_notions.lexicon import lexicon_key, normalize_tag, theme_key, theme_word
+from ego_notions.model import first_sentence
 
 LABEL_CHARS: Final = 48
 JAPANESE: Final = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3005\u30fc\uff66-\uff9f]")
@@ -47,6 +49,14 @@ EN_FEELING: Final = {
 """Each feeling for one theme, then for several (or a plural word)."""
 PRIVATE: Final = {"ja": "胸にしまっていること", "en": "Something I keep to myself"}
 """The label of a notion with no public memory to draw words from."""
+FORGOTTEN: Final = {"ja": "もう思い出せないこと", "en": "Something I no longer remember"}
+"""The label drawn for a notion whose memories were all forgotten."""
+QUOTE_RUN: Final = 12
+QUOTE_RUN_WIDE: Final = 4
+QUOTE_WHOLE: Final = 8
+"""A chosen label quotes a private memory when it holds a run of :data:`QUOTE_RUN` of its characters (of
+:data:`QUOTE_RUN_WIDE` kana or kanji) or its first sentence, or is itself a passage of it of at least
+:data:`QUOTE_WHOLE` characters."""
 _SINGULAR_S: Final = ("ss", "us", "is", "ics")
 
 
@@ -111,6 +121,52 @@ def compose(words: Sequence[str], tone: str, language: str, person: str | None =
         room = max(4, len(chosen[0]) - (len(text) - LABEL_CHARS) - 1)
         text = _sentence([chosen[0][:room].rstrip() + "…"], tone, person, language)
     return text
+
+
+def _shape(template: str) -> re.Pattern[str]:
+    pattern = re.escape(template).replace(re.escape("{t}"), ".+").replace(re.escape("{T}"), ".+")
+    return re.compile(pattern, re.IGNORECASE | re.DOTALL)
+
+
+DRAWN_SHAPES: Final = tuple(
+    _shape(t) for t in (*JA_FEELING.values(), *(form for pair in EN_FEELING.values() for form in pair))
+)
+
+
+def drawn_shape(label: str) -> bool:
+    """Whether ``label`` reads as one :func:`compose` draws (a feeling sentence, or the private or forgotten
+    phrase), not as words the agent chose."""
+    if label in PRIVATE.values() or label in FORGOTTEN.values():
+        return True
+    return any(shape.fullmatch(label) for shape in DRAWN_SHAPES)
+
+
+def _folded(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def quotes(label: str, texts: Iterable[str]) -> bool:
+    """Whether ``label`` repeats words of one of ``texts``: their first sentence, a run of :data:`QUOTE_RUN`
+    characters (:data:`QUOTE_RUN_WIDE` of kana or kanji), or the whole label when it is shorter and at least
+    :data:`QUOTE_WHOLE` long (compared in NFKC, case-folded, whitespace runs as one space)."""
+    mine = _folded(label)
+    if len(mine) < QUOTE_RUN_WIDE:
+        return False
+    for text in texts:
+        theirs = _folded(text)
+        head = _folded(first_sentence(text).removesuffix("..."))
+        if len(head) >= QUOTE_RUN_WIDE and head in mine:
+            return True
+        if QUOTE_WHOLE <= len(mine) <= QUOTE_RUN and mine in theirs:
+            return True
+        for start in range(len(mine) - QUOTE_RUN_WIDE + 1):
+            wide = mine[start : start + QUOTE_RUN_WIDE]
+            if all(JAPANESE.match(c) for c in wide) and wide in theirs:
+                return True
+            run = mine[start : start + QUOTE_RUN]
+            if len(run) == QUOTE_RUN and run in theirs:
+                return True
+    return False
 
 
 def person_word(name: str, language: str, tags: Iterable[str] = ()) -> str:

@@ -56,6 +56,11 @@ class Notion:
     meta: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
     contradicted: datetime | None = None
     """When a contradicting memory last weakened it (None: never)."""
+    chosen: bool = False
+    """The label is the agent's own (``curate_notions relabel``), not drawn from the memories."""
+    private_sources: tuple[str, ...] = ()
+    """The sources that were private when the label and tags were last drawn (or private when they joined): when
+    one turns private or public, or a source is forgotten, both are drawn again from the public ones."""
 
     def confidence_at(self, now: datetime) -> float:
         """The confidence now: halved every half-life since it was set (not during the first day)."""
@@ -165,6 +170,7 @@ def merged(
         person=chosen,
         meta=meta,
         contradicted=max((t for t in (kept.contradicted, absorbed.contradicted) if t is not None), default=None),
+        private_sources=tuple(dict.fromkeys((*kept.private_sources, *absorbed.private_sources))),
     )
 
 

@@ -1,8 +1,9 @@
 """The notions plugin's part of ``ego export`` / ``ego import``: one ``notion`` record per notion.
 
 Times are ISO 8601 in UTC. Without ``--include-private`` a notion keeps only the ids of public memories, and a
-notion formed from private memories alone is left out. An import checks every record first and writes nothing
-if one is wrong; a notion already held (same id) is kept as it is.
+notion formed from private memories alone is left out. ``chosen`` says the label is the agent's own (absent:
+drawn from the memories, drawn again when one of them turns private). An import checks every record first and
+writes nothing if one is wrong; a notion already held (same id) is kept as it is.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def export_records(db: NotionDB, service: MemoryService | None, include_private:
             "type": "notion",
             "id": notion.id,
             "label": notion.label,
+            "chosen": notion.chosen,
             "tone": notion.tone,
             "valence": notion.valence,
             "confidence": notion.confidence,
@@ -100,6 +102,9 @@ def parse(record: Mapping[str, Any]) -> Notion:
     count = record.get("reinforcement_count", 0)
     if isinstance(count, bool) or not isinstance(count, int) or count < 0:
         raise ValueError("reinforcement_count: expected a whole number, 0 or more")
+    chosen = record.get("chosen", False)
+    if not isinstance(chosen, bool):
+        raise ValueError("chosen: expected true or false")
     person = record.get("person")
     if person is not None and (not isinstance(person, str) or not person.strip()):
         raise ValueError("person: expected a name or null")
@@ -108,7 +113,9 @@ def parse(record: Mapping[str, Any]) -> Notion:
         isinstance(f, Mapping) and f.get("type") in META_TYPES for f in meta.values()
     ):
         raise ValueError("meta: expected fields with a type of text or notion_ids")
-    return Notion(reinforcement_count=count, person=person, meta={k: dict(v) for k, v in meta.items()}, **values)
+    return Notion(
+        reinforcement_count=count, person=person, meta={k: dict(v) for k, v in meta.items()}, chosen=chosen, **values
+    )
 
 
 def _finite(value: Any) -> bool:

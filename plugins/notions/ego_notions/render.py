@@ -1,5 +1,6 @@
 """How notions show in other tools' answers: recall's notion lines, introspect's notion landscape and attune's
-convictions line."""
+convictions line. Each shown notion is first brought up to date with its memories' privacy
+(:meth:`~ego_notions.book.NotionBook.current`)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ LATELY = timedelta(days=3)
 
 def _related(book: NotionBook, notion: Notion, limit: int = 2) -> list[Notion]:
     now = book.now()
-    return sorted(book.db.many(notion.related), key=lambda n: (-n.confidence_at(now), n.label))[:limit]
+    return book.current(sorted(book.db.many(notion.related), key=lambda n: (-n.confidence_at(now), n.label))[:limit])
 
 
 def recall_lines(book: NotionBook, memories: Sequence[Memory]) -> tuple[str, ...]:
@@ -43,7 +44,7 @@ def recall_lines(book: NotionBook, memories: Sequence[Memory]) -> tuple[str, ...
         )
 
     lines = ["Notions:"]
-    for notion in sorted(found.values(), key=key)[:RECALL_NOTIONS]:
+    for notion in book.current(sorted(found.values(), key=key)[:RECALL_NOTIONS]):
         lines.append(f'"{notion.label}" {notion.tone} confidence: {notion.confidence_at(now):.1f}')
         for field_key, field in sorted(notion.meta.items()):
             if field.get("type") == "text":
@@ -58,7 +59,7 @@ def recall_lines(book: NotionBook, memories: Sequence[Memory]) -> tuple[str, ...
 def introspect_text(book: NotionBook) -> str:
     """``Notion landscape:`` the strongest notions (confidence ≥ 0.7), at most five."""
     now = book.now()
-    strong = [n for n in book.ranked(now) if n.confidence_at(now) >= CONVICTION_CONFIDENCE][:LANDSCAPE]
+    strong = book.current([n for n in book.ranked(now) if n.confidence_at(now) >= CONVICTION_CONFIDENCE][:LANDSCAPE])
     if not strong:
         return ""
     lines = ["Notion landscape:"]
@@ -82,7 +83,9 @@ def attune_text(book: NotionBook) -> str:
         key=lambda n: (n.contradicted, n.id),
         reverse=True,
     )
-    doubt = shaken[0] if shaken else None
+    shown = {n.id: n for n in book.current([*named, *shaken[:1]])}
+    named = [shown[n.id] for n in named]
+    doubt = shown[shaken[0].id] if shaken else None
     parts: list[str] = []
     if named:
         doubted = doubt.id if doubt is not None else None

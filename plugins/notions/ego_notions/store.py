@@ -16,15 +16,18 @@ from pathlib import Path
 from typing import Any, Final
 
 from ego_core import write_transaction
-from ego_notions.labels import legacy_label
+from ego_notions.labels import drawn_shape, legacy_label
 from ego_notions.lexicon import LEXICON_VERSION, lexicon_key, normalize_tag, theme_key
 from ego_notions.model import Notion
 
 DB_NAME: Final = "notions.sqlite3"
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 """2 added ``contradicted`` (when a contradiction last weakened the notion); 3 the confidences the last wake_up saw
 (``confidence_seen``); 4 themes across languages: the theme key of every tag seen (``themes``), the tags of public
-memories (``memory_tags``), notions indexed by theme key, and generated labels rewritten as thoughts."""
+memories (``memory_tags``), notions indexed by theme key, and generated labels rewritten as thoughts; 5 whether
+the agent chose the label (``chosen``) and the sources that were private when it was drawn (``private_sources``)."""
+DRAWN_FLAG: Final = "labels_drawn"
+"""Set once every notion's label and tags were checked against its memories' privacy (after the upgrade to 5)."""
 BUSY_TIMEOUT_MS: Final = 30_000
 KEYS_KEPT: Final = 50_000
 """Learned theme keys kept in memory."""
@@ -34,7 +37,8 @@ CREATE TABLE IF NOT EXISTS notions (
     id TEXT PRIMARY KEY, label TEXT NOT NULL, tone TEXT NOT NULL, valence REAL NOT NULL,
     confidence REAL NOT NULL, anchored REAL NOT NULL, created REAL NOT NULL, reinforced REAL NOT NULL,
     sources TEXT NOT NULL, tags TEXT NOT NULL, related TEXT NOT NULL, reinforcement_count INTEGER NOT NULL,
-    person TEXT, meta TEXT NOT NULL, contradicted REAL
+    person TEXT, meta TEXT NOT NULL, contradicted REAL, chosen INTEGER NOT NULL DEFAULT 0,
+    private_sources TEXT NOT NULL DEFAULT '[]'
 );
 CREATE TABLE IF NOT EXISTS notion_sources (
     memory_id TEXT NOT NULL, notion_id TEXT NOT NULL, PRIMARY KEY (memory_id, notion_id)
@@ -59,7 +63,7 @@ Theme = tuple[str, str, bool, bool]
 """A tag as the store knows it: normalised tag, theme key, written in Japanese, bridged by the embedding model."""
 COLUMNS: Final = (
     "id, label, tone, valence, confidence, anchored, created, reinforced, sources, tags, related, "
-    "reinforcement_count, person, meta, contradicted"
+    "reinforcement_count, person, meta, contradicted, chosen, private_sources"
 )
 
 
@@ -96,6 +100,8 @@ def _row(notion: Notion) -> tuple[Any, ...]:
         notion.person,
         json.dumps(dict(notion.meta), ensure_ascii=False, sort_keys=True),
         None if notion.contradicted is None else _epoch(notion.contradicted),
+        int(notion.chosen),
+        json.dumps(list(notion.private_sources)),
     )
 
 
@@ -116,6 +122,8 @@ def _notion(row: Sequence[Any]) -> Notion:
         person=row[12],
         meta=json.loads(row[13]),
         contradicted=None if row[14] is None else _moment(row[14]),
+        chosen=bool(row[15]),
+        private_sources=tuple(json.loads(row[16])),
     )
 
 
@@ -124,6 +132,9 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
     columns = {r[1] for r in db.execute("PRAGMA table_info(notions)")}
     if "contradicted" not in columns:
         db.execute("ALTER TABLE notions ADD COLUMN contradicted REAL")
+    if "chosen" not in columns:
+        db.execute("ALTER TABLE notions ADD COLUMN chosen INTEGER NOT NULL DEFAULT 0")
+        db.execute("ALTER TABLE notions ADD COLUMN private_sources TEXT NOT NULL DEFAULT '[]'")
     if version < 4:
         # the labels the first versions generated ("tea & morning (happy)") become thoughts
         for notion_id, label, tags, tone, person in db.execute(
@@ -132,6 +143,11 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
             relabelled = legacy_label(label, json.loads(tags), tone, person)
             if relabelled is not None and relabelled != label:
                 db.execute("UPDATE notions SET label = ? WHERE id = ?", (relabelled, notion_id))
+    if version < 5:
+        # a label that does not read as drawn may be the agent's: kept unless it quotes a private memory
+        for notion_id, label in db.execute("SELECT id, label FROM notions").fetchall():
+            db.execute("UPDATE notions SET chosen = ? WHERE id = ?", (int(not drawn_shape(label)), notion_id))
+        db.execute("DELETE FROM meta WHERE key = ?", (DRAWN_FLAG,))
     lexicon = db.execute("SELECT value FROM meta WHERE key = 'lexicon'").fetchone()
     if lexicon is None or int(lexicon[0]) != LEXICON_VERSION:
         _rekey(db)
@@ -383,7 +399,7 @@ class NotionDB:
                 db.execute("DELETE FROM notion_sources WHERE notion_id = ?", (notion_id,))
                 db.execute("DELETE FROM notion_tags WHERE notion_id = ?", (notion_id,))
             for notion in save:
-                db.execute(f"INSERT INTO notions ({COLUMNS}) VALUES ({','.join('?' * 15)})", _row(notion))
+                db.execute(f"INSERT INTO notions ({COLUMNS}) VALUES ({','.join('?' * 17)})", _row(notion))
                 db.executemany(
                     "INSERT OR IGNORE INTO notion_sources (memory_id, notion_id) VALUES (?, ?)",
                     [(m, notion.id) for m in notion.sources],

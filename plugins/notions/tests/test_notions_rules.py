@@ -17,7 +17,17 @@ from ego_core.testing import HostFactory
 from ego_notions import Notion, NotionDB, NotionsPlugin
 from ego_notions.cliques import maximal_cliques
 from ego_notions.groups import dense_core, fold, is_dense
-from ego_notions.labels import compose, language_of, legacy_label
+from ego_notions.labels import (
+    EN_FEELING,
+    FORGOTTEN,
+    JA_FEELING,
+    PRIVATE,
+    compose,
+    drawn_shape,
+    language_of,
+    legacy_label,
+    quotes,
+)
 from ego_notions.loanwords import romaji, sounds_alike
 from ego_notions.model import first_sentence, is_ephemeral, merged, relinked, themes_of, tone_of
 
@@ -198,6 +208,60 @@ def test_labels_the_first_versions_generated_are_rewritten() -> None:
     assert legacy_label("tea (calm)", ["tea"], "calm", None) is None  # not an emotion ego knows
 
 
+PRIVATE_ALPHABET = "abcdefghijklmnopqrstuvwxyzAIKO .,!" + "あいうえおかきくけこ癌病院。"
+PRIVATE_TEXTS = st.text(alphabet=PRIVATE_ALPHABET, min_size=4, max_size=80)
+"""Latin letters, kana and kanji, spaces and sentence ends."""
+
+
+@given(PRIVATE_TEXTS, st.data())
+def test_a_label_repeating_a_run_of_a_private_text_quotes_it(text: str, data: st.DataObject) -> None:
+    start = data.draw(st.integers(0, max(0, len(text) - 4)))
+    length = data.draw(st.integers(12, 40))
+    label = text[start : start + length]
+    folded = " ".join(label.casefold().split())
+    if len(folded) >= 12 or (len(folded) >= 8 and folded in " ".join(text.casefold().split())):
+        assert quotes(label, [text]), (label, text)
+
+
+@given(PRIVATE_TEXTS)
+def test_a_label_holding_the_first_sentence_of_a_private_text_quotes_it(text: str) -> None:
+    head = first_sentence(text).removesuffix("...")
+    if len(head) >= 4:
+        assert quotes(f"「{head}」と思った", [text])
+        assert quotes(f"{head.upper()} (sad)", [text])
+
+
+def test_labels_of_other_words_quote_nothing() -> None:
+    private = ["Aiko has cancer. The doctor called.", "アイコが癌になった。眠れない。"]
+    for label in ("Tea brings me calm", "お茶で心が落ち着く", "daily rituals", "夜の心配事", "Aiko"):
+        assert not quotes(label, private), label
+    assert quotes("aiko  HAS cancer", private)  # case and spacing do not hide it
+    assert quotes("ｱｲｺが癌になった", private)  # nor half-width katakana (NFKC)
+    assert quotes("癌になった日", private)  # four kana or kanji of it
+    assert quotes("has cancer", private)  # the whole label a passage of it
+    assert not quotes("rain", ["The rain fell all night."])  # too short to be a quote of its own
+
+
+@given(
+    st.sampled_from(sorted(JA_FEELING)),
+    st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyz詩雨お茶", min_size=1, max_size=12), max_size=3),
+    st.sampled_from(["ja", "en"]),
+    st.one_of(st.none(), st.sampled_from(["Master", "マスター", "Aiko"])),
+)
+def test_every_label_compose_draws_reads_as_drawn(
+    tone: str, words: list[str], language: str, person: str | None
+) -> None:
+    assert drawn_shape(compose(words, tone, language, person))
+
+
+def test_words_the_agent_chose_do_not_read_as_drawn() -> None:
+    for label in ("daily rituals", "夜の心配事", "Aiko has cancer", "朝の散歩は気持ちがいい", "the calm of tea"):
+        assert not drawn_shape(label), label
+    for label in (*PRIVATE.values(), *FORGOTTEN.values(), "Tea with Master moves me", "マスターとのお茶が嬉しい"):
+        assert drawn_shape(label), label
+    assert len(EN_FEELING) == len(JA_FEELING)
+
+
 def test_ephemeral_groups() -> None:
     assert is_ephemeral([memory("a", "Session start"), memory("b", "おやすみ"), memory("c", "A real thought")])
     assert is_ephemeral([memory(str(i), importance=1) for i in range(2)] + [memory("c")])
@@ -270,6 +334,35 @@ def test_a_store_of_the_first_versions_gets_thoughts_for_labels_and_themes_for_t
     labels = {n.id: n.label for n in db.all()}
     assert labels == {"notion_aaaaaaaaaaaa": "詩と雨で心が落ち着く", "notion_bbbbbbbbbbbb": "my own words"}
     assert [n.id for n in db.tagged(["poetry"])] == [n.id for n in db.tagged(["Rain"])] == ["notion_aaaaaaaaaaaa"]
+
+
+def test_the_upgrade_to_5_tells_drawn_labels_from_chosen_ones(tmp_path: Path) -> None:
+    """Before 5 nothing said who chose a label: one that reads as drawn is drawn (and drawn again when its memories
+    turn private); any other may be the agent's, kept unless it quotes a private memory; the check at start is due."""
+    db = NotionDB(tmp_path)
+    db.apply(
+        save=[
+            notion(label="Tea brings me calm"),
+            notion("notion_bbbbbbbbbbbb", label="my own words"),
+            notion("notion_cccccccccccc", label="Something I keep to myself"),
+        ]
+    )
+    db.set_flag("labels_drawn", NOW.isoformat())
+    db.close()
+    old = sqlite3.connect(tmp_path / "notions.sqlite3")
+    old.execute("ALTER TABLE notions DROP COLUMN chosen")
+    old.execute("ALTER TABLE notions DROP COLUMN private_sources")
+    old.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
+    old.commit()
+    old.close()
+    db = NotionDB(tmp_path)
+    chosen = {n.id: (n.chosen, n.private_sources) for n in db.all()}
+    assert chosen == {
+        "notion_aaaaaaaaaaaa": (False, ()),
+        "notion_bbbbbbbbbbbb": (True, ()),
+        "notion_cccccccccccc": (False, ()),
+    }
+    assert db.flag("labels_drawn") is None
 
 
 def test_a_failed_write_changes_nothing(tmp_path: Path) -> None:

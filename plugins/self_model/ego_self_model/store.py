@@ -611,6 +611,14 @@ class StateStore:
         return cursor.rowcount > 0
 
     @staticmethod
+    def mark_private(db: sqlite3.Connection, memory_id: str, private: bool) -> None:
+        """A memory made private is no shared moment any more (one made public again is): its moments follow, and
+        a question's company holding it is exported only with private data from then on."""
+        db.execute("UPDATE shared SET private = ? WHERE memory_id = ?", (int(private), memory_id))
+        if private:
+            db.execute("UPDATE companions SET private = 1 WHERE first = ? OR second = ?", (memory_id, memory_id))
+
+    @staticmethod
     def ties(db: sqlite3.Connection, person: str) -> Ties:
         """The moments shared with ``person`` (a key): how many, and the newest. A private memory is the agent's
         own, never a shared moment: none is counted here (nor in the other readings of moments below)."""
