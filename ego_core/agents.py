@@ -32,9 +32,11 @@ def check_agent_id(agent: str) -> str:
 
 
 def agent_settings(settings: Settings, agent: str) -> Settings:
-    """The settings of one agent's space: its own data dir; the configuration and the log stay shared."""
+    """The settings of one agent's space: its own data dir, and ``agent`` naming it; the configuration and the log
+    stay shared."""
     root = settings.data_dir.expanduser()
-    return attrs.evolve(settings, data_dir=root / AGENTS_DIR / check_agent_id(agent), log_dir=settings.logs_path)
+    space = root / AGENTS_DIR / check_agent_id(agent)
+    return attrs.evolve(settings, data_dir=space, log_dir=settings.logs_path, agent=agent)
 
 
 def known_agents(settings: Settings) -> list[str]:

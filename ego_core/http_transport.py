@@ -165,7 +165,9 @@ def _dump(reply: types.JSONRPCError) -> bytes:
 
 class JsonErrors:
     """Every 4xx/5xx answer has a JSON body (``{"error": ...}``), including the router's 404 and the SDK's
-    plain-text refusals; a GET of the MCP path is 405, as this stateless server offers no event stream."""
+    plain-text refusals; a GET of the MCP path is 405, as this stateless server offers no event stream. A request
+    with more than one ``Authorization`` header is 400 (RFC 6750 ``invalid_request``): which agent it speaks for
+    is never a matter of which header comes first."""
 
     def __init__(self, app: ASGIApp, path: str) -> None:
         self.app = app
@@ -174,6 +176,11 @@ class JsonErrors:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if sum(1 for name, _value in scope["headers"] if name.lower() == b"authorization") > 1:
+            refusal = {"error": "invalid_request", "error_description": "send one Authorization header, not several"}
+            challenge = (b"www-authenticate", b'Bearer error="invalid_request"')
+            await _send_json(send, 400, refusal, extra=[challenge])
             return
         if scope["method"] == "GET" and scope["path"].rstrip("/") == self.path.rstrip("/"):
             message = "this server offers no event stream over GET; send JSON-RPC requests with POST"

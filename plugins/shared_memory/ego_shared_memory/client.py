@@ -63,8 +63,12 @@ MAX_RETRY_PAUSE_SECONDS = 2.0
 
 
 class GatewayClient:
-    def __init__(self, url: str, token: str, *, timeout: float) -> None:
+    """``agent``: the agent these calls are for (the space of an ego serving several); each call names it, and
+    the gateway refuses (403) a token of another agent."""
+
+    def __init__(self, url: str, token: str, *, timeout: float, agent: str | None = None) -> None:
         self.url = url.rstrip("/")
+        self.agent = agent
         self._http = httpx.Client(
             base_url=self.url, headers={"Authorization": f"Bearer {token}"}, timeout=timeout, trust_env=False
         )
@@ -117,6 +121,8 @@ class GatewayClient:
 
     def snapshot(self, scopes: Sequence[str] | None, limit: int) -> dict[str, Any]:
         params: dict[str, Any] = {"limit_recent": limit}
+        if self.agent is not None:
+            params["agent_id"] = self.agent
         if scopes:
             params["scopes"] = ",".join(scopes)
         status, payload = self._call("GET", "/v1/memory/snapshot", params=params)
@@ -127,7 +133,8 @@ class GatewayClient:
         raise UnreachableError(_status_reason(status, payload))
 
     def append(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        status, payload = self._call("POST", "/v1/memory/append", json=dict(body))
+        claimed = {"agent_id": self.agent} if self.agent is not None else {}
+        status, payload = self._call("POST", "/v1/memory/append", json={**body, **claimed})
         if status in (200, 201):
             return payload
         if status in (403, 422):
@@ -249,11 +256,14 @@ def _recent(at: object, oldest: datetime) -> bool:
 
 
 class LocalClient:
-    """A store on this machine (``db``), opened at the first call; the configured agent writes."""
+    """A store on this machine (``db``), opened at the first call; the configured agent writes. ``agent``: the
+    agent these calls are for (the space of an ego serving several); every call is refused (403) unless it is
+    ``agent_id``."""
 
-    def __init__(self, url: str, agent_id: str, settings: GatewaySettings) -> None:
+    def __init__(self, url: str, agent_id: str, settings: GatewaySettings, *, agent: str | None = None) -> None:
         self.url = url
         self.agent_id = agent_id
+        self.agent = agent
         self.settings = settings
         self._service: SharedMemory | None = None
         self._lock = threading.Lock()
@@ -262,6 +272,12 @@ class LocalClient:
         return f"local store {self.url.split('?')[0] if self.url.startswith('sqlite') else 'postgresql'}"
 
     def _memory(self) -> SharedMemory:
+        if self.agent is not None and self.agent != self.agent_id:
+            message = (
+                f"this shared memory is written as {self.agent_id} (plugins.shared_memory.agent_id), and "
+                f"{self.agent} may not act as another agent"
+            )
+            raise RefusedError(403, {"error": "forbidden", "message": message})
         with self._lock:
             if self._service is None:
                 try:

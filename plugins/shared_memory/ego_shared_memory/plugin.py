@@ -42,7 +42,7 @@ def _configured(config: SharedMemoryConfig) -> bool:
     return config.gateway_url is not None or config.db is not None
 
 
-def _check(config: SharedMemoryConfig) -> None:
+def _check(config: SharedMemoryConfig, agent: str | None) -> None:
     if config.gateway_url is not None and config.db is not None:
         raise ConfigError("plugins.shared_memory: set gateway_url (a gateway) or db (a local store), not both")
     if config.gateway_url is not None and not config.token:
@@ -50,7 +50,7 @@ def _check(config: SharedMemoryConfig) -> None:
             "plugins.shared_memory.token (EGO_SHARED_TOKEN): a gateway needs this agent's token; make one with "
             "`ego gateway token create <agent_id>` and put it in EGO_SHARED_TOKEN"
         )
-    if config.db is not None and config.agent_id is None:
+    if config.db is not None and config.agent_id is None and agent is None:
         raise ConfigError(
             "plugins.shared_memory.agent_id (EGO_SHARED_AGENT): a local store needs the agent id this agent writes as"
         )
@@ -79,8 +79,9 @@ class SharedMemoryPlugin:
         if not _configured(config):
             return
         default_scopes = None
-        if config.project is not None and config.agent_id is not None:
-            default_scopes = ["global", f"project:{config.project}", f"agent:{config.agent_id}"]
+        writer = config.agent_id or ctx.settings.agent
+        if config.project is not None and writer is not None:
+            default_scopes = ["global", f"project:{config.project}", f"agent:{writer}"]
         elif config.project is not None:
             default_scopes = ["global", f"project:{config.project}"]
         self._tools = SharedTools(
@@ -130,15 +131,19 @@ class SharedMemoryPlugin:
         config: SharedMemoryConfig = ctx.config
         if not _configured(config):
             return
-        _check(config)
-        ctx.provide(READERS, Readers(config))
+        # serving one agent's space (HTTP, --agent): every call is that agent's, refused when the configured
+        # identity (the token's agent, agent_id) is another's; a local store is written as that agent by default
+        agent = ctx.settings.agent
+        _check(config, agent)
+        ctx.provide(READERS, Readers(config, agent))
         if config.gateway_url is not None:
             assert config.token is not None
-            self._client = GatewayClient(config.gateway_url, config.token, timeout=config.timeout_seconds)
+            self._client = GatewayClient(config.gateway_url, config.token, timeout=config.timeout_seconds, agent=agent)
         else:
+            writer = config.agent_id or agent
             assert config.db is not None
-            assert config.agent_id is not None
-            self._client = LocalClient(config.db, config.agent_id, GatewaySettings.of(config))
+            assert writer is not None
+            self._client = LocalClient(config.db, writer, GatewaySettings.of(config), agent=agent)
 
     @hookimpl
     def on_shutdown(self) -> None:

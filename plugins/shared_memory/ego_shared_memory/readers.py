@@ -27,16 +27,18 @@ class Readers:
     unreachable: type[UnreachableError] = UnreachableError
     refused: type[RefusedError] = RefusedError
 
-    def __init__(self, config: SharedMemoryConfig) -> None:
+    def __init__(self, config: SharedMemoryConfig, agent: str | None = None) -> None:
         self._config = config
+        self._agent = agent
 
     def agent(self) -> SharedClient:
         """A client as the agent's tools have it: the gateway with the agent's token, or the local store."""
-        config = self._config
+        config, agent = self._config, self._agent
         if config.gateway_url is not None and config.token is not None:
-            return GatewayClient(config.gateway_url, config.token, timeout=config.timeout_seconds)
-        if config.db is not None and config.agent_id is not None:
-            return LocalClient(config.db, config.agent_id, GatewaySettings.of(config))
+            return GatewayClient(config.gateway_url, config.token, timeout=config.timeout_seconds, agent=agent)
+        writer = config.agent_id or agent
+        if config.db is not None and writer is not None:
+            return LocalClient(config.db, writer, GatewaySettings.of(config), agent=agent)
         raise ValueError("the shared memory plugin is not configured (gateway_url or db)")
 
     def gateway(self, token: str | None = None) -> GatewayRequests | None:
