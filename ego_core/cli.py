@@ -116,7 +116,8 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
             target = groups[command.group]
         shown = command.help if plugin_id == CORE_PLUGIN_ID else f"{command.help} [{plugin_id}]"
         command_parser = target.add_parser(command.name, allow_abbrev=False, help=shown)
-        if command.group not in _STANDALONE:  # `ego token new` reads no configuration and loads no plugin
+        standalone = command.group in _STANDALONE or (command.group is None and command.name in _STANDALONE_COMMANDS)
+        if not standalone:  # `ego token new` reads no configuration and loads no plugin
             _selection_options(command_parser)
         command.configure(command_parser)
         command_parser.set_defaults(_plugin_command=command, **{_PARSER_KEY: command_parser})
@@ -125,6 +126,8 @@ def build_parser(commands: Sequence[tuple[str, Command]]) -> argparse.ArgumentPa
 
 _STANDALONE = frozenset({"token", "plugin"})
 """Command groups that read no configuration and load no plugin."""
+_STANDALONE_COMMANDS = frozenset({"init", "connect"})
+"""Commands that read the configuration themselves (or none) and load no plugin (``ego init`` writes it)."""
 
 _VALUE_OPTIONS = frozenset({"--config", "--data-dir", "--agent", "--plugins", "--disable"})
 _FLAG_OPTIONS = frozenset({"-h", "--help", "--version"})
@@ -189,11 +192,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     _check_global_options(argv)
-    if _command_word(argv) in _STANDALONE:
+    if _command_word(argv) in _STANDALONE | _STANDALONE_COMMANDS:
         # `ego token new` and `ego plugin new` need neither the configuration, the data dir nor any plugin: they
         # work even when plugin selection or the config file is broken (that is often when a token is being set
         # up, or a plugin written)
         args = build_parser([(CORE_PLUGIN_ID, c) for c in core_commands()]).parse_args(argv)
+        if _command_word(argv) == "init":  # --alias keeps the aliases through the plugins' own tool
+            from ego_core.server import ToolRunner
+
+            args.build_host, args.tool_runner = build_host, ToolRunner
         try:
             return int(args._plugin_command.run(args, None))
         except UsageError as exc:

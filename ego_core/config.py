@@ -26,6 +26,8 @@ T = TypeVar("T")
 DEFAULT_DATA_DIR = Path("~/.ego")
 CONFIG_FILE_NAME = "ego.toml"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+LANGUAGES = ("en", "ja")
+"""The owner's languages: what the owner's own surfaces (the dashboard) speak; tool text stays English."""
 AGENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 """An agent id names its space, ``<data dir>/agents/<id>``: a plain directory name."""
 
@@ -80,6 +82,8 @@ class Settings:
     config_path: Path | None = None
     timezone: str = "UTC"
     companion_name: str = "Master"
+    language: str = "en"
+    """The owner's language (one of :data:`LANGUAGES`), for what ego shows the owner; ``ego init`` sets it."""
     log_dir: Path | None = None
     log_level: str = "INFO"
     log_arguments: bool = False
@@ -96,6 +100,10 @@ class Settings:
     plugins: PluginSelection = attrs.field(factory=PluginSelection)
     plugin_tables: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
     """Raw ``[plugins.<id>]`` tables; each plugin's table is structured into its own config class."""
+    agent: str | None = None
+    """The agent whose space these settings serve (``<data dir>/agents/<agent>``: an HTTP token's agent, or
+    ``ego --agent``); ``None`` for the data dir itself. Plugins holding an identity of their own (the shared
+    memory's) check it against this agent, so that no agent acts as another."""
 
     @property
     def logs_path(self) -> Path:
@@ -325,7 +333,7 @@ def config_location(env: Mapping[str, str], config_path: Path | None, data_dir: 
     return base / CONFIG_FILE_NAME, False
 
 
-_DERIVED_FIELDS = frozenset({"config_path", "plugin_tables"})
+_DERIVED_FIELDS = frozenset({"config_path", "plugin_tables", "agent"})
 """Fields of :class:`Settings` that ego fills in itself; in a config file they are unknown keys."""
 
 
@@ -365,6 +373,7 @@ def load_settings(
     for var, key in (
         ("EGO_TIMEZONE", "timezone"),
         ("EGO_COMPANION_NAME", "companion_name"),
+        ("EGO_LANGUAGE", "language"),
         ("EGO_LOG_DIR", "log_dir"),
         ("EGO_LOG_LEVEL", "log_level"),
         ("EGO_LOG_ARGUMENTS", "log_arguments"),
@@ -423,6 +432,8 @@ def validate(settings: Settings, sources: Mapping[str, str] | None = None) -> No
             f"{_name('timezone', sources)}: unknown time zone {settings.timezone!r}; "
             "expected an IANA name such as Europe/Berlin or Asia/Tokyo"
         )
+    if settings.language not in LANGUAGES:
+        raise ConfigError(f"{_name('language', sources)}: expected one of {', '.join(LANGUAGES)}")
     if settings.log_level.upper() not in LOG_LEVELS:
         raise ConfigError(f"{_name('log_level', sources)}: expected one of {', '.join(LOG_LEVELS)}")
     for agent, digest in settings.server.tokens.items():

@@ -1,5 +1,5 @@
-"""The core's own commands (``ego serve|plugins|doctor|export|import|token``), registered by the core plugin
-through ``register_commands`` like any plugin's.
+"""The core's own commands (``ego init|serve|connect|plugins|doctor|export|import|token``), registered by the core
+plugin through ``register_commands`` like any plugin's.
 
 Usage and configuration errors raise :class:`UsageError` (exit code 2 with the message on stderr); stdout
 carries only results (and, for ``ego serve`` over stdio, only the MCP protocol).
@@ -13,15 +13,18 @@ import os
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ego_core.config import Settings, valid_agent_id
 from ego_core.errors import UsageError
 from ego_core.host import PluginHost
 from ego_core.logs import log_file_problem
-from ego_core.portable import PortableError, export_file, import_file, read_export_file
+from ego_core.portable import ExportFile, PortableError, export_file, import_file, read_export_file
 from ego_core.types import Check, Command
 from ego_core.version import __version__
+
+if TYPE_CHECKING:
+    from ego_core.foreign import ForeignSource
 
 
 def plural(count: int, noun: str) -> str:
@@ -29,7 +32,54 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
+def _import_from(args: argparse.Namespace, host: PluginHost) -> int:
+    """``ego import --from FORMAT PATH`` and ``ego import --dry-run``."""
+    from ego_core.foreign import check_source, dry_run_lines, import_source, read_source
+    from ego_core.importing import ImportFormatError
+
+    if args.private and args.from_format is None:
+        raise UsageError("--private applies with --from FORMAT (an export file says itself what is private)")
+    export = None
+    if args.from_format is None:
+        try:
+            export = read_export_file(args.file)
+        except PortableError as exc:
+            raise UsageError(str(exc)) from None
+    host.start()
+    try:
+        try:
+            if export is not None:  # --dry-run of an export file: read and checked, nothing written
+                check_source(host, _as_source(export))
+                print(f"would import from {args.file} (an ego export), nothing written:")
+                for plugin_id, held in sorted(export.grouped.items()):
+                    data = sum(1 for r in held if r.get("type") != "meta")
+                    print(f"  {plugin_id}: {plural(data, 'record')}")
+                return 0
+            source = read_source(host, args.from_format, args.file, private=args.private)
+            if args.dry_run:
+                check_source(host, source)
+                print("\n".join(dry_run_lines(source)))
+                return 0
+            imported = import_source(host, source)
+        except (PortableError, ImportFormatError) as exc:
+            raise UsageError(str(exc)) from None
+        for plugin_id in sorted(imported.records):
+            records = plural(imported.records[plugin_id], "record")
+            print(f"{plugin_id}: {imported.added.get(plugin_id, 0)} new of {records}")
+        return 0
+    finally:
+        host.stop()
+
+
+def _as_source(export: ExportFile) -> ForeignSource:
+    from ego_core.foreign import ForeignSource
+
+    return ForeignSource(format="ego-export", path=export.path, grouped=export.grouped)
+
+
 def _portable(args: argparse.Namespace, host: PluginHost) -> int:
+    if args.command == "import" and (args.from_format is not None or args.dry_run or args.private):
+        return _import_from(args, host)
     if args.command == "import":
         try:  # the whole file is read and checked before any store is opened (or created)
             export = read_export_file(args.file)
@@ -193,6 +243,11 @@ def _doctor(args: argparse.Namespace, host: PluginHost) -> int:
     settings = host.settings
     checks: list[Check] = [
         Check("config", True, str(settings.config_path) if settings.config_path else "defaults (no ego.toml)"),
+        Check(
+            "owner",
+            True,
+            f"language {settings.language}, time zone {settings.timezone}, companion {settings.companion_name}",
+        ),
     ]
     data_dir = settings.data_dir.expanduser()
     problem = data_dir_problem(settings)
@@ -329,7 +384,20 @@ def _configure_export(parser: argparse.ArgumentParser) -> None:
 
 
 def _configure_import(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", type=Path, help="a file written by `ego export`")
+    parser.add_argument(
+        "file", type=Path, metavar="path", help="a file written by `ego export`, or with --from the source to read"
+    )
+    parser.add_argument(
+        "--from",
+        dest="from_format",
+        default=None,
+        metavar="FORMAT",
+        help="read PATH as this format (openclaw, markdown, ego-mcp; docs/importing.md) instead of an ego export",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="read and check, print counts and a sample; write nothing"
+    )
+    parser.add_argument("--private", action="store_true", help="with --from: import everything as private")
 
 
 def _configure_token(parser: argparse.ArgumentParser) -> None:
@@ -338,6 +406,30 @@ def _configure_token(parser: argparse.ArgumentParser) -> None:
 
 def _no_options(_parser: argparse.ArgumentParser) -> None:
     return None
+
+
+def _configure_init(parser: argparse.ArgumentParser) -> None:
+    from ego_core.init_command import configure_init
+
+    configure_init(parser)
+
+
+def _init(args: argparse.Namespace, host: PluginHost | None = None) -> int:
+    from ego_core.init_command import run_init
+
+    return run_init(args)
+
+
+def _configure_connect(parser: argparse.ArgumentParser) -> None:
+    from ego_core.bridge import configure_connect
+
+    configure_connect(parser)
+
+
+def _connect(args: argparse.Namespace, host: PluginHost | None = None) -> int:
+    from ego_core.bridge import run_connect  # the HTTP client only: no plugin, no model
+
+    return run_connect(args)
 
 
 def core_commands() -> list[Command]:
@@ -367,7 +459,8 @@ def core_commands() -> list[Command]:
         ),
         Command(
             "import",
-            "read an export into this data directory (idempotent)",
+            "read an export, or with --from another format (openclaw, markdown, ego-mcp), into this data directory "
+            "(idempotent)",
             _configure_import,
             _portable,
             starts_host=False,
@@ -402,6 +495,20 @@ def core_commands() -> list[Command]:
             _configure_token,
             _token,
             group="token",
+            starts_host=False,
+        ),
+        Command(
+            "init",
+            "first run: write ego.toml (language, companion, time zone, data dir, workspace); print client configs",
+            _configure_init,
+            _init,
+            starts_host=False,
+        ),
+        Command(
+            "connect",
+            "bridge a stdio MCP client to a running `ego serve --http` (the agent's token from EGO_TOKEN)",
+            _configure_connect,
+            _connect,
             starts_host=False,
         ),
     ]

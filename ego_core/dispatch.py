@@ -20,6 +20,7 @@ import pluggy
 
 from ego_core.embedding import EmbedderFactory
 from ego_core.hookspecs import HookKind, hook_kinds, setup_hooks
+from ego_core.importing import ImportFormat
 from ego_core.logs import FILE_ONLY, log_event
 from ego_core.offerings import Prompt, Resource, ResourceTemplate
 from ego_core.status import FailureLog, FailureStage, describe_exception
@@ -284,6 +285,9 @@ class HostHooks(HookCaller):
         self, plugin_id: str, *, register: Callable[[Resource | ResourceTemplate], None]
     ) -> Outcome | None:
         return self._dispatch.call_plugin(plugin_id, "register_resources", register=register)
+
+    def register_import_formats(self, plugin_id: str, *, register: Callable[[ImportFormat], None]) -> Outcome | None:
+        return self._dispatch.call_plugin(plugin_id, "register_import_formats", register=register)
 
     def on_startup(self, plugin_id: str) -> Outcome | None:
         return self._dispatch.call_plugin(plugin_id, "on_startup")

@@ -44,6 +44,7 @@ from ego_core.types import (
 if TYPE_CHECKING:
     from ego_core.context import PluginContext
     from ego_core.embedding import EmbedderFactory
+    from ego_core.importing import ImportFormat
     from ego_core.offerings import Prompt, Resource, ResourceTemplate
 
 PROJECT = "ego"
@@ -121,6 +122,13 @@ class RegistrationSpecs:
 
         Their text passes through the redaction pipeline before it is sent. A URI (template) another plugin
         registered first is refused (a registration failure); the first is kept.
+        """
+
+    @spec(HookKind.REGISTRATION)
+    def register_import_formats(self, register: Callable[[ImportFormat], None], ctx: PluginContext) -> None:
+        """Registration: contribute readers for ``ego import --from NAME PATH`` (``register(ImportFormat(name,
+        description, read))``). Several plugins may contribute to one format, each reading its own part; ``read``
+        returns records per plugin id in that plugin's export-record schema, with ids derived from the source.
         """
 
 

@@ -14,9 +14,11 @@ It also re-exports what plugin tests need from the core's internals, so a plugin
 ``ego_core`` and ``ego_core.testing``: ``SEPARATOR`` (between a response's data and its scaffold),
 ``load_settings`` and ``structure_plugin_config`` (configuration as ``ego`` reads it), ``configure_logging``
 (ego's log handlers, to inspect what reaches the log files), ``export_file`` / ``import_file`` /
-``PortableError`` (``ego export`` / ``ego import`` in-process), ``ToolRunner`` (tool calls without an MCP
-session, for fuzzing), ``mask_secrets`` and ``WITHHELD`` (the core's redaction), ``hash_token`` (the form
-``[server.tokens]`` holds, for HTTP tests).
+``PortableError`` (``ego export`` / ``ego import`` in-process), ``read_source`` / ``import_source``
+(``ego import --from FORMAT PATH`` in-process: read with the plugins' readers, then check and import),
+``ToolRunner`` (tool calls without an MCP session, for fuzzing), ``mask_secrets`` and ``WITHHELD`` (the core's
+redaction), ``hash_token`` (the form ``[server.tokens]`` holds, for HTTP tests), ``agent_settings`` (the settings of
+one agent's space, as ``ego --agent ID`` and ``ego serve --http`` make them).
 """
 
 from __future__ import annotations
@@ -35,9 +37,11 @@ from typing import Any, Protocol
 import attrs
 import pytest
 
+from ego_core.agents import agent_settings
 from ego_core.config import Settings, load_settings, structure_plugin_config
 from ego_core.context import Clock
 from ego_core.factory import build_host
+from ego_core.foreign import import_source, read_source
 from ego_core.hookspecs import hookimpl
 from ego_core.host import PluginHost
 from ego_core.http_transport import hash_token
@@ -58,16 +62,19 @@ __all__ = [
     "HostFactory",
     "PortableError",
     "ToolRunner",
+    "agent_settings",
     "call_error",
     "call_ok",
     "configure_logging",
     "export_file",
     "hash_token",
     "import_file",
+    "import_source",
     "load_settings",
     "mask_secrets",
     "mcp_client",
     "read_log",
+    "read_source",
     "structure_plugin_config",
     "tool_text",
 ]

@@ -40,6 +40,7 @@ from ego_core import (
     Claim,
     DesireSample,
     Ember,
+    ImportFormat,
     InvalidArgumentError,
     Memory,
     MemoryService,
@@ -56,7 +57,7 @@ from ego_core import (
     ToolOutcome,
     hookimpl,
 )
-from ego_desires import portable
+from ego_desires import importer, portable
 from ego_desires.attune import (
     LONELY,
     Current,
@@ -848,6 +849,10 @@ class DesiresPlugin(DesiresSurface, PluginBase):
         return [Check("state", not missing, detail)]
 
     # -- export / import ---------------------------------------------------------------------------
+
+    @hookimpl
+    def register_import_formats(self, register: Callable[[ImportFormat], None]) -> None:
+        register(importer.ego_mcp_format())
 
     @hookimpl
     def export_records(self, include_private: bool) -> Iterator[Mapping[str, Any]]:

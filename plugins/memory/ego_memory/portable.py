@@ -14,12 +14,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
+import numpy as np
 
-from ego_core import Memory
+from ego_core import Memory, RememberDraft
+from ego_memory.blas import one_blas_thread
 from ego_memory.limits import MAX_EPISODE_MEMBERS, MAX_SUMMARY_CHARS
 from ego_memory.memories import Memories
 from ego_memory.model import RecordError, converter, memory_to_dict, normal_importance, read_memory_record, read_strict
-from ego_memory.rows import Episode
+from ego_memory.rows import Episode, content_hash
 
 _log = logging.getLogger("ego.plugin.memory")
 
@@ -125,6 +127,8 @@ def import_records(memories: Memories, records: Sequence[Mapping[str, Any]], pro
     store = memories.store
     existing = store.existing_ids([m.id for m in parsed])
     new = [m for m in parsed if m.id not in existing]
+    if any(r.get("type") == "meta" and r.get("duplicate_guard") is True for r in records):
+        return guarded_import(memories, new, episodes, progress)
     known = (
         existing
         | {m.id for m in parsed}
@@ -149,3 +153,79 @@ def import_records(memories: Memories, records: Sequence[Mapping[str, Any]], pro
             store.add_episode(episode)
             added_episodes += 1
     return len(new) + added_episodes
+
+
+def guarded_import(memories: Memories, new: Sequence[Memory], episodes: Sequence[Episode], progress: Any = None) -> int:
+    """Store memories read from another format (``ego import --from``) under the duplicate guard, as ``remember``
+    does. The same text is never stored twice. Each memory is offered to ``before_remember`` (the dedup plugin)
+    against the store, and one that repeats a memory stored earlier in the same batch (the model's calibrated
+    duplicate similarity, saying the same: ``MemoryService.contrast``) is left out too; batches of ``BATCH`` are
+    embedded and stored at once (the guard's lookups reuse the embeddings)."""
+    store = memories.store
+    threshold = memories.similarity_profile.duplicate
+    added = 0
+    seen: set[str] = set()
+    with store.writing():
+        for start in range(0, len(new), BATCH):
+            chunk = new[start : start + BATCH]
+            vectors = np.asarray(memories.embed([m.content for m in chunk]), dtype=np.float64)
+            norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+            unit = vectors / np.where(norms > 0, norms, 1.0)
+            kept = _choose(memories, chunk, unit, seen, threshold)
+            for index in kept:
+                memory = chunk[index]
+                if memory.is_private:
+                    memories.redactor.add(memory.id, memory.content, memory.timestamp.timestamp())
+            store.add_many([chunk[i] for i in kept], vectors[kept].astype(np.float32))
+            added += len(kept)
+            if progress is not None:
+                progress(len(chunk))
+    memories.fill_english()
+    for episode in episodes:
+        members = store.existing_ids(list(episode.memory_ids))
+        if members and store.get_episode(episode.id) is None:
+            kept_ids = tuple(i for i in episode.memory_ids if i in members)
+            store.add_episode(attrs.evolve(episode, memory_ids=kept_ids))
+            added += 1
+    return added
+
+
+@one_blas_thread
+def _choose(memories: Memories, chunk: Sequence[Memory], unit: Any, seen: set[str], threshold: float) -> list[int]:
+    """The indices of the memories of ``chunk`` the guard lets in (one BLAS thread: many small searches)."""
+    store = memories.store
+    kept: list[int] = []
+    for index, memory in enumerate(chunk):
+        key = content_hash(memory.content)
+        if key in seen or store.find_by_content(memory.content) is not None:
+            continue
+        if _repeats(memories, memory, [chunk[i] for i in kept], unit[kept] @ unit[index], threshold):
+            continue
+        draft = RememberDraft(
+            content=memory.content,
+            emotion=memory.emotional_trace.primary,
+            importance=memory.importance,
+            category=memory.category,
+            tags=memory.tags,
+            is_private=memory.is_private,
+            anticipated=memory.anticipated,
+        )
+        if memories.ctx.hooks.before_remember(draft=draft) is not None:
+            continue
+        seen.add(key)
+        kept.append(index)
+    return kept
+
+
+def _repeats(
+    memories: Memories, memory: Memory, earlier: Sequence[Memory], similarities: Any, threshold: float
+) -> bool:
+    """Whether ``memory`` repeats one of ``earlier`` (kept before it in the same batch)."""
+    for other, similarity in zip(earlier, similarities, strict=True):
+        if (
+            float(similarity) >= threshold
+            and other.anticipated == memory.anticipated
+            and memories.contrast(memory.content, other.content) is None
+        ):
+            return True
+    return False

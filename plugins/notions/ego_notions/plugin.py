@@ -12,6 +12,7 @@ from ego_core import (
     Check,
     ConsolidationRun,
     Ember,
+    ImportFormat,
     Memory,
     MemoryService,
     PluginBase,
@@ -25,7 +26,7 @@ from ego_core import (
     hookimpl,
     log_event,
 )
-from ego_notions import curate, portable
+from ego_notions import curate, importer, portable
 from ego_notions.book import NotionBook
 from ego_notions.render import attune_text, introspect_text, recall_lines
 from ego_notions.store import NotionDB, StateError
@@ -71,6 +72,7 @@ class NotionsPlugin(PluginBase):
         service = memories()
         if service is not None and service.count() == 0:
             self._book.mark_indexed()  # a new store: tags are read as memories come, nothing to read back
+        self._book.reconcile()  # once after the upgrade: labels drawn from memories made private since
         self._ctx = ctx
         ctx.provide(NOTIONS_STORE, self._book)
 
@@ -146,8 +148,13 @@ class NotionsPlugin(PluginBase):
         return [Ember(text=WEAKENED_EMBER, warmth=WEAKENED_WARMTH)]
 
     @hookimpl
+    def register_import_formats(self, register: Callable[[ImportFormat], None]) -> None:
+        register(importer.ego_mcp_format())
+
+    @hookimpl
     def export_records(self, include_private: bool) -> Iterator[Mapping[str, Any]]:
         book = self._running()
+        book.current(book.db.all())  # every label drawn from what is public now
         return portable.export_records(book.db, book.memories(), include_private)
 
     @hookimpl

@@ -13,6 +13,7 @@ from ego_core import (
     OPEN_QUESTIONS,
     PEOPLE,
     Check,
+    ImportFormat,
     Memory,
     PluginBase,
     PluginContext,
@@ -23,7 +24,7 @@ from ego_core import (
     Tool,
     hookimpl,
 )
-from ego_self_model import portable
+from ego_self_model import importer, portable
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.mcp_surface import SelfModelSurface
 from ego_self_model.people import companion_detail, companion_of
@@ -125,6 +126,10 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
         return self._running().forgot(memory) or None
 
     @hookimpl
+    def on_memory_revised(self, after: Memory) -> None:
+        self._running().revised(after)
+
+    @hookimpl
     def on_recall_result(self, query: RecallQuery, results: Sequence[RecallHit]) -> RecallNote | None:
         lines = self._running().recalled(query, results)
         return RecallNote(lines=lines) if lines else None
@@ -158,6 +163,10 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
 
     # ------------------------------------------------------------------------------------------
     # ego export / ego import
+
+    @hookimpl
+    def register_import_formats(self, register: Callable[[ImportFormat], None], ctx: PluginContext) -> None:
+        register(importer.ego_mcp_format(ctx.config))
 
     @hookimpl
     def export_records(self, include_private: bool) -> Iterator[Mapping[str, Any]]:

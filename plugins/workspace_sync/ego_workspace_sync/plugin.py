@@ -7,12 +7,13 @@ requires it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import ClassVar
 
-from ego_core import MEMORY_STORE, Check, ConfigError, Memory, MemoryService, PluginContext, hookimpl
+from ego_core import MEMORY_STORE, Check, ConfigError, ImportFormat, Memory, MemoryService, PluginContext, hookimpl
 from ego_workspace_sync.config import CONFIG_ENV, WorkspaceSyncConfig
+from ego_workspace_sync.importer import openclaw_format
 from ego_workspace_sync.journal import JOURNAL_NAME
 from ego_workspace_sync.render import INTROSPECTION, is_curated
 from ego_workspace_sync.writer import Fallback, Lookup, WorkspaceWriteError, WorkspaceWriter
@@ -57,6 +58,10 @@ class WorkspaceSyncPlugin:
         writer, self.writer = self.writer, None
         if writer is not None:
             writer.close()
+
+    @hookimpl
+    def register_import_formats(self, register: Callable[[ImportFormat], None]) -> None:
+        register(openclaw_format())
 
     @hookimpl
     def on_remember(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:

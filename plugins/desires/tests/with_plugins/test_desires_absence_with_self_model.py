@@ -25,12 +25,12 @@ async def test_a_long_absence_of_the_companion_raises_social_thirst(with_memory:
         def pushed() -> float:
             return dict(dh.plugin.snapshot().modulation.factors["absence"]).get("social_thirst", 0.0)
 
-        # two moments: the usual gap is a week, so quiet from two weeks, long from four
-        dh.clock.set(last + timedelta(days=13))
+        # two moments: the usual gap is half a week, so quiet from one week, long from two
+        dh.clock.set(last + timedelta(days=6))
         assert pushed() == 0.0
-        dh.clock.set(last + timedelta(days=14))
+        dh.clock.set(last + timedelta(days=7))
         assert pushed() == 0.0  # quiet adds nothing by default
-        dh.clock.set(last + timedelta(days=28))
+        dh.clock.set(last + timedelta(days=14))
         assert pushed() == pytest.approx(0.08)
         reading = dh.plugin.snapshot().reading("social_thirst")
         felt = level_map(await call_ok(client, "feel_desires"))
