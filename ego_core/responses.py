@@ -384,7 +384,8 @@ def calendar_days(moment: datetime, now: datetime, tz: tzinfo) -> int:
 def when_words(moment: datetime, now: datetime, tz: tzinfo, *, detail: bool = False) -> str:
     """When ``moment`` happened, said by the local calendar days of ``tz`` (plugins pass ``ctx.now()`` and
     ``ctx.settings.tz``), never with digits: ``earlier today`` for the same local day, ``last night`` for the
-    night before (a moment in the small hours, before 05:00, belongs to it) or ``yesterday`` for the local day
+    night before (a moment in the small hours, before 05:00, belongs to it; in the small hours the present belongs
+    to the night before too: ``earlier tonight``) or ``yesterday`` for the local day
     before, then :func:`duration_words` of the local days between with ``ago``: ``a couple of days ago``,
     ``about two weeks ago``, ``well over a year ago``. A moment on an earlier local day is never said to be today,
     nor one of today yesterday; a moment after ``now`` counts as now.
@@ -396,11 +397,14 @@ def when_words(moment: datetime, now: datetime, tz: tzinfo, *, detail: bool = Fa
         if detail:
             return "in the future"
         moment = now
-    local, today = moment.astimezone(tz), now.astimezone(tz).date()
+    local, here = moment.astimezone(tz), now.astimezone(tz)
+    today = here.date()
     small_hours = local.hour < SMALL_HOURS_END
     night_of = local.date() - timedelta(days=1) if small_hours else local.date()
-    part = part_of_day(local.hour)
-    nights = (today - night_of).days  # days since the day the moment belongs to (a small hour: the day before)
+    tonight_of = today - timedelta(days=1) if here.hour < SMALL_HOURS_END else today  # in the small hours: still
+    part = part_of_day(local.hour)  # the night before
+    # days since the day the moment belongs to, counted for a night's moment from the present night
+    nights = ((tonight_of if part == "night" else today) - night_of).days
     days = (today - local.date()).days  # local calendar days
     if detail:
         if nights == 0:
@@ -412,6 +416,8 @@ def when_words(moment: datetime, now: datetime, tz: tzinfo, *, detail: bool = Fa
         return f"{days} days ago" if days < 60 else relative_age(moment, now)
     if nights == 1 and part == "night":
         return "last night"
+    if nights == 0 and part == "night" and here.hour < SMALL_HOURS_END:
+        return "earlier tonight"
     if days == 0:
         return "earlier today"
     if days == 1:

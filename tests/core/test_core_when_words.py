@@ -38,18 +38,24 @@ def test_the_local_calendar_day_decides_and_no_digit_is_said(
     days = calendar_days(moment, now, zone)
     small_hours = moment.astimezone(zone).hour < 5
     night = small_hours or moment.astimezone(zone).hour >= 21
+    still_night = now.astimezone(zone).hour < 5  # the present belongs to the night before too
     assert not re.search(r"\d", words), words
     if days == 0:
-        assert words == ("last night" if small_hours else "earlier today")
+        assert words == (("earlier tonight" if still_night else "last night") if small_hours else "earlier today")
     elif days == 1:
-        assert words == ("last night" if night and not small_hours else "yesterday")
+        if night and not small_hours:
+            assert words == ("earlier tonight" if still_night else "last night")
+        else:  # a small hour of the night before the present one, or a day's hour
+            assert words == ("last night" if small_hours and still_night else "yesterday")
+    elif days == 2 and night and not small_hours and still_night:
+        assert words == "last night", words  # the night before the present one, which began yesterday
     else:
         assert words.endswith(" ago"), words
         for claim in ("today", "yesterday", "night"):
             assert claim not in words, words
     if days >= 1:
         assert "today" not in words, words
-        assert "tonight" not in words, words
+        assert words == "earlier tonight" or "tonight" not in words, words
     else:
         assert "yesterday" not in words
 
@@ -63,13 +69,19 @@ def test_in_detail_an_earlier_day_is_never_today_nor_today_yesterday(
     words = when_words(moment, now, zone, detail=True)
     days = calendar_days(moment, now, zone)
     local = moment.astimezone(zone)
-    if days >= 1:
+    this_night = now.astimezone(zone).hour < 5 and days == 1 and local.hour >= 21  # the present night, begun before
+    if days >= 1 and this_night:
+        assert words == "tonight", words
+    elif days >= 1:
         assert not words.startswith(("this ", "tonight")), words
         assert "today" not in words, words
     else:
         assert not words.startswith("yesterday"), words
-        assert words == "last night" if local.hour < 5 else words.startswith(("this ", "tonight")), words
-    if days == 1:
+        if local.hour < 5 and now.astimezone(zone).hour >= 5:
+            assert words == "last night", words
+        else:
+            assert words.startswith(("this ", "tonight")), words
+    if days == 1 and not this_night:
         night_before: date = local.date() - timedelta(days=1)
         allowed = ("yesterday ", "last night", WEEKDAYS[night_before.weekday()] + " night")
         assert words.startswith(allowed), words
@@ -84,12 +96,16 @@ def test_in_detail_an_earlier_day_is_never_today_nor_today_yesterday(
         (datetime(2026, 5, 1, 18, 0, tzinfo=TOKYO), datetime(2026, 5, 2, 8, 3, tzinfo=TOKYO), "yesterday"),
         (datetime(2026, 5, 2, 2, 0, tzinfo=TOKYO), datetime(2026, 5, 2, 8, 3, tzinfo=TOKYO), "last night"),
         (datetime(2026, 5, 1, 2, 0, tzinfo=TOKYO), datetime(2026, 5, 2, 8, 3, tzinfo=TOKYO), "yesterday"),
-        (datetime(2026, 5, 1, 23, 50, tzinfo=TOKYO), datetime(2026, 5, 2, 0, 10, tzinfo=TOKYO), "last night"),
+        (datetime(2026, 5, 1, 23, 50, tzinfo=TOKYO), datetime(2026, 5, 2, 0, 10, tzinfo=TOKYO), "earlier tonight"),
+        # in the small hours a moment a minute before is not last night
+        (datetime(2026, 5, 2, 1, 37, tzinfo=TOKYO), datetime(2026, 5, 2, 1, 38, tzinfo=TOKYO), "earlier tonight"),
+        (datetime(2026, 5, 1, 22, 0, tzinfo=TOKYO), datetime(2026, 5, 3, 1, 38, tzinfo=TOKYO), "last night"),
         (datetime(2026, 4, 30, 9, 0, tzinfo=TOKYO), datetime(2026, 5, 2, 8, 3, tzinfo=TOKYO), "a couple of days ago"),
         (datetime(2026, 4, 18, 9, 0, tzinfo=TOKYO), datetime(2026, 5, 2, 8, 3, tzinfo=TOKYO), "about two weeks ago"),
         (datetime(2024, 1, 1, 9, 0, tzinfo=TOKYO), datetime(2026, 5, 2, 8, 3, tzinfo=TOKYO), "well over a year ago"),
         # the clocks went forward at 02:00 on 29 March 2026 in Berlin: still last night, not today
-        (datetime(2026, 3, 28, 23, 30, tzinfo=BERLIN), datetime(2026, 3, 29, 3, 30, tzinfo=BERLIN), "last night"),
+        (datetime(2026, 3, 28, 23, 30, tzinfo=BERLIN), datetime(2026, 3, 29, 3, 30, tzinfo=BERLIN), "earlier tonight"),
+        (datetime(2026, 3, 28, 23, 30, tzinfo=BERLIN), datetime(2026, 3, 29, 7, 30, tzinfo=BERLIN), "last night"),
         # 09:00 and 23:00 UTC: the same UTC day, but 18:00 and 08:00 the next day in Tokyo
         (datetime(2026, 5, 1, 9, 0, tzinfo=UTC), datetime(2026, 5, 1, 23, 0, tzinfo=UTC), "yesterday"),
         # a moment after now (a clock set back) is now
