@@ -1,7 +1,10 @@
-"""Write the screenshots of docs/dashboard.md (docs/images/dashboard-*.png): a temporary store seeded with a few
-memories (an episode, a near-duplicate pair) and a shared memory gateway seeded with a few agents' events (a
-conflict, a janitor run, some of them 40 days old by the gateway's clock), the dashboard served on a free loopback
-port, each view photographed by Debian's Chromium through Playwright.
+"""Write the screenshots of docs/dashboard.md (docs/images/dashboard-*.png): every view in English
+(``dashboard-<view>.png``) and in Japanese (``dashboard-<view>-ja.png``), over a temporary store seeded with a few
+days of memories (an episode, a near-duplicate pair, introspect calls) and a shared memory gateway seeded with a
+few agents' events (a conflict, a janitor run, some of them 40 days old by the gateway's clock); and the Now and
+Self views of a new, empty store (``dashboard-first-run*.png``). The time zone is Asia/Tokyo and ego init's
+language Japanese; the English shots are the same page with ``?lang=en``. Each is a 1280×800 PNG (the Memory
+view's taller, to show the graph), taken by Debian's Chromium through Playwright.
 
     python dashboard/screenshots.py
 """
@@ -9,6 +12,7 @@ port, each view photographed by Debian's Chromium through Playwright.
 from __future__ import annotations
 
 import asyncio
+import secrets
 import socket
 import sys
 import tempfile
@@ -21,9 +25,10 @@ from typing import Any
 import anyio
 import httpx
 import uvicorn
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Page, sync_playwright
 
 from ego_core import PluginHost, Settings, build_host
+from ego_core.logs import configure_logging
 from ego_core.testing import ToolRunner, tool_text
 from ego_dashboard.app import build_app
 from ego_dashboard.browser import launch_chromium
@@ -57,8 +62,15 @@ def call(host: PluginHost, tool: str, args: dict[str, object]) -> str:
 
 
 def seed(host: PluginHost) -> None:
-    for content, emotion, valence, arousal in DAYS:
-        call(host, "remember", {"content": content, "emotion": emotion, "valence": valence, "arousal": arousal})
+    now = datetime.now(UTC)
+    try:
+        for i, (content, emotion, valence, arousal) in enumerate(DAYS):
+            host.clock.set(now - timedelta(hours=9 * (len(DAYS) - i)))
+            call(host, "remember", {"content": content, "emotion": emotion, "valence": valence, "arousal": arousal})
+            if i % 3 == 2:
+                call(host, "introspect", {})  # the desires are felt (and recorded) at each
+    finally:
+        host.clock.set(None)
     call(host, "remember", {"content": PRIVATE[0], "emotion": "anxious", "private": True, "force": True})
     call(
         host,
@@ -81,6 +93,8 @@ def seed(host: PluginHost) -> None:
         call(host, "create_episode", {"memory_ids": octopus, "summary": summary})
     walk = {"question": "What makes a walk calm?", "importance": 2}
     call(host, "update_self", {"field": "new_question", "value": walk})
+    call(host, "update_relationship", {"person": "Master", "field": "trust_level", "value": 0.8})
+    call(host, "introspect", {})
 
 
 GATEWAY_EVENTS = [  # (days ago, agent, scope, kind, dedupe_key, content_md)
@@ -133,67 +147,115 @@ def start_gateway(data: Path) -> tuple[uvicorn.Server, threading.Thread, dict[st
     return server, thread, config
 
 
+PLUGINS = ["memory", "dedup", "self_model", "desires", "interoception", "emotion_trend", "notions", "shared_memory"]
+VIEWPORT = {"width": 1280, "height": 800}
+MEMORY_HEIGHT = 1500
+LANGUAGES = (("en", ""), ("ja", "-ja"))
+
+
+def dashboard(host: PluginHost, operator: str | None = None) -> tuple[uvicorn.Server, threading.Thread, str]:
+    """``host``'s dashboard on a free loopback port: its server, thread and URL with the one-time login link."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    login = secrets.token_urlsafe(32)
+    app = build_app(host, login_secret=login, gateway_operator_token=operator)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    return server, thread, f"http://127.0.0.1:{port}/#login={login}"
+
+
+def settle(page: Page) -> None:
+    page.wait_for_load_state("networkidle")
+    time.sleep(0.6)
+
+
+def shoot_views(page: Page, base: str, lang: str, suffix: str) -> None:
+    """Every view of the page at ``base`` in ``lang``."""
+    page.goto(f"{base}?lang={lang}")
+    page.wait_for_selector("#now-questions li")
+    page.uncheck("#live")
+    settle(page)
+    page.screenshot(path=str(OUT / f"dashboard-now{suffix}.png"))
+    page.click("button[data-view=memory]")
+    page.fill("#q", "octopus" if lang == "en" else "タコの本")
+    page.click("#search button")
+    page.wait_for_selector("#results tbody tr")
+    page.locator("#results tbody tr").first.click()
+    page.wait_for_selector("#graph canvas")
+    page.click("#merge-load")
+    page.wait_for_selector("#merge-pairs tbody tr")
+    settle(page)
+    page.screenshot(
+        path=str(OUT / f"dashboard-memory{suffix}.png"),
+        clip={"x": 0, "y": 0, "width": 1280, "height": MEMORY_HEIGHT},
+        full_page=True,
+    )
+    for view in ("self", "history", "logs"):
+        page.click(f"button[data-view={view}]")
+        settle(page)
+        if view == "logs":
+            page.locator("#logs tbody tr details summary").first.click()
+        page.screenshot(path=str(OUT / f"dashboard-{view}{suffix}.png"))
+    page.click("button[data-view=shared]")
+    page.wait_for_selector(".scope-events")
+    page.fill("#cleanup-older", "30d")
+    page.click("#cleanup-form button")
+    page.wait_for_selector("#cleanup-events tbody tr")
+    settle(page)
+    page.locator("#cleanup-plan").scroll_into_view_if_needed()
+    page.screenshot(path=str(OUT / f"dashboard-shared{suffix}.png"))
+
+
 def main() -> int:
     OUT.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as data:
+    with tempfile.TemporaryDirectory() as data, tempfile.TemporaryDirectory() as fresh:
         gateway, gateway_thread, shared = start_gateway(Path(data))
         operator = shared.pop("operator")
-        tables = {"shared_memory": shared}
-        settings = Settings(data_dir=Path(data), timezone="UTC", plugin_tables=tables)
-        chosen = [
-            "memory",
-            "dedup",
-            "self_model",
-            "desires",
-            "interoception",
-            "emotion_trend",
-            "notions",
-            "shared_memory",
-        ]
-        host = build_host(settings, enabled=chosen)
+        settings = Settings(
+            data_dir=Path(data), timezone="Asia/Tokyo", language="ja", plugin_tables={"shared_memory": shared}
+        )
+        configure_logging(settings.logs_path)  # the Logs view, the tool counts and the last introspect
+        host = build_host(settings, enabled=PLUGINS)
         host.start()
         seed(host)
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = int(probe.getsockname()[1])
-        app = build_app(host, gateway_operator_token=operator)
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        while not server.started:
-            time.sleep(0.05)
+        empty = build_host(Settings(data_dir=Path(fresh), timezone="Asia/Tokyo", language="ja"), enabled=PLUGINS[:-1])
+        empty.start()
+        running = [dashboard(host, operator), dashboard(empty)]
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.goto(f"http://127.0.0.1:{port}/")
+            context = browser.new_context(viewport=VIEWPORT)
+            page = context.new_page()
+            url, _, secret = running[0][2].partition("#")
+            page.goto(f"{url}#{secret}")  # the login link works once: the session cookie serves both languages
             page.wait_for_selector("#now-questions li")
-            page.uncheck("#live")
-            page.screenshot(path=str(OUT / "dashboard-now.png"))
-            page.click("button[data-view=memory]")
-            page.fill("#q", "octopus")
-            page.click("#search button")
-            page.wait_for_selector("#results tbody tr")
-            page.locator("#results tbody tr").first.click()
-            page.wait_for_selector("#graph canvas")
-            page.click("#merge-load")
-            page.wait_for_selector("#merge-pairs tbody tr")
-            time.sleep(0.5)
-            page.screenshot(path=str(OUT / "dashboard-memory.png"), full_page=True)
-            for view in ("self", "history", "logs"):
-                page.click(f"button[data-view={view}]")
-                time.sleep(0.8)
-                page.screenshot(path=str(OUT / f"dashboard-{view}.png"))
-            page.click("button[data-view=shared]")
-            page.wait_for_selector(".scope-events")
-            page.fill("#cleanup-older", "30d")
-            page.click("#cleanup-form button")
-            page.wait_for_selector("#cleanup-events tbody tr")
-            time.sleep(0.5)
-            page.screenshot(path=str(OUT / "dashboard-shared.png"), full_page=True)
+            for lang, suffix in LANGUAGES:
+                shoot_views(page, url, lang, suffix)
+            context.close()
+            context = browser.new_context(viewport=VIEWPORT)
+            page = context.new_page()
+            url, _, secret = running[1][2].partition("#")
+            page.goto(f"{url}#{secret}")
+            page.wait_for_selector("#now-questions li")
+            for lang, suffix in LANGUAGES:
+                page.goto(f"{url}?lang={lang}")
+                page.wait_for_selector("#now-questions li")
+                page.uncheck("#live")
+                settle(page)
+                page.screenshot(path=str(OUT / f"dashboard-first-run{suffix}.png"))
+                page.click("button[data-view=self]")
+                settle(page)
+                page.screenshot(path=str(OUT / f"dashboard-first-run-self{suffix}.png"))
+            context.close()
             browser.close()
-        server.should_exit = True
-        thread.join()
+        for server, thread, _url in running:
+            server.should_exit = True
+            thread.join()
         host.stop()
+        empty.stop()
         gateway.should_exit = True
         gateway_thread.join()
     print(f"wrote {OUT}/dashboard-*.png", file=sys.stderr)

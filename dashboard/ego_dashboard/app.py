@@ -1,7 +1,9 @@
 """The dashboard's web app: a static page (plain JS, vendored chart and graph libraries) and a JSON API.
 
-Guards: on a loopback address only loopback ``Host`` names are answered (no DNS rebinding); bound anywhere
-else every ``/api`` request needs an agent's bearer token (``ego token new``). Every state-changing request
+Guards, before any route runs: the ``Host`` header must name this server exactly (a loopback name or the
+address the connection came in on, or a name given with ``--allowed-host``, with the port served: no DNS
+rebinding); every ``/api`` request but the login needs the owner (a session cookie from ``POST /api/login``,
+or ``Authorization: Bearer <owner token>``): agents' MCP tokens are never accepted; every state-changing request
 also needs the page's CSRF token (``X-Ego-Csrf``), which only a page served by this process holds.
 Corrections call the tools through the same runner as the agent's calls, so they are validated, logged and
 seen by other plugins (``on_tool_called``, ``on_forget``) exactly like them.
@@ -9,12 +11,16 @@ seen by other plugins (``on_tool_called``, ``on_forget``) exactly like them.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import json
 import logging
+import re
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from importlib import resources
 from typing import Any
@@ -23,33 +29,44 @@ import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import Request, cookie_parser
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ego_core import PluginHost, log_event
-from ego_core.http_transport import hash_token
 from ego_core.server import ToolRunner
 from ego_dashboard import state
+from ego_dashboard.owner import OwnerKey
 from ego_dashboard.shared import SharedError, SharedView
 
 _log = logging.getLogger("ego.dashboard")
-LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
 TOOL_AGENT = "dashboard"
+"""The ``agent`` field of the ``tool_call`` records of corrections made from the dashboard."""
 REVISABLE = ("importance", "tags", "private")
 """What ``POST /api/memories/{id}/revise`` may change (through the memory plugin's ``revise_memory``)."""
-"""The ``agent`` field of the ``tool_call`` records of corrections made from the dashboard."""
 MAX_BODY = 4096
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
     "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 )
+SESSION_SECONDS = 12 * 3600
+"""How long an owner's login lasts (sessions live in the process: a restart logs every page out)."""
+LOGIN_LINK_SECONDS = 15 * 60
+"""How long the one-time login link ``ego dashboard`` prints can be used (once)."""
+COOKIE_PREFIX = "ego_owner_"
+"""The session cookie's name is this and the port (cookies are shared by every port of a host)."""
+PUBLIC_API = frozenset({"/api/login", "/api/logout"})
+_HOST = re.compile(
+    r"(?P<name>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)(?::(?P<port>[0-9]{1,5}))?"
+)
 
 
 def is_loopback(bind_host: str) -> bool:
-    if bind_host.strip("[]").lower() in LOOPBACK_NAMES:
+    if bind_host.strip("[]").lower() in {"localhost", "127.0.0.1", "::1"}:
         return True
     try:
         return ipaddress.ip_address(bind_host.strip("[]")).is_loopback
@@ -57,45 +74,158 @@ def is_loopback(bind_host: str) -> bool:
         return False
 
 
-def _host_name(header: str) -> str:
-    if header.startswith("["):
-        return header[: header.find("]") + 1].lower()
-    return header.rsplit(":", 1)[0].lower() if header.count(":") == 1 else header.lower()
+def host_name(address: str) -> str:
+    """An address as a ``Host`` header names it: IPv6 in brackets, lower case."""
+    bare = address.strip("[]").lower()
+    return f"[{bare}]" if ":" in bare else bare
+
+
+def check_allowed_host(name: str) -> str:
+    """A ``--allowed-host`` name (a DNS name or an IP address, without a port), normalised; ValueError otherwise."""
+    match = _HOST.fullmatch(name.strip())
+    if match is None or match["port"] is not None:
+        raise ValueError(f"--allowed-host: {name!r} is not a host name (give the name alone, e.g. mybox.lan)")
+    return host_name(match["name"])
 
 
 def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-class Guard:
-    """Host check, bearer token (when required) and CSRF token, before any route runs."""
+def _hashed(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
-    def __init__(self, app: ASGIApp, *, loopback: bool, tokens: Mapping[str, str], csrf: str) -> None:
+
+class Sessions:
+    """The owner's logins: random ids kept hashed, each bound to the owner token's digest at login (a new owner
+    token ends them) and to an expiry. The one-time login link is a secret usable once, for a while."""
+
+    def __init__(self, key: OwnerKey, login_secret: str | None) -> None:
+        self.key = key
+        self._lock = threading.Lock()
+        self._open: dict[str, tuple[float, str | None]] = {}
+        self._link = _hashed(login_secret) if login_secret else None
+        self._link_until = time.monotonic() + LOGIN_LINK_SECONDS
+
+    def use_link(self, secret: str) -> bool:
+        """Whether ``secret`` is the login link's: the first right use spends it, as its expiry does."""
+        with self._lock:
+            expected = self._link
+            if expected is None:
+                return False
+            if time.monotonic() > self._link_until:
+                self._link = None
+                return False
+            if not hmac.compare_digest(_hashed(secret), expected):
+                return False
+            self._link = None
+            return True
+
+    def open(self) -> str:
+        session = secrets.token_urlsafe(32)
+        now = time.monotonic()
+        with self._lock:
+            self._open = {k: v for k, v in self._open.items() if v[0] > now}
+            self._open[_hashed(session)] = (now + SESSION_SECONDS, self.key.digest())
+        return session
+
+    def valid(self, session: str) -> bool:
+        if not session:
+            return False
+        with self._lock:
+            found = self._open.get(_hashed(session))
+        return found is not None and found[0] > time.monotonic() and found[1] == self.key.digest()
+
+    def close(self, session: str) -> None:
+        with self._lock:
+            self._open.pop(_hashed(session), None)
+
+
+def served_port(scope: Scope, fallback: int | None) -> int | None:
+    server = scope.get("server")
+    return int(server[1]) if server and server[1] is not None else fallback
+
+
+def cookie_name(scope: Scope, fallback: int | None) -> str:
+    return f"{COOKIE_PREFIX}{served_port(scope, fallback) or 0}"
+
+
+def session_of(scope: Scope, cookie_header: str, fallback: int | None) -> str:
+    return cookie_parser(cookie_header).get(cookie_name(scope, fallback), "")
+
+
+class Guard:
+    """Exact Host, the owner (session cookie or owner token) and the CSRF token, before any route runs."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        names: frozenset[str],
+        port: int | None,
+        key: OwnerKey,
+        sessions: Sessions,
+        csrf: str,
+    ) -> None:
         self.app = app
-        self.loopback = loopback
-        self.tokens = dict(tokens)
+        self.names = names
+        self.port = port
+        self.key = key
+        self.sessions = sessions
         self.csrf = csrf
 
-    def _token_ok(self, header: str) -> bool:
-        scheme, _, token = header.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
+    def host_ok(self, scope: Scope, values: Sequence[str]) -> bool:
+        """Exactly one Host header naming this server and the port it serves (a name alone for port 80)."""
+        if len(values) != 1:
             return False
-        digest = hash_token(token.strip())
-        return any(hmac.compare_digest(digest, expected) for expected in self.tokens.values())
+        match = _HOST.fullmatch(values[0])
+        port = served_port(scope, self.port)
+        if match is None or port is None:
+            return False
+        names = set(self.names)
+        server = scope.get("server")
+        if server and server[0]:
+            names.add(host_name(str(server[0])))  # the address the connection came in on
+        given = match["port"]
+        port_ok = given == str(port) if given is not None else port == 80
+        return port_ok and host_name(match["name"]) in names
+
+    def owner(self, scope: Scope, headers: Mapping[str, list[str]]) -> JSONResponse | None:
+        """None when the request is the owner's; else the 401 that says why."""
+        authorization = headers.get("authorization", [])
+        if authorization:
+            scheme, _, token = authorization[0].partition(" ")
+            if len(authorization) == 1 and scheme.lower() == "bearer" and self.key.verify(token.strip()):
+                return None
+            return error(401, "not this dashboard's owner token (agents' tokens are never accepted here)")
+        cookies = "; ".join(headers.get("cookie", []))
+        if self.sessions.valid(session_of(scope, cookies, self.port)):
+            return None
+        return error(
+            401,
+            "log in as the owner: open the link `ego dashboard` printed, or give this space's owner token "
+            "(`ego dashboard --new-owner-token` makes a new one)",
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        headers: dict[str, list[str]] = {}
+        for key, value in scope.get("headers", []):
+            headers.setdefault(key.decode("latin-1").lower(), []).append(value.decode("latin-1"))
         problem: JSONResponse | None = None
-        if self.loopback and _host_name(headers.get("host", "")) not in LOOPBACK_NAMES:
-            problem = error(421, "this dashboard answers only to localhost, 127.0.0.1 or [::1]")
-        elif scope["path"].startswith("/api/"):
-            if not self.loopback and not self._token_ok(headers.get("authorization", "")):
-                problem = error(401, "this dashboard needs an agent's token (Authorization: Bearer ...)")
-            elif scope["method"] not in ("GET", "HEAD") and not hmac.compare_digest(
-                headers.get("x-ego-csrf", "").encode(), self.csrf.encode()
+        path = scope["path"]
+        if not self.host_ok(scope, headers.get("host", [])):
+            problem = error(421, "this dashboard answers only to its own address and port in the Host header")
+        elif path.startswith("/api/"):
+            if path not in PUBLIC_API:
+                problem = self.owner(scope, headers)
+            csrf = headers.get("x-ego-csrf", [""])
+            if (
+                problem is None
+                and scope["method"] not in ("GET", "HEAD")
+                and not (len(csrf) == 1 and hmac.compare_digest(csrf[0].encode(), self.csrf.encode()))
             ):
                 problem = error(403, "missing or wrong CSRF token (X-Ego-Csrf): reload the page")
         if problem is not None:
@@ -132,33 +262,42 @@ class Headers:
 
 
 Endpoint = Callable[[Request], Awaitable[Response]]
+REVEAL_OFF = "revealing private memories is off; start the dashboard with --reveal-private"
+
+
+class RevealOffError(Exception):
+    """A request for private text while ``--reveal-private`` is off (403)."""
 
 
 def build_app(
     host: PluginHost,
     *,
     bind_host: str = "127.0.0.1",
-    tokens: Mapping[str, str] | None = None,
+    port: int | None = None,
+    allowed_hosts: Sequence[str] = (),
+    login_secret: str | None = None,
+    owner: OwnerKey | None = None,
     reveal_private: bool = False,
     gateway_operator_token: str | None = None,
 ) -> Starlette:
     """The dashboard for ``host`` (started with the app, stopped with it; ``host.start`` is counted).
 
-    ``reveal_private`` allows the one request that answers a private memory's text (``POST .../reveal``, made
-    only by the owner's click); without it that request is refused and no answer holds private text.
+    The owner logs in with the one-time ``login_secret`` (the link ``ego dashboard`` prints) or the owner token of
+    ``owner`` (default: the space's, :func:`ego_dashboard.owner.owner_path`). ``Host`` must be a loopback name,
+    the address the connection came in on, or one of ``allowed_hosts``, with the port the server reports
+    (``port`` when it reports none). ``reveal_private`` allows the requests that answer or match a private
+    memory's text (``POST .../reveal``, ``GET /api/memories?private_text=1``), made only on the owner's click.
     ``gateway_operator_token``: the shared memory gateway's operator token, for the janitor's part of the
     Shared view (conflicts, audit, cleanup plans); the agent's own token comes from the plugin's configuration.
     """
     loopback = is_loopback(bind_host)
-    tokens = dict(tokens if tokens is not None else host.settings.server.tokens)
-    if not loopback and not tokens:
-        raise ValueError(
-            f"bound to {bind_host}, the dashboard needs an agent's token: run `ego token new <agent>` and put the "
-            "printed line under [server.tokens] in ego.toml (or set EGO_HTTP_TOKENS)"
-        )
+    named = [bind_host] if _HOST.fullmatch(bind_host) and not bind_host.replace(".", "").isdigit() else []
+    names = frozenset({*LOOPBACK_NAMES, *(check_allowed_host(name) for name in [*named, *allowed_hosts])})
+    key = owner if owner is not None else OwnerKey.of(host.settings.data_dir)
+    sessions = Sessions(key, login_secret)
     csrf = secrets.token_urlsafe(32)
     page = resources.files("ego_dashboard").joinpath("static/index.html").read_text(encoding="utf-8")
-    page = page.replace("{{CSRF}}", csrf).replace("{{TOKEN_NEEDED}}", "false" if loopback else "true")
+    page = page.replace("{{CSRF}}", csrf).replace("{{LANG}}", host.settings.language)
     runner: list[ToolRunner] = []
     shared_view = SharedView(host, gateway_operator_token)
 
@@ -178,6 +317,8 @@ def build_app(
                 return error(400, host.redact(str(exc)))
             except SharedError as exc:
                 return error(exc.status, host.redact(exc.message))
+            except RevealOffError:
+                return error(403, REVEAL_OFF)
             if payload is None:
                 return error(404, "not found (or the plugin that holds it is not enabled)")
             return served(payload)
@@ -235,7 +376,7 @@ def build_app(
 
     async def reveal(request: Request) -> Response:
         if not reveal_private:
-            return error(403, "revealing private memories is off; start the dashboard with --reveal-private")
+            return error(403, REVEAL_OFF)
         await body(request)
         wanted = memory_id(request)
         found = await anyio.to_thread.run_sync(lambda: state.private_text(host, wanted))
@@ -316,6 +457,58 @@ def build_app(
             log_event(_log, "dashboard_cleanup_confirm", plan_id=plan_id)
         return response
 
+    async def login(request: Request) -> Response:
+        payload = await body(request)
+        link, token = payload.get("login"), payload.get("owner_token")
+        if not isinstance(link, str | None) or not isinstance(token, str | None) or (link is None) == (token is None):
+            return error(400, "give either login (the link's secret) or owner_token, as a string")
+        if link is not None:
+            ok = await anyio.to_thread.run_sync(sessions.use_link, link.strip())
+        else:
+            ok = await anyio.to_thread.run_sync(key.verify, str(token).strip())
+        if not ok:
+            log_event(_log, "dashboard_login_refused", how="link" if link is not None else "owner_token")
+            return error(
+                401,
+                "the login link was used or has expired: log in with the owner token, or restart `ego dashboard`"
+                if link is not None
+                else "not this dashboard's owner token",
+            )
+        log_event(_log, "dashboard_login", how="link" if link is not None else "owner_token")
+        answer = JSONResponse({"ok": True})
+        answer.set_cookie(
+            cookie_name(request.scope, port),
+            sessions.open(),
+            max_age=SESSION_SECONDS,
+            path="/",
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+        return answer
+
+    async def logout(request: Request) -> Response:
+        await body(request)
+        name = cookie_name(request.scope, port)
+        sessions.close(request.cookies.get(name, ""))
+        answer = JSONResponse({"ok": True})
+        answer.delete_cookie(name, path="/", httponly=True, samesite="strict")
+        return answer
+
+    def search(request: Request) -> Any:
+        wanted = params(request)
+        flag = wanted.get("private_text", "")
+        if flag not in ("", "0", "1", "false", "true"):
+            raise state.BadParameterError("private_text: expected 1 or 0")
+        private_text = flag in ("1", "true")
+        if private_text and not reveal_private:
+            raise RevealOffError
+        found = state.search(host, wanted, private_text=private_text)
+        if private_text:
+            hits = sum(1 for card in found.get("results", []) if card.get("private"))
+            log_event(_log, "dashboard_private_search", private_results=hits)  # never the words searched
+        return found
+
     def graph(request: Request) -> Any:
         depth = state._int(params(request), "depth", 1, 1, 3)
         return state.graph(host, memory_id(request), depth)
@@ -341,14 +534,24 @@ def build_app(
     static = resources.files("ego_dashboard").joinpath("static")
     routes = [
         Route("/", index, methods=["GET"]),
+        Route("/api/login", login, methods=["POST"]),
+        Route("/api/logout", logout, methods=["POST"]),
         Route(
             "/api/status",
-            reader(lambda r: {"plugins": state.plugins(host), "loopback": loopback, "reveal_private": reveal_private}),
+            reader(
+                lambda r: {
+                    "plugins": state.plugins(host),
+                    "loopback": loopback,
+                    "reveal_private": reveal_private,
+                    "language": host.settings.language,
+                    "timezone": host.settings.timezone,
+                }
+            ),
             methods=["GET"],
         ),
         Route("/api/memories/{memory_id}/reveal", reveal, methods=["POST"]),
         Route("/api/now", reader(lambda r: state.now_view(host)), methods=["GET"]),
-        Route("/api/memories", reader(lambda r: state.search(host, params(r))), methods=["GET"]),
+        Route("/api/memories", reader(search), methods=["GET"]),
         Route("/api/memories/{memory_id}", reader(lambda r: state.detail(host, memory_id(r))), methods=["GET"]),
         Route("/api/memories/{memory_id}/graph", reader(graph), methods=["GET"]),
         Route("/api/memories/{memory_id}/forget", forget, methods=["POST"]),
@@ -379,7 +582,7 @@ def build_app(
         lifespan=lifespan,
         middleware=[
             Middleware(Headers),
-            Middleware(Guard, loopback=loopback, tokens=tokens, csrf=csrf),
+            Middleware(Guard, names=names, port=port, key=key, sessions=sessions, csrf=csrf),
         ],
         exception_handlers={HTTPException: json_errors, Exception: json_errors},
     )

@@ -2,8 +2,8 @@
 
 For each size a temporary data directory gets that many synthetic memories (5 % private, linked to a few earlier
 ones, spread over 60 days, one episode of five memories in every fifty) through the memory plugin's own import;
-then every view's API is timed in-process (p50/p95 over ``--requests`` calls), and, with Chromium and Playwright,
-the page's first render (from navigation to the Now view filled). The report is JSON.
+then every view's API is timed in-process as the owner (p50/p95 over ``--requests`` calls), and, with Chromium and
+Playwright, the page's first render once logged in (from navigation to the Now view filled). The report is JSON.
 
 ``--seed vectors`` stores the same memories with random unit vectors instead of embedding every text (the store's
 own batch write, as ``ego bench notions`` seeds): a store of 100,000 is made in minutes instead of hours. The views
@@ -16,6 +16,7 @@ import argparse
 import json
 import platform
 import random
+import secrets
 import socket
 import statistics
 import sys
@@ -187,7 +188,13 @@ def api_timings(host: PluginHost, ids: list[str], requests: int) -> dict[str, di
 
     rng = random.Random(11)
     results: dict[str, dict[str, Any]] = {}
-    with TestClient(build_app(host), base_url="http://127.0.0.1") as client:
+    login = secrets.token_urlsafe(32)
+    with TestClient(build_app(host, login_secret=login), base_url="http://127.0.0.1") as client:
+        page = client.get("/").text
+        csrf = page.split('<meta name="ego-csrf" content="', 1)[1].split('"', 1)[0]
+        answer = client.post("/api/login", json={"login": login}, headers={"X-Ego-Csrf": csrf})
+        if answer.status_code != 200:
+            raise RuntimeError(f"/api/login: {answer.status_code} {answer.text[:200]}")
         for name, path in _views(ids, rng).items():
 
             def call(path: Callable[[], str] = path) -> None:
@@ -212,7 +219,9 @@ def first_render(host: PluginHost, runs: int) -> dict[str, Any]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
-    server = uvicorn.Server(uvicorn.Config(build_app(host), host="127.0.0.1", port=port, log_config=None))
+    login = secrets.token_urlsafe(32)
+    app = build_app(host, login_secret=login)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:
@@ -224,8 +233,13 @@ def first_render(host: PluginHost, runs: int) -> dict[str, Any]:
                 browser = launch_chromium(playwright)
             except ChromiumMissingError as exc:
                 return {"measured": False, "why": str(exc)}
+            context = browser.new_context()  # logged in once (the session cookie): each load then is the owner's
+            page = context.new_page()
+            page.goto(f"http://127.0.0.1:{port}/#login={login}")
+            page.wait_for_selector("#feeling-summary:not(:empty)")
+            page.close()
             for _ in range(runs + 1):
-                page = browser.new_page()
+                page = context.new_page()
                 started = time.perf_counter()
                 page.goto(f"http://127.0.0.1:{port}/")
                 page.wait_for_selector("#feeling-summary:not(:empty)")  # no eval: the page's CSP forbids it

@@ -1,16 +1,18 @@
 """What the dashboard shows, read through the host's services and hooks (never another plugin's files).
 
 Every function returns plain JSON-able values; :func:`scrub` then passes every string through the host's
-redaction pipeline before anything is served. A private memory is described by its emotion and date only.
+redaction pipeline before anything is served. A private memory is described by its emotion and date only, and a
+search finds it by its metadata only (:func:`search`).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -169,12 +171,75 @@ def _matches(memory: Memory, params: Mapping[str, str]) -> bool:
     min_importance = _int(params, "min_importance", 1, 1, 5)
     if memory.importance < min_importance:
         return False
+    date_from = _date(params.get("date_from"), "date_from")
+    if date_from is not None and memory.timestamp < date_from:
+        return False
     date_to = _date(params.get("date_to"), "date_to")
     return not (date_to is not None and memory.timestamp >= date_to + timedelta(days=1))
 
 
-def search(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
-    """Memories matching ``q`` through the recall pipeline, or the newest ones without ``q``; then filtered."""
+@runtime_checkable
+class PrivateIds(Protocol):
+    """The memory plugin's store as its service object holds it (``service.store``): which memories are private,
+    and memories read without their links (what a search by metadata needs)."""
+
+    def private_ids(self) -> set[str]: ...
+
+    def get(self, ids: Sequence[str], *, with_links: bool = True) -> list[Memory]: ...
+
+
+PRIVATE_ROOM = 100
+"""A search by words asks the recall path for this many more results at most (as many as there are private
+memories), so that the private ones it drops leave the public ones in their places."""
+
+
+def private_ids(service: MemoryService) -> set[str] | None:
+    """Every private memory's id, or None when the store cannot say."""
+    shelf = getattr(service, "store", None)
+    return shelf.private_ids() if isinstance(shelf, PrivateIds) else None
+
+
+def metadata_text(memory: Memory, tz: tzinfo) -> list[str]:
+    """What a private memory is found by in a search: its tags, category, emotions and date, never its text."""
+    trace = memory.emotional_trace
+    day = memory.timestamp.astimezone(tz).date().isoformat()
+    return [t.casefold() for t in (*memory.tags, memory.category, trace.primary, *trace.secondary, day) if t]
+
+
+def by_metadata(host: PluginHost, service: MemoryService, ids: Iterable[str], words: str) -> list[Memory]:
+    """The private memories among ``ids`` whose metadata holds every word of ``words`` (newest first)."""
+    terms = [t for t in words.casefold().split() if t]
+    tz = host.settings.tz
+    found = []
+    shelf = getattr(service, "store", None)
+    wanted = sorted(ids)
+    read = shelf.get(wanted, with_links=False) if isinstance(shelf, PrivateIds) else service.get(wanted)
+    for memory in read:
+        fields = metadata_text(memory, tz)
+        if memory.is_private and all(any(term in field for field in fields) for term in terms):
+            found.append(memory)
+    return sorted(found, key=lambda m: (m.timestamp, m.id), reverse=True)
+
+
+def _cards(
+    found: Iterable[Memory], params: Mapping[str, str], limit: int, scores: Mapping[str, float | None]
+) -> list[dict[str, Any]]:
+    """The cards of the first ``limit`` of ``found`` that pass the filters, each with its score."""
+    results: list[dict[str, Any]] = []
+    for memory in found:
+        if len(results) >= limit:
+            break
+        if _matches(memory, params):
+            results.append({**memory_card(memory), "score": scores.get(memory.id)})
+    return results
+
+
+def search(host: PluginHost, params: Mapping[str, str], *, private_text: bool = False) -> dict[str, Any]:
+    """Memories matching ``q`` through the recall path, or the newest ones without ``q``; then filtered.
+
+    With ``q``, private memories are found by their metadata only (:func:`metadata_text`), after the public
+    ones: what a search finds never depends on a private memory's text, so it cannot confirm a guess of it.
+    ``private_text`` (the owner's explicit reveal) lets the recall path match private text too."""
     service = memories(host)
     if service is None:
         return {"available": False, "results": []}
@@ -185,12 +250,16 @@ def search(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
     _date(params.get("date_to"), "date_to")
     words = (params.get("q") or "").strip()
     scores: dict[str, float | None] = {}
+    hidden: set[str] | None
     if words:
+        hidden = set() if private_text else private_ids(service)
+        room = limit + min(len(hidden or ()), PRIVATE_ROOM)
+        hits: list[tuple[Memory, float | None, bool]]
         if not isinstance(service, RecallPath):
-            found = [m for m, _s in service.nearest(words, limit)]
+            hits = [(m, None, False) for m, _s in service.nearest(words, room)]
             mode = "nearest"
         else:
-            args: dict[str, Any] = {"context": words, "n_results": limit}
+            args: dict[str, Any] = {"context": words, "n_results": room}
             for key, arg in (("emotion", "emotion_filter"), ("category", "category_filter")):
                 if params.get(key):
                     args[arg] = params[key]
@@ -199,24 +268,28 @@ def search(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
                     args[key] = params[key]
             try:
                 query, filters = service.query(args, "search_memories")
-                hits, _pool, _lines = service.search(query, filters, touch=False)
+                recalled, _pool, _lines = service.search(query, filters, touch=False)
             except Exception as exc:  # the recall path's own argument errors
                 message = getattr(exc, "message", None) or getattr(exc, "expected", None) or str(exc)
                 raise BadParameterError(str(message)) from None
-            found = [h.memory for h in hits]
-            scores = {h.memory.id: h.relevance for h in hits}
+            hits = [(h.memory, h.relevance, h.linked) for h in recalled]
             mode = "recall"
+        found = []
+        for memory, relevance, linked in hits:
+            if not private_text and (memory.is_private or linked):
+                continue  # a private memory's text must not rank it, nor bring its linked memories along
+            found.append(memory)
+            scores[memory.id] = relevance
+        if not private_text and hidden is None:
+            hidden = {m.id for m, _r, _l in hits if m.is_private}
     else:
         found = list(reversed(service.recent(date_from or EPOCH, BROWSE_LIMIT)))
         mode = "newest"
-    results = []
-    for memory in found:
-        if _matches(memory, params):
-            card = memory_card(memory)
-            card["score"] = scores.get(memory.id)
-            results.append(card)
-        if len(results) >= limit:
-            break
+        hidden = None
+    results = _cards(found, params, limit, scores)
+    if hidden and len(results) < limit:  # read only when there is room for them: after every public match
+        more = _cards(by_metadata(host, service, hidden, words), params, limit - len(results), {})
+        results += [{**card, "matched_by": "metadata"} for card in more]
     return {"available": True, "mode": mode, "total": service.count(), "results": results}
 
 
@@ -344,7 +417,52 @@ def now_view(host: PluginHost) -> dict[str, Any]:
     body = host.services.get(BODY_SENSE, BodySense)
     out["body"] = None if body is None else {"time_phase": body.time_phase(), "state": dict(body.body_state())}
     out["questions"] = questions(host, curves=False)
+    out["last_introspect"] = {"at": last_tool_call(host.settings.logs_path, "introspect"), "days": INTROSPECT_DAYS}
     return out
+
+
+INTROSPECT_DAYS = 14
+"""How many days of ego's log the Now view looks through for the last ``introspect`` call."""
+LAST_CALLS_KEPT = 256
+_last_calls: dict[tuple[Path, str], tuple[int, int, str | None]] = {}
+
+
+def _last_call_in(path: Path, tool: str) -> str | None:
+    """The time (``ts``) of the last ``tool_call`` record of ``tool`` in one log file; read again only when the
+    file changed since the last read."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    known = _last_calls.get((path, tool))
+    if known is not None and known[:2] == (stat.st_size, stat.st_mtime_ns):
+        return known[2]
+    found: str | None = None
+    needle = f'"{tool}"'
+    with path.open(encoding="utf-8", errors="replace") as fh:
+        for line in fh:
+            if needle not in line or '"tool_call"' not in line:
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(entry, dict) and entry.get("event") == "tool_call" and entry.get("tool") == tool:
+                found = str(entry.get("ts")) if entry.get("ts") else found
+    if len(_last_calls) > LAST_CALLS_KEPT:
+        _last_calls.clear()
+    _last_calls[(path, tool)] = (stat.st_size, stat.st_mtime_ns, found)
+    return found
+
+
+def last_tool_call(log_dir: Path, tool: str, days: int = INTROSPECT_DAYS) -> str | None:
+    """When ``tool`` was last called, by ego's log (newest day first), or None within ``days`` days."""
+    today = datetime.now(UTC).date()
+    for offset in range(days):
+        found = _last_call_in(log_dir / f"ego-{today - timedelta(days=offset):%Y-%m-%d}.jsonl", tool)
+        if found is not None:
+            return found
+    return None
 
 
 def questions(host: PluginHost, *, curves: bool = True) -> list[dict[str, Any]] | None:
@@ -440,19 +558,50 @@ RANGES: Mapping[str, tuple[timedelta, timedelta]] = {
     "7d": (timedelta(days=7), timedelta(hours=6)),
     "30d": (timedelta(days=30), timedelta(days=1)),
 }
+AUTO = "auto"
+"""``range=auto``: the shortest range that holds every memory of the last 30 days."""
+
+
+def fitting_range(service: MemoryService | None, now: datetime) -> str:
+    """The shortest of :data:`RANGES` outside of which no memory of the longest was made (``30d`` at most)."""
+    names = list(RANGES)
+    if service is None:
+        return names[0]
+    for shorter, longer in itertools.pairwise(names):
+        if service.tally(now - RANGES[longer][0], now - RANGES[shorter][0]).count == 0:
+            return shorter
+    return names[-1]
+
+
+def bucket_starts(now: datetime, span: timedelta, step: timedelta, tz: tzinfo) -> list[datetime]:
+    """The starts of the buckets of ``span`` up to ``now``, on the hour, at 0, 6, 12 and 18 h, or at midnight in the
+    time zone ``tz`` (in UTC): as many as ``span`` has steps, the last one holding ``now``."""
+    count = math.ceil(span / step)
+    local = now.astimezone(tz)
+    if step >= timedelta(days=1):
+        today = local.date()
+        days = [today - timedelta(days=i) for i in reversed(range(count))]
+        return [datetime.combine(day, datetime.min.time(), tzinfo=tz).astimezone(UTC) for day in days]
+    hours = int(step / timedelta(hours=1))
+    floor = local.replace(minute=0, second=0, microsecond=0, hour=local.hour - local.hour % hours).astimezone(UTC)
+    return [floor - step * i for i in reversed(range(count))]
 
 
 def history(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
     """Per bucket over a range: how the memories felt (counted by the memory service, no text read) and how
-    many tool calls the log records."""
+    many tool calls the log records. ``range=auto`` picks the shortest range holding the last 30 days' memories;
+    ``first`` is the index of the first bucket with a memory or a tool call (None when there is none)."""
     span_name = params.get("range") or "7d"
-    if span_name not in RANGES:
-        raise BadParameterError(f"range: expected one of {', '.join(RANGES)}")
-    span, step = RANGES[span_name]
-    now = host.clock.now()
-    start = now - span
-    starts = [start + step * i for i in range(math.ceil(span / step))]
     service = memories(host)
+    now = host.clock.now()
+    auto = span_name == AUTO
+    if auto:
+        span_name = fitting_range(service, now)
+    if span_name not in RANGES:
+        raise BadParameterError(f"range: expected one of {', '.join([*RANGES, AUTO])}")
+    span, step = RANGES[span_name]
+    starts = bucket_starts(now, span, step, host.settings.tz)
+    start = starts[0]
     buckets: list[dict[str, Any]] = []
     for begin in starts:
         bucket: dict[str, Any] = {"start": begin.isoformat(), "tool_calls": 0}
@@ -463,7 +612,7 @@ def history(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
             )
         buckets.append(bucket)
     tools: dict[str, int] = {}
-    for entry in _log_lines(host.settings.logs_path, span.days + 1):
+    for entry in _log_lines(host.settings.logs_path, (now - start).days + 2):
         if entry.get("event") != "tool_call":
             continue
         try:
@@ -476,7 +625,16 @@ def history(host: PluginHost, params: Mapping[str, str]) -> dict[str, Any]:
         buckets[index]["tool_calls"] += 1
         name = str(entry.get("tool", "?"))
         tools[name] = tools.get(name, 0) + 1
-    return {"range": span_name, "memory": service is not None, "buckets": buckets, "tools": tools}
+    first = next((i for i, b in enumerate(buckets) if b.get("memories") or b["tool_calls"]), None)
+    return {
+        "range": span_name,
+        "auto": auto,
+        "end": now.isoformat(),
+        "memory": service is not None,
+        "buckets": buckets,
+        "first": first,
+        "tools": tools,
+    }
 
 
 DESIRE_RANGES = {

@@ -1,6 +1,6 @@
 """Fixtures: a real host seeded with public and private memories, links and an open question; the dashboard's app
-over it (a test client on a loopback address); a seeded shared memory gateway; a headless Chromium
-(ego_dashboard.browser)."""
+over it (a test client on a loopback address, logged in as the owner); a seeded shared memory gateway; a headless
+Chromium (ego_dashboard.browser)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dashboard_support import Seeded, build_seeded
+from dashboard_support import Seeded, build_seeded, owner_client
 from playwright.sync_api import Browser, sync_playwright
 from shared_gateway import SeededGateway, start_gateway
 from starlette.testclient import TestClient
 
 from ego_core.testing import HostFactory
-from ego_dashboard.app import build_app
 from ego_dashboard.browser import ChromiumMissingError, launch_chromium
 
 
@@ -25,8 +24,7 @@ def seeded(make_host: HostFactory) -> Seeded:
 
 @pytest.fixture
 def client(seeded: Seeded) -> Iterator[TestClient]:
-    app = build_app(seeded.host)
-    with TestClient(app, base_url="http://127.0.0.1:8766") as test_client:
+    with owner_client(seeded.host) as test_client:
         yield test_client
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -18,8 +19,10 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from ego_core import PluginHost
+from ego_core import PluginHost, Settings
 from ego_core.testing import HostFactory, ToolRunner, tool_text
+from ego_dashboard.app import build_app
+from ego_dashboard.owner import issue_owner_token
 from ego_dedup import DedupPlugin
 from ego_desires import DesiresPlugin
 from ego_interoception import InteroceptionPlugin
@@ -75,9 +78,10 @@ def build_seeded(
     make_host: HostFactory,
     plugins: dict[str, object] | None = None,
     config: Mapping[str, Mapping[str, Any]] | None = None,
+    settings: Settings | None = None,
 ) -> Seeded:
     chosen = plugins or seeded_plugins()
-    host = make_host(chosen, config=config)
+    host = make_host(chosen, config=config, settings=settings)
     host.start()
     public_ids: list[str] = []
     private_ids: list[str] = []
@@ -152,6 +156,25 @@ def csrf_of(client: TestClient) -> str:
     return page[start : page.index('"', start)]
 
 
+LOGIN = "a-one-time-login-secret-of-the-tests-0123456789"
+"""The login link's secret the tests' dashboards are built with (``build_app(login_secret=LOGIN)``)."""
+
+
+def log_in(client: TestClient, token: str) -> None:
+    """Log ``client`` in as the owner with the owner token (the session cookie stays in its jar)."""
+    answer = client.post("/api/login", json={"owner_token": token}, headers={"X-Ego-Csrf": csrf_of(client)})
+    assert answer.status_code == 200, answer.text
+
+
+@contextmanager
+def owner_client(host: PluginHost, base_url: str = "http://127.0.0.1:8766", **options: Any) -> Iterator[TestClient]:
+    """The dashboard of ``host`` (``build_app(host, **options)``) with a client logged in as its owner, through a
+    new owner token of the host's space."""
+    with TestClient(build_app(host, **options), base_url=base_url) as client:
+        log_in(client, issue_owner_token(host.settings.data_dir))
+        yield client
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -161,7 +184,8 @@ def free_port() -> int:
 def serve(app: Starlette) -> tuple[uvicorn.Server, threading.Thread, str]:
     """``app`` served by uvicorn on a free loopback port, in a thread: the server, its thread and its URL."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, lifespan="on"))
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, access_log=False, lifespan="on")
+    server = uvicorn.Server(config)  # no access log, as `ego dashboard`: a search's words are in its URL
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

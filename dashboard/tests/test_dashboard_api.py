@@ -1,5 +1,5 @@
 """The dashboard's JSON API over a real host: views, search through the recall path, corrections through the
-tools, the guards (Host, token, CSRF), bad input, and privacy (no private text in any answer)."""
+tools, the guards (Host, owner, CSRF), bad input, and privacy (no private text in any answer)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,24 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from dashboard_support import FELT_HOURS_AGO, PRIVATE, TRUST_SEEDED, Seeded, build_seeded, call, csrf_of
+from dashboard_support import (
+    FELT_HOURS_AGO,
+    PRIVATE,
+    TRUST_SEEDED,
+    Seeded,
+    build_seeded,
+    call,
+    csrf_of,
+    owner_client,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from ego_core import Memory, MemoryLink
-from ego_core.testing import HostFactory, configure_logging, hash_token
+from ego_core.testing import HostFactory, configure_logging
 from ego_dashboard.app import build_app, is_loopback
+from ego_dashboard.owner import issue_owner_token
 from ego_dashboard.state import memory_card
 from ego_memory.plugin import MemoryPlugin
 
@@ -129,7 +139,7 @@ def test_no_private_text_in_any_answer(client: TestClient, seeded: Seeded) -> No
 def test_the_logs_view_is_the_redacted_log(seeded: Seeded) -> None:
     configure_logging(seeded.host.settings.logs_path)
     logging.getLogger("ego.test").warning("the agent wrote: %s", PRIVATE[0][0])
-    with TestClient(build_app(seeded.host), base_url="http://127.0.0.1") as client:
+    with owner_client(seeded.host, "http://127.0.0.1") as client:
         answer = client.get("/api/logs", params={"q": "the agent wrote", "limit": 300})
         rows = answer.json()["rows"]
         assert [row["level"] for row in rows] == ["warning"]
@@ -225,32 +235,34 @@ def test_unknown_things_are_json_404_and_405(client: TestClient) -> None:
         assert answer.json()["error"]
 
 
-def test_loopback_answers_only_loopback_host_names(seeded: Seeded) -> None:
-    with TestClient(build_app(seeded.host), base_url="http://127.0.0.1") as client:
+def test_loopback_answers_only_loopback_host_names_with_its_port(seeded: Seeded) -> None:
+    with owner_client(seeded.host, "http://127.0.0.1:8766") as client:
         assert client.get("/api/now").status_code == 200
         assert client.get("/api/now", headers={"Host": "localhost:8766"}).status_code == 200
-        rebound = client.get("/api/now", headers={"Host": "attacker.example:8766"})
-        assert rebound.status_code == 421
-        assert rebound.json()["error"]
+        for wrong in ("attacker.example:8766", "localhost:8767", "localhost", "127.0.0.1:08766"):
+            rebound = client.get("/api/now", headers={"Host": wrong})
+            assert rebound.status_code == 421, wrong
+            assert rebound.json()["error"]
 
 
-def test_another_address_needs_a_configured_token(seeded: Seeded) -> None:
-    with pytest.raises(ValueError, match="ego token new"):
-        build_app(seeded.host, bind_host="0.0.0.0", tokens={})
-    token = "ego_test-token-for-the-dashboard"
-    app = build_app(seeded.host, bind_host="0.0.0.0", tokens={"claude": hash_token(token)})
+def test_beyond_loopback_the_owner_token_and_the_csrf_token(seeded: Seeded) -> None:
+    agent_token = "ego_test-token-for-the-dashboard"
+    owner = issue_owner_token(seeded.host.settings.data_dir)
+    app = build_app(seeded.host, bind_host="0.0.0.0", port=8766)
     with TestClient(app, base_url="http://192.0.2.10:8766") as client:
-        assert client.get("/").status_code == 200  # the page holds no data: it asks for the token
-        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": token}):
+        assert client.get("/").status_code == 200  # the page holds no data: it asks for the login
+        agent = {"Authorization": f"Bearer {agent_token}"}
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": owner}, agent):
             refused = client.get("/api/now", headers=headers)
             assert refused.status_code == 401
             assert refused.json()["error"]
-        good = {"Authorization": f"Bearer {token}"}
+        good = {"Authorization": f"Bearer {owner}"}
         assert client.get("/api/now", headers=good).status_code == 200
         forget = client.post(f"/api/memories/{seeded.public_ids[0]}/forget", headers=good)
-        assert forget.status_code == 403  # the token alone is not enough: the page's CSRF token too
+        assert forget.status_code == 403  # the owner token alone is not enough: the page's CSRF token too
         with_csrf = {**good, "X-Ego-Csrf": csrf_of(client)}
         assert client.post(f"/api/memories/{seeded.public_ids[0]}/forget", headers=with_csrf).status_code == 200
+        assert client.get("/api/now", headers={**good, "Host": "192.0.2.11:8766"}).status_code == 421
 
 
 def test_is_loopback() -> None:
@@ -262,7 +274,7 @@ def test_is_loopback() -> None:
 
 def test_views_say_when_a_plugin_is_missing(make_host: HostFactory) -> None:
     seeded = build_seeded(make_host, {"memory": MemoryPlugin()})
-    with TestClient(build_app(seeded.host), base_url="http://127.0.0.1") as client:
+    with owner_client(seeded.host, "http://127.0.0.1") as client:
         now = client.get("/api/now").json()
         assert now["desires"] is None
         assert now["body"] is None
@@ -311,7 +323,7 @@ def test_the_desire_history_and_the_people_with_their_trust(client: TestClient, 
 
 def test_works_without_any_feature_plugin(make_host: HostFactory) -> None:
     host = make_host({})
-    with TestClient(build_app(host), base_url="http://127.0.0.1") as client:
+    with owner_client(host, "http://127.0.0.1") as client:
         assert client.get("/api/now").json()["memory"] is None
         assert client.get("/api/memories").json() == {"available": False, "results": []}
         assert client.get("/api/history").json()["memory"] is False
@@ -341,8 +353,7 @@ def test_reveal_is_off_by_default(client: TestClient, seeded: Seeded) -> None:
 
 
 def test_reveal_when_allowed_answers_only_the_explicit_request(seeded: Seeded) -> None:
-    app = build_app(seeded.host, reveal_private=True)
-    with TestClient(app, base_url="http://127.0.0.1") as client:
+    with owner_client(seeded.host, "http://127.0.0.1", reveal_private=True) as client:
         target = seeded.private_ids[0]
         assert client.post(f"/api/memories/{target}/reveal").status_code == 403  # no CSRF token
         csrf = csrf_of(client)
@@ -420,7 +431,7 @@ def test_the_self_view_lists_notions_when_the_plugin_is_enabled(make_host: HostF
     service = seeded.host.services.get("notions.store")
     assert service is not None
     expected = [n.id for n in service.notions(limit=200)]
-    with TestClient(build_app(seeded.host), base_url="http://127.0.0.1") as client:
+    with owner_client(seeded.host, "http://127.0.0.1") as client:
         assert client.get("/api/status").json()["plugins"]["notions"] is True
         listed = client.get("/api/self").json()["notions"]
         assert [n["id"] for n in listed] == expected

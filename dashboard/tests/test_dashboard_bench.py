@@ -7,11 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from starlette.testclient import TestClient
+from dashboard_support import owner_client
 
 from ego_core import UsageError
 from ego_core.testing import HostFactory
-from ego_dashboard.app import build_app
 from ego_dashboard.bench import run, seed_with_vectors, synthetic_episodes, synthetic_records
 from ego_memory.plugin import MemoryPlugin
 from ego_self_model import SelfModelPlugin
@@ -69,7 +68,7 @@ def test_a_seeded_memory_shows_its_episode(make_host: HostFactory, tmp_path: Pat
     records = list(synthetic_records(120))
     seed_with_vectors(host, records)
     host.hooks.import_records("memory", records=list(synthetic_episodes(records)))
-    with TestClient(build_app(host), base_url="http://127.0.0.1") as client:
+    with owner_client(host, "http://127.0.0.1") as client:
         detail = client.get(f"/api/memories/{records[52]['id']}").json()
         assert client.get("/api/memories").json()["total"] == 120
     assert detail["episode"]["id"] == "ep_000000000001"

@@ -5,12 +5,14 @@ nothing is lost and both stop cleanly. Also the command's usage errors (exit cod
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import attrs
@@ -76,6 +78,18 @@ class Both:
     serve: subprocess.Popen[bytes]
     board: subprocess.Popen[bytes]
     data_dir: Path
+    owner: str
+    login: str
+
+
+def printed(stderr: Path) -> tuple[str, str]:
+    """The owner token and the login link's secret ``ego dashboard`` printed on its first start."""
+    text = stderr.read_text()
+    owner = re.search(r"(egoowner_[A-Za-z0-9_-]+)", text)
+    link = re.search(r"#login=([A-Za-z0-9_-]+)", text)
+    assert owner is not None, text
+    assert link is not None, text
+    return owner[1], link[1]
 
 
 @pytest.fixture
@@ -91,8 +105,15 @@ def both(tmp_path: Path) -> Iterator[Both]:
         stop(serve)
         raise
     try:
+        owner, login = printed(tmp_path / "board.err")
         yield Both(
-            f"http://127.0.0.1:{serve_port}/mcp", f"http://127.0.0.1:{board_port}", serve, board, tmp_path / "data"
+            f"http://127.0.0.1:{serve_port}/mcp",
+            f"http://127.0.0.1:{board_port}",
+            serve,
+            board,
+            tmp_path / "data",
+            owner,
+            login,
         )
     finally:
         for proc in (board, serve):
@@ -116,15 +137,20 @@ async def test_the_dashboard_beside_a_running_server(both: Both) -> None:
         await call(both.mcp_url, "remember", {"content": content, "emotion": emotion})
     await call(both.mcp_url, "remember", {"content": PRIVATE[0][0], "emotion": "anxious", "private": True})
     async with httpx.AsyncClient(base_url=both.dashboard, timeout=120) as board:
+        page = (await board.get("/")).text
+        marker = '<meta name="ego-csrf" content="'
+        csrf = page[page.index(marker) + len(marker) :].split('"', 1)[0]
+        assert (await board.get("/api/memories")).status_code == 401
+        bearer = {"Authorization": f"Bearer {TOKEN}"}  # the agent's own MCP token opens nothing here
+        assert (await board.get("/api/memories", headers=bearer)).status_code == 401
+        logged_in = await board.post("/api/login", json={"login": both.login}, headers={"X-Ego-Csrf": csrf})
+        assert logged_in.status_code == 200, logged_in.text
         listed = (await board.get("/api/memories")).json()
         assert listed["total"] == 4
         found = (await board.get("/api/memories", params={"q": "river walk at dawn"})).json()["results"]
         assert found[0]["content"] == PUBLIC[0][0]
-        page = (await board.get("/")).text
         assert PRIVATE[0][0][:12] not in page + str(listed)
         private = next(m for m in listed["results"] if m["private"])
-        marker = '<meta name="ego-csrf" content="'
-        csrf = page[page.index(marker) + len(marker) :].split('"', 1)[0]
         forgot = await board.post(f"/api/memories/{found[0]['id']}/forget", headers={"X-Ego-Csrf": csrf})
         assert forgot.status_code == 200, forgot.text
         # the agent keeps writing while the dashboard is open
@@ -161,7 +187,7 @@ def run_ego(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["dashboard", "--host", "0.0.0.0"], "ego token new"),
+        (["dashboard", "--allowed-host", "evil.example:80"], "--allowed-host"),
         (["dashboard", "--port", "0"], "--port must be from 1 to 65535"),
         (["dashboard", "--host", "no such host.invalid"], "--host"),
     ],
@@ -171,6 +197,7 @@ def test_usage_errors_exit_2(tmp_path: Path, args: list[str], message: str) -> N
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert not (tmp_path / "data" / "memory").exists()  # nothing was opened
+    assert not (tmp_path / "data" / "dashboard").exists()  # no owner token was made
 
 
 def test_a_port_in_use_exits_2(tmp_path: Path) -> None:
@@ -180,3 +207,93 @@ def test_a_port_in_use_exits_2(tmp_path: Path) -> None:
         done = run_ego(tmp_path, "dashboard", "--port", str(taken.getsockname()[1]))
     assert done.returncode == 2, done.stderr
     assert "cannot listen on 127.0.0.1" in done.stderr
+
+
+GEMINI = "ego_gemini-dashboard-test-token-0123456789"
+
+
+def two_agents(data_dir: Path) -> dict[str, str]:
+    env = environment(data_dir)
+    env.update(
+        EGO_PLUGINS="self_model,dashboard", EGO_HTTP_TOKENS=f"claude={hash_token(TOKEN)},gemini={hash_token(GEMINI)}"
+    )
+    return env
+
+
+@contextmanager
+def logged_in(url: str, **body: str) -> Iterator[httpx.Client]:
+    """A client of the dashboard at ``url`` that has asked to log in with ``body`` (refused or not)."""
+    with httpx.Client(base_url=url, timeout=60, trust_env=False) as client:
+        page = client.get("/").text
+        marker = '<meta name="ego-csrf" content="'
+        client.headers["X-Ego-Csrf"] = page[page.index(marker) + len(marker) :].split('"', 1)[0]
+        client.post("/api/login", json=body)
+        yield client
+
+
+def test_each_agents_dashboard_has_its_own_owner_token(tmp_path: Path) -> None:
+    """`ego --agent claude dashboard` and `ego --agent gemini dashboard`: each prints its space's owner token once;
+    no agent's MCP token opens either; claude's owner token opens claude's only; `--new-owner-token` replaces it
+    while the dashboard runs."""
+    env = two_agents(tmp_path / "data")
+    ports = {"claude": free_port(), "gemini": free_port()}
+    boards = {}
+    try:
+        for agent, port in ports.items():
+            err = tmp_path / f"{agent}.err"
+            boards[agent] = start(["--agent", agent, "dashboard", "--port", str(port)], env, port, err)
+        owners = {agent: printed(tmp_path / f"{agent}.err")[0] for agent in ports}
+        urls = {agent: f"http://127.0.0.1:{port}" for agent, port in ports.items()}
+        for agent in ports:
+            stored = (tmp_path / "data" / "agents" / agent / "dashboard" / "owner-token.json").read_text()
+            assert owners[agent] not in stored
+        for url in urls.values():
+            for token in (TOKEN, GEMINI):
+                with logged_in(url, owner_token=token) as client:
+                    assert client.get("/api/status").status_code == 401
+                    assert client.get("/api/status", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+        with logged_in(urls["claude"], owner_token=owners["claude"]) as client:
+            assert client.get("/api/status").status_code == 200
+            rotated = subprocess.run(
+                [*EGO, "--agent", "claude", "dashboard", "--new-owner-token"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            assert rotated.returncode == 0, rotated.stderr
+            new = rotated.stdout.strip()
+            assert new.startswith("egoowner_")
+            assert new != owners["claude"]
+            assert client.get("/api/status").status_code == 401  # the session of the old token ended
+        with logged_in(urls["claude"], owner_token=owners["claude"]) as client:
+            assert client.get("/api/status").status_code == 401
+        with logged_in(urls["claude"], owner_token=new) as client:
+            assert client.get("/api/status").status_code == 200
+        with logged_in(urls["gemini"], owner_token=new) as client:
+            assert client.get("/api/status").status_code == 401
+        with logged_in(urls["gemini"], owner_token=owners["gemini"]) as client:
+            assert client.get("/api/status").status_code == 200
+    finally:
+        for proc in boards.values():
+            if proc.poll() is None:
+                stop(proc)
+
+
+def test_a_damaged_owner_token_file_is_a_usage_error(tmp_path: Path) -> None:
+    env = two_agents(tmp_path / "data")
+    damaged = tmp_path / "data" / "agents" / "claude" / "dashboard" / "owner-token.json"
+    damaged.parent.mkdir(parents=True)
+    damaged.write_text("{not json", encoding="utf-8")
+    done = subprocess.run(
+        [*EGO, "--agent", "claude", "dashboard", "--port", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "--new-owner-token" in done.stderr
+    assert damaged.read_text(encoding="utf-8") == "{not json"  # never overwritten unasked

@@ -1,23 +1,24 @@
-"""The page in a real browser (Debian's Chromium driven by Playwright): each view renders, a search finds a
-memory, a private memory shows as private, a forget from the page removes the memory, and a correction of
-importance, tags or privacy goes through."""
+"""The page in a real browser (Debian's Chromium driven by Playwright): the owner logs in through the one-time
+link or the owner token, each view renders, a search finds a memory, a private memory shows as private, a forget
+from the page removes the memory, and a correction of importance, tags or privacy goes through."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-from dashboard_support import FELT_HOURS_AGO, PRIVATE, TRUST_SEEDED, Seeded, call, serve
+from dashboard_support import FELT_HOURS_AGO, LOGIN, PRIVATE, TRUST_SEEDED, Seeded, call, serve
 from playwright.sync_api import Browser, Page, expect
 from shared_gateway import GEMINI_PRIVATE, OLD_NOTE, OWN_NOTE, SeededGateway, shared_host_plugins
 
-from ego_core.testing import HostFactory, hash_token
+from ego_core.testing import HostFactory
 from ego_dashboard.app import build_app
+from ego_dashboard.owner import issue_owner_token
 
 
 @pytest.fixture
 def served(seeded: Seeded) -> Iterator[str]:
-    server, thread, url = serve(build_app(seeded.host))
+    server, thread, url = serve(build_app(seeded.host, login_secret=LOGIN))
     yield url
     server.should_exit = True
     thread.join(timeout=30)
@@ -31,16 +32,17 @@ def page(browser: Browser, served: str) -> Iterator[Page]:
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
     outside: list[str] = []
     opened.on("request", lambda request: None if request.url.startswith(served) else outside.append(request.url))
-    opened.goto(served)
+    opened.goto(f"{served}#login={LOGIN}")
     yield opened
     context.close()
     assert not errors, errors
     assert not outside, f"the page reached beyond the dashboard: {outside}"
 
 
-def test_every_view_renders(page: Page, seeded: Seeded) -> None:
+def test_every_view_renders(page: Page, seeded: Seeded, served: str) -> None:
     total = len(seeded.public_ids) + len(seeded.private_ids)
-    expect(page.locator("#token-form")).to_be_hidden()  # on loopback no token is asked for
+    expect(page.locator("#login-form")).to_be_hidden()  # logged in by the link
+    assert page.url == served  # the link's secret is gone from the address bar and the history
     expect(page.locator("#feeling-summary")).to_contain_text(f"{total} memories")
     expect(page.locator("#now-questions li")).to_have_text(["What makes a walk feel calm? (active)"])
     assert page.locator("#body tr").count() > 0
@@ -66,7 +68,9 @@ def test_every_view_renders(page: Page, seeded: Seeded) -> None:
     page.click("button[data-view=logs]")
     expect(page.locator("#view-logs")).to_be_visible()
     page.click("button[data-view=shared]")
-    expect(page.locator("#shared-status")).to_have_text("The shared memory plugin is not enabled.")
+    expect(page.locator("#shared-status")).to_contain_text("The shared memory is not enabled.")
+    expect(page.locator("#shared-status a")).to_have_attribute("href", "#shared-setup")
+    expect(page.locator("#shared-setup")).to_contain_text("ego gateway token create")
     expect(page.locator("#error")).to_be_hidden()
 
 
@@ -118,7 +122,12 @@ def test_correct_importance_tags_and_privacy_from_the_page(page: Page, seeded: S
     page.check("#r-private")
     page.click("#r-save")
     expect(page.locator("#detail-text")).to_have_text("private memory: its text is not shown")
-    expect(page.locator(f"#results tbody tr[data-id='{memory_id}'] td.private")).to_have_count(1)
+    row = page.locator(f"#results tbody tr[data-id='{memory_id}']")
+    expect(row).to_have_count(0)  # its text no longer finds it: a private memory is found by its metadata only
+    assert "tomatoes" not in page.content()
+    page.fill("#q", "家庭菜園")  # its tag
+    page.click("#search button")
+    expect(row.locator("td.private")).to_have_count(1)
     assert "tomatoes" not in page.content()
 
     asked: list[str] = []
@@ -136,12 +145,12 @@ def test_correct_importance_tags_and_privacy_from_the_page(page: Page, seeded: S
 def shared_page(browser: Browser, gateway: SeededGateway, make_host: HostFactory) -> Iterator[Page]:
     """The dashboard of an agent (claude) whose shared memory is the seeded gateway, with the operator token."""
     host = make_host(shared_host_plugins(), config={"shared_memory": gateway.plugin_config()})
-    server, thread, url = serve(build_app(host, gateway_operator_token=gateway.operator))
+    server, thread, url = serve(build_app(host, login_secret=LOGIN, gateway_operator_token=gateway.operator))
     context = browser.new_context()
     opened = context.new_page()
     errors: list[str] = []
     opened.on("pageerror", lambda exc: errors.append(str(exc)))
-    opened.goto(url)
+    opened.goto(f"{url}#login={LOGIN}")
     opened.uncheck("#live")
     yield opened
     context.close()
@@ -190,16 +199,16 @@ def test_a_cleanup_plan_is_confirmed_from_the_page(shared_page: Page, gateway: S
     expect(page.locator(".scope-events[data-scope='global']")).not_to_contain_text(OLD_NOTE)
 
 
-def test_confirming_needs_the_token_and_the_pages_csrf(
+def test_confirming_needs_the_owner_and_the_pages_csrf(
     browser: Browser, gateway: SeededGateway, make_host: HostFactory
 ) -> None:
-    """Served beyond loopback: without the bearer token nothing is read and nothing confirmed; a page that does not
-    hold this dashboard's CSRF token (a forged copy) cannot confirm a plan; the real page with the token can."""
+    """Served beyond loopback: without the owner's login nothing is read and nothing confirmed (an agent's token
+    does not log in); a page that does not hold this dashboard's CSRF token (a forged copy, with the owner's
+    cookie) cannot confirm a plan; the real page, logged in with the owner token, can."""
     host = make_host(shared_host_plugins(), config={"shared_memory": gateway.plugin_config()})
     anywhere = ".".join(["0"] * 4)
-    app = build_app(
-        host, bind_host=anywhere, tokens={"owner": hash_token("ego_owner")}, gateway_operator_token=gateway.operator
-    )
+    owner = issue_owner_token(host.settings.data_dir)
+    app = build_app(host, bind_host=anywhere, login_secret=LOGIN, gateway_operator_token=gateway.operator)
     server, thread, url = serve(app)
     with gateway.http(gateway.operator) as ops:
         plan_id = ops.post("/v1/janitor/cleanup", json={"older_than": "30d"}).json()["plan_id"]
@@ -209,32 +218,39 @@ def test_confirming_needs_the_token_and_the_pages_csrf(
         page = context.new_page()
         page.goto(url)
         csrf = page.locator("meta[name=ego-csrf]").get_attribute("content")
-        expect(page.locator("#token-form")).to_be_visible()
-        page.fill("#token", "ego_wrong")
-        page.click("#token-form button")
-        expect(page.locator("#error")).to_contain_text("needs an agent's token")
-        expect(page.locator("#token-form")).to_be_visible()
+        expect(page.locator("#login-form")).to_be_visible()
+        for wrong in ("egoowner_wrong", gateway.claude):
+            page.fill("#owner-token", wrong)
+            page.click("#login-form button")
+            expect(page.locator("#error")).to_contain_text("not this dashboard's owner token")
+            expect(page.locator("#login-form")).to_be_visible()
         refused = page.request.post(confirm, headers={"X-Ego-Csrf": str(csrf)})
         assert refused.status == 401
+        assert page.context.cookies() == []
+
+        page.fill("#owner-token", owner)
+        page.click("#login-form button")
+        expect(page.locator("#login-form")).to_be_hidden()
+        expect(page.locator("#logout")).to_be_visible()
+        [cookie] = page.context.cookies()
+        assert (cookie["httpOnly"], cookie["sameSite"]) == (True, "Strict")
+        assert owner not in cookie["value"]
+        assert page.evaluate("document.cookie") == ""  # HttpOnly: out of the page's scripts' reach
 
         forged = context.new_page()
         forged.route(url, lambda route: route.fulfill(response=(fetched := route.fetch()),
                                                      body=fetched.text().replace(str(csrf), "forged")))  # fmt: skip
         forged.goto(url)
-        forged.fill("#token", "ego_owner")
-        forged.click("#token-form button")
         forged.click("button[data-view=shared]")
         forged.uncheck("#live")
         forged.fill("#cleanup-plan-id", plan_id)
         forged.click("#cleanup-lookup button")
-        expect(forged.locator("#cleanup-plan-summary")).to_contain_text(plan_id)
+        expect(forged.locator("#cleanup-plan-summary")).to_contain_text(plan_id)  # reading: the cookie is enough
         forged.once("dialog", lambda dialog: dialog.accept())
         forged.click("#cleanup-confirm")
         expect(forged.locator("#error")).to_contain_text("CSRF")
         assert gateway.store.get(gateway.events["old"]) is not None
 
-        page.fill("#token", "ego_owner")
-        page.click("#token-form button")
         page.click("button[data-view=shared]")
         page.uncheck("#live")
         page.fill("#cleanup-plan-id", plan_id)
@@ -247,6 +263,27 @@ def test_confirming_needs_the_token_and_the_pages_csrf(
         context.close()
         server.should_exit = True
         thread.join(timeout=30)
+
+
+def test_the_login_link_works_once_and_log_out_ends_the_session(browser: Browser, served: str) -> None:
+    first = browser.new_context()
+    second = browser.new_context()
+    try:
+        page = first.new_page()
+        page.goto(f"{served}#login={LOGIN}")
+        expect(page.locator("#feeling-summary")).to_contain_text("memories")
+        again = second.new_page()
+        again.goto(f"{served}#login={LOGIN}")
+        expect(again.locator("#error")).to_contain_text("the login link was used or has expired")
+        expect(again.locator("#login-form")).to_be_visible()
+        assert again.request.get(f"{served}api/now").status == 401
+        assert page.request.get(f"{served}api/now").status == 200
+        page.click("#logout")
+        expect(page.locator("#login-form")).to_be_visible()
+        assert page.request.get(f"{served}api/now").status == 401
+    finally:
+        first.close()
+        second.close()
 
 
 def test_episode_in_the_detail_and_merge_review(page: Page, seeded: Seeded) -> None:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dashboard_support import PRIVATE, Seeded, build_seeded, call, csrf_of
+from dashboard_support import PRIVATE, Seeded, build_seeded, call, csrf_of, owner_client
 from starlette.testclient import TestClient
 
 from ego_core import MEMORY_STORE, MemoryService
 from ego_core.testing import HostFactory
-from ego_dashboard.app import build_app
 from ego_dashboard.state import LEGACY_KEPT_FILE, REVIEWS
 
 NEAR = (
@@ -115,7 +114,7 @@ def test_pairs_kept_in_the_dashboards_old_file_are_adopted_by_dedup(make_host: H
     legacy.parent.mkdir(parents=True, exist_ok=True)
     legacy.write_text(json.dumps({f"{first}|{second}": "2026-11-20T10:00:00+00:00", "bad": "x"}), encoding="utf-8")
 
-    with TestClient(build_app(seeded.host), base_url="http://127.0.0.1:8766") as client:
+    with owner_client(seeded.host, "http://127.0.0.1:8766") as client:
         listed = candidates(client)
 
     assert listed["kept"] == 1

@@ -5,22 +5,25 @@ of another agent's private scope in any answer."""
 from __future__ import annotations
 
 import json
+from contextlib import AbstractContextManager
 from datetime import timedelta
 
-from dashboard_support import csrf_of
+from dashboard_support import csrf_of, owner_client
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from shared_gateway import GEMINI_PRIVATE, OLD_NOTE, OWN_NOTE, SeededGateway, shared_host_plugins
 from starlette.testclient import TestClient
 
-from ego_core.testing import HostFactory, hash_token
+from ego_core.testing import HostFactory
 from ego_dashboard.app import build_app
+from ego_dashboard.owner import issue_owner_token
 
 
-def dashboard(make_host: HostFactory, gateway: SeededGateway, *, operator: bool = True) -> TestClient:
+def dashboard(
+    make_host: HostFactory, gateway: SeededGateway, *, operator: bool = True
+) -> AbstractContextManager[TestClient]:
     host = make_host(shared_host_plugins(), config={"shared_memory": gateway.plugin_config()})
-    app = build_app(host, gateway_operator_token=gateway.operator if operator else None)
-    return TestClient(app, base_url="http://127.0.0.1:8766")
+    return owner_client(host, gateway_operator_token=gateway.operator if operator else None)
 
 
 def private_runs(width: int = 12) -> set[str]:
@@ -158,11 +161,11 @@ def test_a_plan_covering_another_agents_scope_is_not_confirmed_here(
     assert gateway.store.get(gateway.events["gemini_private_old"]) is not None
 
 
-def test_beyond_loopback_the_bearer_token_is_needed(make_host: HostFactory, gateway: SeededGateway) -> None:
+def test_beyond_loopback_the_owner_token_is_needed(make_host: HostFactory, gateway: SeededGateway) -> None:
     host = make_host(shared_host_plugins(), config={"shared_memory": gateway.plugin_config()})
-    tokens = {"owner": hash_token("ego_owner")}
+    owner = issue_owner_token(host.settings.data_dir)
     anywhere = "0.0.0.0"
-    app = build_app(host, bind_host=anywhere, tokens=tokens, gateway_operator_token=gateway.operator)
+    app = build_app(host, bind_host=anywhere, gateway_operator_token=gateway.operator)
     with TestClient(app, base_url="http://192.0.2.1:8766") as client:
         csrf = csrf_of(client)
         assert client.get("/api/shared").status_code == 401
@@ -170,7 +173,9 @@ def test_beyond_loopback_the_bearer_token_is_needed(make_host: HostFactory, gate
             plan_id = ops.post("/v1/janitor/cleanup", json={"older_than": "30d"}).json()["plan_id"]
         confirm = f"/api/shared/cleanup/{plan_id}/confirm"
         assert client.post(confirm, headers={"X-Ego-Csrf": csrf}).status_code == 401
-        bearer = {"Authorization": "Bearer ego_owner"}
+        agent = {"Authorization": f"Bearer {gateway.claude}"}  # the agent's gateway token is no owner's either
+        assert client.post(confirm, headers={**agent, "X-Ego-Csrf": csrf}).status_code == 401
+        bearer = {"Authorization": f"Bearer {owner}"}
         assert client.post(confirm, headers={**bearer, "X-Ego-Csrf": "wrong"}).status_code == 403
         assert gateway.store.get(gateway.events["old"]) is not None
         assert client.post(confirm, headers={**bearer, "X-Ego-Csrf": csrf}).status_code == 200
@@ -180,7 +185,7 @@ def test_beyond_loopback_the_bearer_token_is_needed(make_host: HostFactory, gate
 def test_an_unreachable_gateway_is_said(make_host: HostFactory, gateway: SeededGateway) -> None:
     config = {**gateway.plugin_config(), "gateway_url": "http://127.0.0.1:9", "timeout_seconds": 0.5}
     host = make_host(shared_host_plugins(), config={"shared_memory": config})
-    with TestClient(build_app(host), base_url="http://127.0.0.1:8766") as client:
+    with owner_client(host, "http://127.0.0.1:8766") as client:
         view = client.get("/api/shared").json()
     assert view["configured"]
     assert view["reachable"] is False
@@ -243,7 +248,7 @@ def test_an_agent_with_a_local_store_is_read_through_the_local_client(
 ) -> None:
     config = {"db": gateway.store_url, "agent_id": "claude"}
     host = make_host(shared_host_plugins(), config={"shared_memory": config})
-    with TestClient(build_app(host, gateway_operator_token=gateway.operator), base_url="http://127.0.0.1") as client:
+    with owner_client(host, "http://127.0.0.1", gateway_operator_token=gateway.operator) as client:
         view = client.get("/api/shared").json()
         refused = client.post(
             "/api/shared/cleanup", json={"older_than": "30d"}, headers={"X-Ego-Csrf": csrf_of(client)}

@@ -9,7 +9,7 @@ import random
 from typing import Any
 from urllib.parse import urlsplit
 
-from dashboard_support import PRIVATE, Seeded, build_seeded, seeded_plugins, serve
+from dashboard_support import LOGIN, PRIVATE, Seeded, build_seeded, seeded_plugins, serve
 from playwright.sync_api import Browser, Page, Response, expect
 from shared_gateway import GEMINI_PRIVATE, SeededGateway
 
@@ -49,7 +49,7 @@ def test_a_thousand_memories_every_view_search_and_no_private_run(
     private = [r["content"] for r in records if r["is_private"]]
     assert len(private) >= 30
     private += [text for text, _emotion in PRIVATE] + [GEMINI_PRIVATE]
-    server, thread, url = serve(build_app(seeded.host, gateway_operator_token=gateway.operator))
+    server, thread, url = serve(build_app(seeded.host, login_secret=LOGIN, gateway_operator_token=gateway.operator))
     context = browser.new_context()
     page: Page = context.new_page()
     errors: list[str] = []
@@ -64,7 +64,7 @@ def test_a_thousand_memories_every_view_search_and_no_private_run(
 
     page.on("response", caught)
     try:
-        page.goto(url)
+        page.goto(f"{url}#login={LOGIN}")
         page.uncheck("#live")
         expect(page.locator("#feeling-summary")).to_contain_text(f"{SIZE} memories")
         html = [page.content()]
