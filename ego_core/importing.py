@@ -169,8 +169,10 @@ class NoteEntry:
     at: time | None = None
     """A time of day written at its start (``14:05 …``), else ``None``."""
     private: bool = False
-    """Marked ``#private`` / ``#非公開``, or in a file whose front matter says ``private: true``."""
+    """Marked ``#private`` / ``#非公開`` (the mark is taken out of ``text``), or in a file whose front matter says
+    ``private: true``."""
     hashtags: tuple[str, ...] = ()
+    """Its other ``#tags``."""
 
 
 _BULLET = re.compile(r"^\s*(?:[-*+](?=\s)|[・•●◦▪]|\d{1,3}[.)](?=\s))\s*(?:\[[ xX]\]\s+)?")
@@ -295,8 +297,11 @@ def _entry(lines: list[str], number: int, day: date | None, private_file: bool) 
         at = time(int(clock.group(1)), int(clock.group(2)))
         text = text[len(clock.group(0)) :].lstrip(" \u3000-–:：")
     tags = hashtags(text)
-    private = private_file or any(tag.casefold() in PRIVATE_TAGS for tag in tags)
-    return NoteEntry(text=text, line=number, day=day, at=at, private=private, hashtags=tags)
+    marked = [tag for tag in tags if tag.casefold() in PRIVATE_TAGS]
+    for tag in marked:  # a mark of privacy is the entry's state, not its words
+        text = re.sub(rf"\s*(?<![\w#&/])#{re.escape(tag)}(?![^\s#.,;:!?、。，．！？「」()（）\[\]])", "", text).strip()
+    kept = tuple(tag for tag in tags if tag not in marked)
+    return NoteEntry(text=text, line=number, day=day, at=at, private=private_file or bool(marked), hashtags=kept)
 
 
 def markdown_files(root: Path, pattern: str = "**/*.md") -> list[Path]:

@@ -168,7 +168,7 @@ def test_notes_split_into_bullets_and_paragraphs_dated_by_headings() -> None:
         ("友達と カフェで話した", 7, date(2026, 12, 3), time(14, 5)),
         ("雨が降ってきた #天気", 9, date(2026, 12, 3), None),
         ("A paragraph in English over two lines.", 13, date(2026, 12, 4), None),
-        ("a thought without a date #private", 24, date(2026, 1, 1), None),
+        ("a thought without a date", 24, date(2026, 1, 1), None),
     ]
     assert entries[2].hashtags == ("天気",)
     assert [e.private for e in entries] == [False, False, False, False, True]

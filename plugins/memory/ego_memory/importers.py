@@ -33,7 +33,6 @@ from ego_memory.limits import MAX_LINK_NOTE_CHARS, MAX_TAG_CHARS, MAX_TAGS
 from ego_memory.portable import MEMORY_ID, RECORD_VERSION
 
 PLUGIN = "memory"
-PRIVATE_TAGS = frozenset({"private", "非公開", "秘密", "プライベート"})
 
 EGO_MCP_EMOTIONS: Mapping[str, str] = {
     "calm": "contentment",
@@ -120,7 +119,7 @@ def markdown_records(
         occurrence = seen.get(entry.text, 0)
         seen[entry.text] = occurrence + 1
         moment = local_moment(entry.day or date.today(), entry.at or options.default_time, options.tz)
-        tags = [tag for tag in entry.hashtags if tag.casefold() not in PRIVATE_TAGS]
+        tags = list(entry.hashtags)
         records.append(
             {
                 "type": "memory",
