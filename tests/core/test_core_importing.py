@@ -119,7 +119,7 @@ def test_the_cli_refuses_bad_input_with_exit_2(
     from ego_core.cli import main
 
     monkeypatch.setenv("EGO_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("EGO_PLUGINS", "interoception")
+    monkeypatch.setenv("EGO_PLUGINS", "core")  # the core alone: no plugin reads any format
     for argv, message in (
         (["import", "--from", "nothing", str(tmp_path)], "unknown import format 'nothing'"),
         (["import", "--private", str(tmp_path / "x.jsonl")], "--private applies with --from FORMAT"),
