@@ -43,7 +43,7 @@ import attrs
 
 from ego_bench.common import RANKING_ONLY, load_average, percentiles, report_header
 from ego_core import Clock, PluginHost, Response, Settings, build_host
-from ego_dedup.plugin import DedupPlugin
+from ego_dedup import DedupPlugin
 from ego_memory.memories import Memories
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.progress import progress
