@@ -90,9 +90,10 @@ from ego_core.services import (
     TrustChange,
     preciousness,
 )
-from ego_core.storage import Database, DatabaseVersionError, write_transaction
+from ego_core.storage import Database, DatabaseVersionError, open_atomically, write_atomically, write_transaction
 from ego_core.types import (
     CLAIM_KINDS,
+    EMOTIONS,
     LINE_REST,
     LINK_TYPES,
     Check,
@@ -128,6 +129,7 @@ __all__ = [
     "BODY_SENSE",
     "CLAIM_KINDS",
     "DESIRE_LEVELS",
+    "EMOTIONS",
     "IMPORT_SOURCE",
     "LINE_REST",
     "LINK_TYPES",
@@ -224,6 +226,7 @@ __all__ = [
     "log_event",
     "markdown_files",
     "note_entries",
+    "open_atomically",
     "part_of_day",
     "preciousness",
     "read_text",
@@ -233,5 +236,6 @@ __all__ = [
     "truncate",
     "when_words",
     "word_break",
+    "write_atomically",
     "write_transaction",
 ]

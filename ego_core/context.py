@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import random
 import threading
 from collections.abc import Sequence
@@ -19,7 +17,7 @@ import attrs
 from ego_core.config import Settings
 from ego_core.dispatch import HookCaller
 from ego_core.embedding import Embedder, EmbedderSettings
-from ego_core.storage import Database, open_database, private_directory, read_database
+from ego_core.storage import Database, open_database, private_directory, read_database, write_atomically
 from ego_core.types import Section
 
 if TYPE_CHECKING:
@@ -110,15 +108,11 @@ class SessionMarker:
         """Record a session starting ``now``; returns the previous start."""
         with self._lock:
             self._previous, self._begun = self._stored(), True
-            temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
             try:
                 private_directory(self.path.parent)
-                temporary.write_text(json.dumps({"wake_up": now.astimezone(UTC).isoformat()}), encoding="utf-8")
-                os.replace(temporary, self.path)
+                write_atomically(self.path, json.dumps({"wake_up": now.astimezone(UTC).isoformat()}))
             except OSError as exc:  # a read-only data directory: wake_up still answers
                 logging.getLogger("ego.host").warning("could not record the session start: %s", exc.strerror)
-                with contextlib.suppress(OSError):
-                    temporary.unlink(missing_ok=True)
             return self._previous
 
 

@@ -17,6 +17,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import sys
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -37,6 +38,7 @@ from ego_core.config import (
 )
 from ego_core.errors import UsageError
 from ego_core.host import PluginHost
+from ego_core.storage import write_atomically
 
 NAME_MAX = 80
 """A companion name or alias: 1 to 80 characters, as ``update_relationship`` takes them."""
@@ -193,24 +195,13 @@ def new_file_text(answers: Answers) -> str:
     return header + set_keys("", {k: v for k, v in answers.keys().items() if isinstance(v, str)})
 
 
-def write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+def write_config(path: Path, text: str) -> None:
+    """Replace the settings file atomically, keeping an existing file's permission bits (a new one is 0600)."""
     try:
-        with temporary.open("w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(temporary, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-    with contextlib.suppress(OSError):  # the rename itself survives a crash once the directory is synced
-        directory = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    write_atomically(path, text, mode=mode)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -491,7 +482,7 @@ def run_init(args: argparse.Namespace, _host: object = None) -> int:
     else:
         if unreadable:
             shutil.copy2(config_path, config_path.with_name(config_path.name + ".bak"))
-        write_atomically(config_path, new_text)
+        write_config(config_path, new_text)
         verb = "updated" if text is not None else "wrote"
         print(f"{verb} {config_path}")
         for line in listed:

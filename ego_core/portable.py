@@ -15,9 +15,7 @@ nothing the second time.
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TextIO
@@ -26,6 +24,7 @@ import attrs
 
 from ego_core.host import PluginHost
 from ego_core.registries import CORE_PLUGIN_ID
+from ego_core.storage import open_atomically
 
 FORMAT = "ego-export"
 VERSION = 1
@@ -150,24 +149,12 @@ def export_file(host: PluginHost, path: Path, *, include_private: bool) -> Expor
     progress = Progress(f"export {path.name}")
     summary = ExportSummary()
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    except OSError as exc:
-        raise PortableError(f"{path}: cannot write there ({exc.strerror})") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
+        with open_atomically(path) as out:  # mode 0600
             for line in export_lines(host, include_private, summary):
                 out.write(line + "\n")
                 progress.step()
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise PortableError(f"{path}: writing the export failed ({exc.strerror}); nothing was written") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     progress.done()
     summary.unexported = unexported_state(host)
     return summary

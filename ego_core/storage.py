@@ -6,16 +6,22 @@ up to date by numbered migrations (the version is SQLite's ``user_version``), an
 threads of the process (``BEGIN IMMEDIATE`` for the other processes). :func:`read_database` opens it read-only,
 without creating or migrating anything, for ``doctor_checks`` and ``export_records`` before (or without)
 ``on_startup``.
+
+:func:`write_atomically` and :func:`open_atomically` replace a file all at once: a temporary file beside it,
+fsynced, then ``os.replace``-d over it (the directory fsynced too), so a crash leaves the old file or the new one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
+import tempfile
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 PRIVATE_DIRECTORY = 0o700
 """What a directory that holds memories may allow: its owner only."""
@@ -49,6 +55,62 @@ def write_transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+def fsync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` durable, where the system lets a directory be opened (else nothing)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def _replacing(target: Path, mode: int | None) -> Iterator[int]:
+    """A temporary file beside ``target`` to write (its descriptor): fsynced and renamed over ``target`` when the
+    block ends, removed if anything fails."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)  # mode 0600
+    try:
+        try:
+            if mode is not None:
+                os.chmod(temporary, mode)
+            yield fd
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    fsync_directory(target.parent)
+
+
+def write_atomically(path: Path | str, data: str | bytes, *, mode: int | None = None, encoding: str = "utf-8") -> None:
+    """Replace ``path``'s content with ``data`` all at once: its directory created if missing, a temporary file
+    written beside it (mode 0600, or ``mode``), fsynced, ``os.replace``-d over it, the directory fsynced. A crash
+    or an error leaves the previous file (or none) and no temporary file. Text is written as given (no newline
+    translation)."""
+    payload = data.encode(encoding) if isinstance(data, str) else data
+    with _replacing(Path(path), mode) as fd:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+
+
+@contextmanager
+def open_atomically(path: Path | str, *, mode: int | None = None, encoding: str = "utf-8") -> Iterator[TextIO]:
+    """:func:`write_atomically` for a writer that writes piece by piece: ``with open_atomically(path) as out:``
+    gives a text file; ``path`` is replaced when the block ends, and left as it was if the block raises."""
+    with _replacing(Path(path), mode) as fd, os.fdopen(fd, "w", encoding=encoding, newline="", closefd=False) as out:
+        yield out
 
 
 class DatabaseVersionError(RuntimeError):

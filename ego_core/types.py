@@ -88,6 +88,24 @@ class Claim:
 # Memories
 
 
+EMOTIONS: tuple[str, ...] = (
+    "happy",
+    "sad",
+    "surprised",
+    "moved",
+    "excited",
+    "nostalgic",
+    "curious",
+    "neutral",
+    "melancholy",
+    "anxious",
+    "contentment",
+    "frustrated",
+)
+"""The emotions remember accepts (an ``EmotionalTrace``'s ``primary`` and ``secondary``), in the order its
+answers list them; an unknown label is stored as neutral."""
+
+
 @attrs.frozen
 class EmotionalTrace:
     primary: str = "neutral"

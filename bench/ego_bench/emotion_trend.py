@@ -34,7 +34,7 @@ import numpy as np
 from ego_bench.common import percentiles, report_header
 from ego_bench.scale import directory_size, synthetic_sentences
 from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, PluginHost, Settings, build_host
-from ego_memory.emotions import EMOTIONS
+from ego_memory.emotions import EMOTION_PROFILES
 from ego_memory.memories import Memories, new_memory_id
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.progress import progress
@@ -71,7 +71,7 @@ def trend_host(
 def load_corpus(memories: Memories, size: int, days: int, end: datetime, *, seed: int, show: bool) -> None:
     """``size`` memories evenly over the ``days`` days before ``end`` (see the module docstring)."""
     rng = random.Random(seed)
-    emotions = list(EMOTIONS)
+    emotions = list(EMOTION_PROFILES)
     recent_emotions = [e for e in emotions if e not in FADED]
     start = end - timedelta(days=days)
     step = (end - start) / size
@@ -87,7 +87,7 @@ def load_corpus(memories: Memories, size: int, days: int, end: datetime, *, seed
             moment = start + step * (offset + i)
             pool = emotions if moment < faded_until else recent_emotions
             primary = rng.choice(pool)
-            profile = EMOTIONS[primary]
+            profile = EMOTION_PROFILES[primary]
             secondary = tuple(rng.sample([e for e in pool if e != primary], rng.choice((0, 0, 1, 2))))
             recalled = rng.random() < 0.1 and not {primary, *secondary} & set(FADED)
             memory_id = new_memory_id()

@@ -26,7 +26,7 @@ import numpy as np
 from ego_bench.common import percentiles, report_header
 from ego_bench.scale import synthetic_sentences
 from ego_core import Clock, ConsolidationRun, EmotionalTrace, Memory, MemoryLink, Settings, build_host
-from ego_memory.emotions import EMOTIONS
+from ego_memory.emotions import EMOTION_PROFILES
 from ego_memory.memories import Memories, new_memory_id
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.progress import progress
@@ -47,7 +47,7 @@ DAY = timedelta(days=1)
 def _load(memories: Memories, size: int, origin: datetime, rng: random.Random, show: bool) -> list[list[str]]:
     """Bulk-load ``size`` memories; returns the groups of ids (each group shares a tag and is a clique)."""
     dimension = int(memories.embed(["dimension"]).shape[-1])
-    emotions = list(EMOTIONS)
+    emotions = list(EMOTION_PROFILES)
     spacing = DAY / PER_DAY
     groups: list[list[str]] = []
     ids: list[str] = []
@@ -69,7 +69,7 @@ def _load(memories: Memories, size: int, origin: datetime, rng: random.Random, s
             if ids:
                 links.append(MemoryLink(ids[-1], "leads_to", 1.0, "sequence"))
                 links.append(MemoryLink(rng.choice(ids), "related", 0.5, ""))
-            profile = EMOTIONS[emotion]
+            profile = EMOTION_PROFILES[emotion]
             items.append(
                 Memory(
                     id=memory_id,

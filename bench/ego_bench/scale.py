@@ -30,7 +30,7 @@ import numpy as np
 
 from ego_bench.common import load_average, memory_host, percentiles, report_header
 from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, Settings, Vectors
-from ego_memory.emotions import EMOTIONS
+from ego_memory.emotions import EMOTION_PROFILES
 from ego_memory.memories import Memories, new_memory_id
 from ego_memory.progress import progress
 
@@ -122,7 +122,7 @@ def bulk_load(
 
     Consecutive memories are chained by sequence links, as remember would chain them.
     """
-    emotions = list(EMOTIONS)
+    emotions = list(EMOTION_PROFILES)
     rng = random.Random(start)
     batch = 1000
     previous = memories.store.latest(1)
@@ -137,7 +137,7 @@ def bulk_load(
         items: list[Memory] = []
         for i, text in enumerate(texts):
             emotion = rng.choice(emotions)
-            profile = EMOTIONS[emotion]
+            profile = EMOTION_PROFILES[emotion]
             memory_id = new_memory_id()
             links = (MemoryLink(last_id, "leads_to", 1.0, "sequence"),) if last_id else ()
             items.append(

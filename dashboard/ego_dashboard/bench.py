@@ -31,15 +31,22 @@ from typing import Any, Protocol, runtime_checkable
 import attrs
 import numpy as np
 
-from ego_core import MEMORY_STORE, EmotionalTrace, Memory, MemoryLink, MemoryService, PluginHost, UsageError
+from ego_core import (
+    EMOTIONS,
+    MEMORY_STORE,
+    EmotionalTrace,
+    Memory,
+    MemoryLink,
+    MemoryService,
+    PluginHost,
+    UsageError,
+    write_atomically,
+)
 from ego_dashboard.app import build_app
 
 EPISODE_EVERY = 50
 EPISODE_SIZE = 5
 
-EMOTIONS = (
-    "happy sad surprised moved excited nostalgic curious neutral melancholy anxious contentment frustrated".split()
-)
 WORDS = (
     "river walk morning letter garden deploy test bug book octopus tea rain train window friend Master music "
     "question memory dream city light summer winter code review paper song quiet storm lunch"
@@ -317,10 +324,7 @@ def run(args: argparse.Namespace, host: PluginHost) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        partial = args.output.with_suffix(args.output.suffix + ".tmp")
-        partial.write_text(text, encoding="utf-8")
-        partial.replace(args.output)
+        write_atomically(args.output, text)
     return 0
 
 

@@ -10,19 +10,18 @@ opened before stop working at once. Checks compare digests in constant time (``h
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import json
-import os
 import secrets
-import tempfile
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
 import attrs
 import cattrs
+
+from ego_core import write_atomically
 
 OWNER_DIR = "dashboard"
 OWNER_FILE = "owner-token.json"
@@ -86,22 +85,7 @@ def issue_owner_token(data_dir: Path, now: datetime | None = None) -> str:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     record = OwnerRecord(digest=digest_of(token), created=now or datetime.now(UTC))
     text = json.dumps(_converter.unstructure(record), indent=2) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)  # created 0600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    with contextlib.suppress(OSError):  # the rename itself made durable, where the system allows it
-        directory = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+    write_atomically(path, text)  # mode 0600
     return token
 
 

@@ -14,7 +14,8 @@ from ego_core import Memory, MemoryService, Response, ScaffoldItem, relative_age
 
 NOT_SAVED = "Not saved — very similar memory already exists."
 EXISTING_SNIPPET = 120
-PRIVATE_MARK = ", private"
+PRIVATE_AGE_NOTE = ", private"
+"""Follows the existing memory's age when it is private: ``Existing (id: …, 2h ago, private): …``."""
 UPDATE_HINT_WITH_RECALL = (
     "If this is a meaningful update, use recall to review the existing memory and consider whether the new "
     "perspective adds value."
@@ -75,7 +76,7 @@ def duplicate_response(duplicate: Duplicate, now: datetime, *, recall_served: bo
         [
             NOT_SAVED,
             f"Existing (id: {existing.id}, {relative_age(existing.timestamp, now)}"
-            f"{PRIVATE_MARK if existing.is_private else ''}): "
+            f"{PRIVATE_AGE_NOTE if existing.is_private else ''}): "
             f"{truncate(existing.content, EXISTING_SNIPPET)}",
             f"Similarity: {similarity:.2f}",
             UPDATE_HINT_WITH_RECALL if recall_served else UPDATE_HINT,

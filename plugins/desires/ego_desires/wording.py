@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
@@ -22,6 +20,7 @@ from typing import Any, Final
 
 import attrs
 
+from ego_core import write_atomically
 from ego_desires.catalog import DESIRES
 from ego_desires.emergent import DIRECTIONS, EMERGENT, Direction
 
@@ -530,25 +529,6 @@ class CatalogFile:
     def write(self, raw: Any) -> Catalog:
         """Check ``raw`` and replace the file with it (write, fsync, rename): all or nothing."""
         catalog = parse(raw)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=".catalog-", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                json.dump(raw, out, ensure_ascii=False, indent=2)
-                out.write("\n")
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        try:
-            directory = os.open(self.path.parent, os.O_RDONLY)
-        except OSError:
-            return catalog
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+        write_atomically(self.path, json.dumps(raw, ensure_ascii=False, indent=2) + "\n")
         self._cache = None
         return catalog

@@ -26,11 +26,11 @@ from desires_support import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ego_core import Clock, PluginHost, Settings
+from ego_core import EMOTIONS, Clock, PluginHost, Settings
 from ego_core.testing import HostFactory, ToolRunner
 from ego_desires import DesiresPlugin
 
-EMOTIONS = ("happy", "sad", "surprised", "anxious", "neutral", "moved", "frustrated", "nonsense")
+EMOTION_LABELS = (*EMOTIONS, "nonsense")  # every emotion remember accepts and one it does not
 CATEGORIES = ("daily", "philosophical", "technical", "relationship", "dream", "unknown")
 PHASES = ("late_night", "early_morning", "morning", "afternoon", "evening", "night", "unknown")
 LOADS = ("low", "moderate", "high", "unknown")
@@ -54,7 +54,7 @@ memories = st.tuples(
     st.lists(
         st.tuples(
             st.floats(-48.0, 48.0),  # hours before now (negative: from the future)
-            st.sampled_from(EMOTIONS),
+            st.sampled_from(EMOTION_LABELS),
             st.floats(-1.0, 1.0),
             st.floats(0.0, 1.0),
             st.floats(0.0, 1.0),

@@ -12,25 +12,9 @@ from datetime import datetime
 
 import attrs
 
-from ego_core import EmotionTally, Memory, MemoryService
+from ego_core import EMOTIONS, EmotionTally, Memory, MemoryService
 from ego_emotion_trend.config import EmotionTrendConfig
 from ego_emotion_trend.windows import Span, Windows
-
-EMOTIONS: tuple[str, ...] = (
-    "happy",
-    "sad",
-    "surprised",
-    "moved",
-    "excited",
-    "nostalgic",
-    "curious",
-    "neutral",
-    "melancholy",
-    "anxious",
-    "contentment",
-    "frustrated",
-)
-"""The emotions a memory can carry; any other label found in the month is checked for fading too."""
 
 
 class Level(enum.IntEnum):
@@ -179,7 +163,8 @@ class TrendReader:
         )
 
     def fading(self, week: EmotionTally, month: EmotionTally) -> tuple[tuple[str, datetime], ...]:
-        """Emotions absent this week whose older memories have all faded to ``fading_strength`` or less."""
+        """Emotions absent this week whose older memories have all faded to ``fading_strength`` or less: any of
+        ``EMOTIONS`` and any other label found in the month."""
         candidates = (set(EMOTIONS) | felt_here(month)) - felt_here(week)
         if not candidates:
             return ()

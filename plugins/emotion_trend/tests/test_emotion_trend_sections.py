@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trend_support import DAY, HOUR, NOW, Feeling, data_of, remember_all, spread
 
-from ego_core import Clock, EmotionalTrace, EmotionTally, Memory, PluginHost
+from ego_core import EMOTIONS, Clock, EmotionalTrace, EmotionTally, Memory, PluginHost
 from ego_core.testing import call_ok, mcp_client
-from ego_emotion_trend import EMOTIONS, EmotionTrendConfig, Level, Trend
+from ego_emotion_trend import EmotionTrendConfig, Level, Trend
 from ego_emotion_trend.report import introspect_text, wake_up_line
 from ego_emotion_trend.trend import Month, Recent, Week
 

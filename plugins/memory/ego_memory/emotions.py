@@ -1,4 +1,5 @@
-"""The 12 emotions and 12 categories of a memory, with defaults and recall boosts."""
+"""The profile of each of the 12 emotions (``ego_core.EMOTIONS``), the 12 categories of a memory, defaults and
+recall boosts."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ class EmotionProfile:
 
 
 # Spread over the valence-arousal plane: negative quadrants as expressive as positive ones.
-EMOTIONS: dict[str, EmotionProfile] = {
+EMOTION_PROFILES: dict[str, EmotionProfile] = {
     "happy": EmotionProfile(0.6, 0.8, 0.6, 0.10),
     "sad": EmotionProfile(0.6, -0.7, 0.3, 0.10),
     "surprised": EmotionProfile(0.7, 0.2, 0.85, 0.15),
@@ -29,6 +30,7 @@ EMOTIONS: dict[str, EmotionProfile] = {
     "contentment": EmotionProfile(0.4, 0.6, 0.2, 0.0),
     "frustrated": EmotionProfile(0.6, -0.6, 0.75, 0.10),
 }
+"""Each of ``ego_core.EMOTIONS``, in its order, with the defaults remember stores and its recall boost."""
 
 CATEGORIES: tuple[str, ...] = (
     "daily",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ego_core import (
+    EMOTIONS,
     IMPORT_SOURCE,
     ImportFormat,
     ImportFormatError,
@@ -28,7 +29,7 @@ from ego_core import (
     read_text,
     stable_id,
 )
-from ego_memory.emotions import CATEGORIES, EMOTIONS
+from ego_memory.emotions import CATEGORIES
 from ego_memory.limits import MAX_LINK_NOTE_CHARS, MAX_TAG_CHARS, MAX_TAGS
 from ego_memory.portable import MEMORY_ID, RECORD_VERSION
 

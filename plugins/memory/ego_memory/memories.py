@@ -16,6 +16,7 @@ import numpy as np
 
 from ego_core import (
     BODY_SENSE,
+    EMOTIONS,
     PRIVATE_MARK,
     BodySense,
     Claim,
@@ -48,7 +49,7 @@ from ego_memory.contrast import contrast
 from ego_memory.echoes import ECHO_POOL, resurface
 from ego_memory.embedding.english import EnglishEncoder, reads_as_english
 from ego_memory.embedding.profiles import profile_for
-from ego_memory.emotions import CATEGORIES, EMOTIONS, VIVID_INTENSITY
+from ego_memory.emotions import CATEGORIES, EMOTION_PROFILES, VIVID_INTENSITY
 from ego_memory.filters import Filters
 from ego_memory.fuzzy import recall_texts
 from ego_memory.involuntary import explicit_filter, proust
@@ -367,7 +368,7 @@ class Memories:
         emotion, known = normal_emotion(args.get("emotion"))
         if not known:
             notes.append(f"Unknown emotion, stored as neutral. Known: {', '.join(EMOTIONS)}.")
-        profile = EMOTIONS[emotion]
+        profile = EMOTION_PROFILES[emotion]
         secondary, dropped = normal_secondary(_labels(args, "secondary", MAX_SECONDARY, MAX_LABEL_CHARS))
         if dropped:
             notes.append(f"Unknown secondary emotion(s) dropped. Known: {', '.join(EMOTIONS)}.")

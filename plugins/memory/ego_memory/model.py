@@ -22,8 +22,8 @@ import cattrs
 from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.gen import make_dict_structure_fn
 
-from ego_core import EmotionalTrace, Memory, MemoryLink, is_blank
-from ego_memory.emotions import CATEGORIES, DEFAULT_CATEGORY, DEFAULT_EMOTION, EMOTIONS, clamp
+from ego_core import EMOTIONS, EmotionalTrace, Memory, MemoryLink, is_blank
+from ego_memory.emotions import CATEGORIES, DEFAULT_CATEGORY, DEFAULT_EMOTION, clamp
 from ego_memory.limits import (
     MAX_LABEL_CHARS,
     MAX_LINK_NOTE_CHARS,

@@ -31,7 +31,7 @@ from ego_core import SimilarityProfile, Vectors
 from ego_memory.config import RecallConfig
 from ego_memory.decay import PRECIOUS_FLOOR, link_strength, strength_at
 from ego_memory.embedding.english import from_blob
-from ego_memory.emotions import EMOTIONS
+from ego_memory.emotions import EMOTION_PROFILES
 from ego_memory.filters import Filters
 from ego_memory.periods import named_period
 from ego_memory.store import MemoryStore
@@ -588,7 +588,7 @@ class RecallEngine:
                         recency = max(recency, PRECIOUS_FLOOR)
                     score_of[m] += cfg.decay_weight * (recency - 1.0)
                 if cfg.boosts:
-                    profile = EMOTIONS.get(emotion)
+                    profile = EMOTION_PROFILES.get(emotion)
                     score_of[m] += cfg.emotion_weight * (profile.recall_boost if profile else 0.0) * intensity
                     score_of[m] += cfg.importance_gain * (importance - 3)
             if cfg.decay and cfg.interference_weight > 0.0:

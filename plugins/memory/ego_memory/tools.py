@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ego_core import Response, Tool
+from ego_core import EMOTIONS, Response, Tool
 from ego_memory.limits import (
     MAX_EPISODE_MEMBERS,
     MAX_LABEL_CHARS,
@@ -35,8 +35,7 @@ REMEMBER_SCHEMA: Mapping[str, Any] = {
         "content": {"type": "string", "maxLength": 8000},
         "emotion": {
             **LABEL,
-            "description": "happy sad surprised moved excited nostalgic curious neutral melancholy anxious "
-            "contentment frustrated",
+            "description": " ".join(EMOTIONS),
         },
         "secondary": {"type": "array", "items": LABEL, "maxItems": MAX_SECONDARY},
         "intensity": {"type": "number", "minimum": 0, "maximum": 1},

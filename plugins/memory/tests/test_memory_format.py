@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ego_core import Clock
+from ego_core import EMOTIONS, Clock
 from ego_core.testing import mcp_client, tool_text
-from ego_memory.emotions import CATEGORIES, EMOTIONS
+from ego_memory.emotions import CATEGORIES, EMOTION_PROFILES
 from ego_memory.memories import PRIVATE_SAVED_NOTE, RECALL_SCAFFOLD, REMEMBER_SCAFFOLD, UNLINKED_SCAFFOLD
 
 if TYPE_CHECKING:
@@ -163,6 +163,7 @@ async def test_remember_notes_unknown_labels_and_privacy(memory_hosts: MemoryHos
     assert any(line.startswith("Unknown secondary emotion(s) dropped. Known: happy, sad,") for line in lines)
     assert PRIVATE_SAVED_NOTE in lines
     assert len(EMOTIONS) == 12
+    assert tuple(EMOTION_PROFILES) == EMOTIONS  # a profile for each emotion remember accepts, in its order
     assert len(CATEGORIES) == 12
     assert "befuddled" not in data
     assert "ecstatic" not in data

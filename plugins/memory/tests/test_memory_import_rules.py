@@ -15,10 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ego_core import RecallQuery
+from ego_core import EMOTIONS, RecallQuery
 from ego_core.testing import PortableError, export_file, import_file
 from ego_memory.config import MemoryConfig
-from ego_memory.emotions import CATEGORIES, EMOTIONS
+from ego_memory.emotions import CATEGORIES
 from ego_memory.filters import Filters
 from ego_memory.memories import Memories
 from ego_memory.model import RecordError, read_memory_record

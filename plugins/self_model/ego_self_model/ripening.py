@@ -56,7 +56,7 @@ LINES_SHOWN: Final = 3
 QUESTION_CHARS: Final = 160
 EDGE_CHARS: Final = 48
 """How much of the question wake_up's Open edge quotes (without its id: introspect lists the ids)."""
-PRIVATE_MARK: Final = "(private) "
+PRIVATE_QUOTE_PREFIX: Final = "(private) "
 """Marks a private memory among the company, as remember marks its related memories."""
 
 OPEN_EDGE_ORDER: Final = 12
@@ -205,7 +205,7 @@ def ripest(questions: Sequence[Question], counts: Mapping[str, int], config: Sel
 
 
 def _quote(memory: Memory) -> str:
-    mark = PRIVATE_MARK if memory.is_private else ""
+    mark = PRIVATE_QUOTE_PREFIX if memory.is_private else ""
     return f'{mark}"{truncate(memory.content, QUOTE_CHARS)}"'
 
 

@@ -12,10 +12,8 @@ it — even from a restarted agent with a new run id — reuses the run id it wa
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -25,6 +23,7 @@ from typing import Any, Protocol
 
 import httpx
 
+from ego_core import write_atomically
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.events import AccessError, EventError
 from ego_shared_memory.service import SharedMemory
@@ -233,15 +232,9 @@ class PendingAppends:
         if self.path is None:
             self._memory = entries
             return
-        tmp = self.path.with_name(self.path.name + ".tmp")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(entries, out)
-            os.replace(tmp, self.path)
+            write_atomically(self.path, json.dumps(entries))  # mode 0600
         except OSError:  # best effort: without the file, a resend after a restart may store a second copy
-            with contextlib.suppress(OSError):
-                tmp.unlink()
             self._memory = entries
             self.path = None
 

@@ -4,12 +4,11 @@ are a view of the store, which stays the source of truth. Agent scopes are left 
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 from pathlib import Path
 
+from ego_core import write_atomically
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.events import Event
 from ego_shared_memory.pins import compose_pins, pins_header
@@ -17,20 +16,6 @@ from ego_shared_memory.store import EventFilter, SqlStore
 
 GENERATED = "<!-- written by `ego shared export-md`; edits here are replaced at the next export -->"
 EXPORT_LIMIT = 1_000_000
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _wanted(scope: str, patterns: Sequence[str], include_agent_scopes: bool) -> bool:
@@ -72,7 +57,7 @@ def export_markdown(
         )
         pinned += [f"## {scope}", "", pins.markdown or "(nothing pinned)", ""]
     path = out / "Pinned.md"
-    _atomic_write(path, "\n".join(pinned))
+    write_atomically(path, "\n".join(pinned))
     written.append(path)
     days: dict[str, list[Event]] = {}
     if scopes:
@@ -82,6 +67,6 @@ def export_markdown(
     for day, entries in sorted(days.items()):
         lines = [f"# {day}", GENERATED, "", *(_entry(event, tz) for event in entries), ""]
         path = out / "daily" / f"{day}.md"
-        _atomic_write(path, "\n".join(lines))
+        write_atomically(path, "\n".join(lines))
         written.append(path)
     return written

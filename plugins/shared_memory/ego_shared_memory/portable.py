@@ -14,8 +14,6 @@ naming the line, the field and the kinds found, never the data.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -23,6 +21,7 @@ from typing import Any, cast
 
 import attrs
 
+from ego_core import open_atomically
 from ego_shared_memory.detector import sensitive_field
 from ego_shared_memory.events import (
     AGENT_ID,
@@ -65,32 +64,23 @@ class ImportSummary:
 def export_store(store: SqlStore, path: Path, *, now: datetime) -> int:
     """Writes every event (oldest first) and token hash to ``path`` (temp file + rename); returns the events."""
     events = sorted(store.list_events(EventFilter(include_deprecated=True, limit=ALL)), key=lambda e: e.seq)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            header = {"type": FORMAT, "version": VERSION, "exported_at": iso(now), "backend": store.backend}
-            handle.write(json.dumps(header) + "\n")
-            for event in events:
-                record = event.as_dict()
-                record.pop("deprecated", None)  # derived again from supersedes on import
-                handle.write(json.dumps({"type": "event", **record}, ensure_ascii=False) + "\n")
-            for token_hash, agent, role, created, revoked in store.token_rows():
-                token = {
-                    "type": "token",
-                    "token_hash": token_hash,
-                    "agent_id": agent,
-                    "role": role,
-                    "created_at": iso(created),
-                    "revoked_at": iso(revoked) if revoked else None,
-                }
-                handle.write(json.dumps(token) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with open_atomically(path) as handle:  # mode 0600
+        header = {"type": FORMAT, "version": VERSION, "exported_at": iso(now), "backend": store.backend}
+        handle.write(json.dumps(header) + "\n")
+        for event in events:
+            record = event.as_dict()
+            record.pop("deprecated", None)  # derived again from supersedes on import
+            handle.write(json.dumps({"type": "event", **record}, ensure_ascii=False) + "\n")
+        for token_hash, agent, role, created, revoked in store.token_rows():
+            token = {
+                "type": "token",
+                "token_hash": token_hash,
+                "agent_id": agent,
+                "role": role,
+                "created_at": iso(created),
+                "revoked_at": iso(revoked) if revoked else None,
+            }
+            handle.write(json.dumps(token) + "\n")
     return len(events)
 
 
