@@ -41,7 +41,9 @@ from ego_core.importing import (
     local_moment,
     markdown_files,
     note_entries,
+    read_json,
     read_text,
+    source_moment,
     stable_id,
 )
 from ego_core.logs import log_event
@@ -229,8 +231,10 @@ __all__ = [
     "open_atomically",
     "part_of_day",
     "preciousness",
+    "read_json",
     "read_text",
     "relative_age",
+    "source_moment",
     "stable_id",
     "text_width",
     "truncate",

@@ -16,6 +16,7 @@ entries (one per bullet or paragraph), and stable ids.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -302,6 +303,25 @@ def _entry(lines: list[str], number: int, day: date | None, private_file: bool) 
         text = re.sub(rf"\s*(?<![\w#&/])#{re.escape(tag)}(?![^\s#.,;:!?、。，．！？「」()（）\[\]])", "", text).strip()
     kept = tuple(tag for tag in tags if tag not in marked)
     return NoteEntry(text=text, line=number, day=day, at=at, private=private_file or bool(marked), hashtags=kept)
+
+
+def read_json(path: Path, shown: str | None = None) -> Any:
+    """The JSON of ``path`` (read as :func:`read_text`); :class:`ImportFormatError` naming the file and the line
+    when it is not JSON."""
+    name = shown or str(path)
+    try:
+        return json.loads(read_text(path, name))
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(name, f"not valid JSON ({exc.msg})", exc.lineno) from None
+
+
+def source_moment(value: Any, tz: tzinfo, fallback: datetime) -> datetime:
+    """An ISO time a source wrote (one without an offset is local to ``tz``) in UTC; ``fallback`` when it wrote
+    none. A malformed time raises ``ValueError`` for the reader to name its file and line."""
+    if not isinstance(value, str) or not value.strip():
+        return fallback
+    moment = datetime.fromisoformat(value)
+    return (moment if moment.tzinfo else moment.replace(tzinfo=tz)).astimezone(UTC)
 
 
 def markdown_files(root: Path, pattern: str = "**/*.md") -> list[Path]:

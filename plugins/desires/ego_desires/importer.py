@@ -6,14 +6,13 @@ counterpart (ego derives them from memories and notions) and are left out; so is
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ego_core import ImportFormat, ImportFormatError, ImportOptions, read_text
+from ego_core import ImportFormat, ImportFormatError, ImportOptions, read_json
 from ego_desires.catalog import DESIRES
 from ego_desires.portable import RECORD_VERSION
 
@@ -25,10 +24,7 @@ def read_ego_mcp(path: Path, options: ImportOptions) -> dict[str, list[dict[str,
     file = path / FILE
     if not path.is_dir() or not file.is_file():
         return {}
-    try:
-        data = json.loads(read_text(file, FILE))
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(FILE, f"not valid JSON ({exc.msg})", exc.lineno) from None
+    data = read_json(file, FILE)
     if not isinstance(data, Mapping):
         raise ImportFormatError(FILE, "expected an object of desires by name", 1)
     records: list[dict[str, Any]] = [{"type": "meta", "record_version": RECORD_VERSION}]

@@ -4,35 +4,27 @@ everything else maps one to one (docs/importing.md)."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ego_core import IMPORT_SOURCE, ImportFormat, ImportFormatError, ImportOptions, read_text, stable_id
+from ego_core import (
+    IMPORT_SOURCE,
+    ImportFormat,
+    ImportFormatError,
+    ImportOptions,
+    read_json,
+    source_moment,
+    stable_id,
+)
 from ego_notions.model import META_TYPES
 
 PLUGIN = "notions"
 NOTION_ID = re.compile(r"^notion_[0-9a-f]{12}$")
 MEMORY_ID = re.compile(r"^mem_[0-9a-f]{12}$")
-
-
-def read_json(path: Path, shown: str) -> Any:
-    """A JSON file of the source; :class:`ImportFormatError` naming the file and line when it is not JSON."""
-    try:
-        return json.loads(read_text(path, shown))
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(shown, f"not valid JSON ({exc.msg})", exc.lineno) from None
-
-
-def _moment(value: Any, tz: tzinfo, fallback: datetime) -> datetime:
-    if not isinstance(value, str) or not value.strip():
-        return fallback
-    moment = datetime.fromisoformat(value)
-    return (moment if moment.tzinfo else moment.replace(tzinfo=tz)).astimezone(UTC)
 
 
 def _unit(value: Any, low: float, default: float) -> float:
@@ -51,8 +43,8 @@ def memory_id_of(ident: str) -> str:
 
 def notion_record(key: str, raw: Mapping[str, Any], options: ImportOptions, fallback: datetime) -> dict[str, Any]:
     ident = str(raw.get("id") or key)
-    created = _moment(raw.get("created"), options.tz, fallback)
-    reinforced = _moment(raw.get("last_reinforced"), options.tz, created)
+    created = source_moment(raw.get("created"), options.tz, fallback)
+    reinforced = source_moment(raw.get("last_reinforced"), options.tz, created)
     meta = {
         str(name): dict(field)
         for name, field in (raw.get("meta_fields") or {}).items()

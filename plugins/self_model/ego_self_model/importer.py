@@ -4,33 +4,26 @@ this plugin's export records (``ego_self_model.portable``). docs/importing.md sa
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ego_core import IMPORT_SOURCE, ImportFormat, ImportFormatError, ImportOptions, read_text, stable_id
+from ego_core import (
+    IMPORT_SOURCE,
+    ImportFormat,
+    ImportFormatError,
+    ImportOptions,
+    read_json,
+    source_moment,
+    stable_id,
+)
 from ego_self_model.config import SelfModelConfig
 
 PLUGIN = "self_model"
 QUESTION = re.compile(r"^q_[0-9a-f]{12}$")
-
-
-def _json(path: Path, shown: str) -> Any:
-    try:
-        return json.loads(read_text(path, shown))
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(shown, f"not valid JSON ({exc.msg})", exc.lineno) from None
-
-
-def _moment(value: Any, tz: tzinfo, fallback: datetime) -> datetime:
-    if not isinstance(value, str) or not value.strip():
-        return fallback
-    moment = datetime.fromisoformat(value)
-    return (moment if moment.tzinfo else moment.replace(tzinfo=tz)).astimezone(UTC)
 
 
 def _texts(values: Iterable[Any], config: SelfModelConfig, limit: int | None = None) -> list[str]:
@@ -65,7 +58,7 @@ def question_id_of(ident: str) -> str:
 
 def self_records(data: Mapping[str, Any], options: ImportOptions, config: SelfModelConfig) -> list[dict[str, Any]]:
     tz = options.tz
-    updated = _moment(data.get("last_updated"), tz, datetime.now(UTC))
+    updated = source_moment(data.get("last_updated"), tz, datetime.now(UTC))
     records: list[dict[str, Any]] = []
     fields = {
         "preferences": _texts(_ranked(data.get("preferences")), config),
@@ -89,14 +82,14 @@ def self_records(data: Mapping[str, Any], options: ImportOptions, config: SelfMo
             text = next(
                 (str(entry[k]) for k in ("entry", "text", "change", "description", "note") if entry.get(k)), None
             )
-            at = _moment(entry.get("timestamp") or entry.get("at") or entry.get("date"), tz, updated)
+            at = source_moment(entry.get("timestamp") or entry.get("at") or entry.get("date"), tz, updated)
         if text and text.strip():
             records.append({"type": "growth", "at": at.isoformat(), "text": _texts([text], config)[0]})
     open_ids = {str(i) for i in data.get("unresolved_questions") or []}
     for item in data.get("question_log") or []:
         if not isinstance(item, Mapping) or not isinstance(item.get("question"), str) or not item["question"].strip():
             continue
-        created = _moment(item.get("created_at"), tz, updated)
+        created = source_moment(item.get("created_at"), tz, updated)
         resolved = bool(item.get("resolved")) or (bool(open_ids) and str(item.get("id")) not in open_ids)
         importance = item.get("importance", 3)
         person = item.get("person_id")
@@ -114,7 +107,7 @@ def self_records(data: Mapping[str, Any], options: ImportOptions, config: SelfMo
                 "triggered": None,
                 "person": person[: config.max_name_chars] if isinstance(person, str) and person.strip() else None,
                 "lineage": [question_id_of(str(q)) for q in item.get("lineage") or []],
-                "last_fed": _moment(item.get("last_fed_at"), tz, created).isoformat()
+                "last_fed": source_moment(item.get("last_fed_at"), tz, created).isoformat()
                 if item.get("last_fed_at")
                 else None,
                 IMPORT_SOURCE: f"self_model.json: question {item.get('id')}",
@@ -135,7 +128,7 @@ def person_records(
         if not name or name.casefold() in seen:
             continue
         seen.add(name.casefold())
-        created = _moment(raw.get("first_interaction"), options.tz, fallback)
+        created = source_moment(raw.get("first_interaction"), options.tz, fallback)
         aliases = [a for a in _texts(raw.get("aliases") or [], config, config.max_name_chars) if a != name]
         if str(key) != name and str(key) not in aliases:
             aliases = [*aliases, str(key)[: config.max_name_chars]][: config.max_list_items]
@@ -151,7 +144,7 @@ def person_records(
                 "notes": _texts(raw.get("known_facts") or [], config),
                 "communication_style": style,
                 "created": created.isoformat(),
-                "updated": _moment(raw.get("last_interaction"), options.tz, created).isoformat(),
+                "updated": source_moment(raw.get("last_interaction"), options.tz, created).isoformat(),
                 IMPORT_SOURCE: f"relationships/models.json: {key}",
             }
         )
@@ -164,7 +157,7 @@ def read_ego_mcp(path: Path, options: ImportOptions, config: SelfModelConfig) ->
     records: list[dict[str, Any]] = []
     self_file = path / "self_model.json"
     if self_file.is_file():
-        data = _json(self_file, "self_model.json")
+        data = read_json(self_file, "self_model.json")
         if not isinstance(data, Mapping):
             raise ImportFormatError("self_model.json", "expected an object", 1)
         try:
@@ -174,7 +167,7 @@ def read_ego_mcp(path: Path, options: ImportOptions, config: SelfModelConfig) ->
         options.progress(1)
     people = path / "relationships" / "models.json"
     if people.is_file():
-        data = _json(people, "relationships/models.json")
+        data = read_json(people, "relationships/models.json")
         if not isinstance(data, Mapping):
             raise ImportFormatError("relationships/models.json", "expected an object of people by id", 1)
         fallback = datetime.fromtimestamp(people.stat().st_mtime, UTC)
