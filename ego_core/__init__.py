@@ -92,7 +92,14 @@ from ego_core.services import (
     TrustChange,
     preciousness,
 )
-from ego_core.storage import Database, DatabaseVersionError, open_atomically, write_atomically, write_transaction
+from ego_core.storage import (
+    Database,
+    DatabaseVersionError,
+    fsync_directory,
+    open_atomically,
+    write_atomically,
+    write_transaction,
+)
 from ego_core.types import (
     CLAIM_KINDS,
     EMOTIONS,
@@ -221,6 +228,7 @@ __all__ = [
     "duration_words",
     "estimate_tokens",
     "find_date",
+    "fsync_directory",
     "hookimpl",
     "hookspec",
     "is_blank",

@@ -29,6 +29,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
+from ego_core import fsync_directory
+
 _log = logging.getLogger("ego.plugin.workspace_sync")
 
 LOCK_NAME = ".ego-workspace.lock"
@@ -207,20 +209,6 @@ def atomic_remove(path: Path) -> bool:
         return False
     fsync_directory(path.parent)
     return True
-
-
-def fsync_directory(directory: Path) -> None:
-    """Make a rename or removal in ``directory`` durable (best effort where directories cannot be opened)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def is_temporary_name(name: str) -> bool:
