@@ -11,7 +11,7 @@ from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import attrs
@@ -28,6 +28,9 @@ from ego_desires import DesiresPlugin
 from ego_interoception import InteroceptionPlugin
 from ego_memory.plugin import MemoryPlugin
 from ego_self_model import SelfModelPlugin
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 PUBLIC = [
     ("The walk along the river at dawn was calm and bright", "contentment"),
@@ -193,3 +196,12 @@ def serve(app: Starlette) -> tuple[uvicorn.Server, threading.Thread, str]:
         assert time.monotonic() < deadline, "the dashboard did not start"
         time.sleep(0.05)
     return server, thread, f"http://127.0.0.1:{port}/"
+
+
+def of_chart(page: Page, selector: str, expression: str) -> Any:
+    """`expression` over `chart`, the Chart.js chart on `selector`, once it exists: a canvas is visible before the
+    data it waits for arrives and the chart is made."""
+    page.wait_for_function("(s) => Chart.getChart(document.querySelector(s)) !== undefined", arg=selector)
+    return page.evaluate(
+        f"(s) => {{ const chart = Chart.getChart(document.querySelector(s)); return {expression}; }}", selector
+    )

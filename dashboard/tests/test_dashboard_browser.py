@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from dashboard_support import FELT_HOURS_AGO, LOGIN, PRIVATE, TRUST_SEEDED, Seeded, call, serve
+from dashboard_support import FELT_HOURS_AGO, LOGIN, PRIVATE, TRUST_SEEDED, Seeded, call, of_chart, serve
 from playwright.sync_api import Browser, Page, expect
 from shared_gateway import GEMINI_PRIVATE, OLD_NOTE, OWN_NOTE, SeededGateway, shared_host_plugins
 
@@ -52,7 +52,7 @@ def test_every_view_renders(page: Page, seeded: Seeded, served: str) -> None:
     master = page.locator("#people tbody tr", has_text="Master")
     expect(master.locator("td")).to_have_text(["Master", "you trust them deeply", "0.80", "1", ""])
     expect(master.locator("canvas.spark")).to_be_visible()  # the trust history of the seeded changes
-    shown = page.evaluate("Chart.getChart(document.querySelector('#people canvas.spark')).data.datasets[0].data")
+    shown = of_chart(page, "#people canvas.spark", "chart.data.datasets[0].data")
     assert shown == list(TRUST_SEEDED)
     expect(page.locator("#people-missing")).to_be_hidden()
     page.click("button[data-view=history]")
@@ -60,9 +60,7 @@ def test_every_view_renders(page: Page, seeded: Seeded, served: str) -> None:
     expect(page.locator("#h-desires")).to_be_visible()
     expect(page.locator("#h-desires-count")).to_have_text(f"{len(FELT_HOURS_AGO)} samples of 9 desires")
     expect(page.locator("#h-desires-missing")).to_be_hidden()
-    desires = page.evaluate(
-        "Chart.getChart(document.getElementById('h-desires')).data.datasets.map(d => [d.label, d.data.length])"
-    )
+    desires = of_chart(page, "#h-desires", "chart.data.datasets.map(d => [d.label, d.data.length])")
     assert len(desires) == 9
     assert all(count == len(FELT_HOURS_AGO) for _label, count in desires)
     page.click("button[data-view=logs]")

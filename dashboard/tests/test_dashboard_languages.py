@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 
 import attrs
 import pytest
-from dashboard_support import FELT_HOURS_AGO, LOGIN, Seeded, build_seeded, call, owner_client, serve
+from dashboard_support import FELT_HOURS_AGO, LOGIN, Seeded, build_seeded, call, of_chart, owner_client, serve
 from playwright.sync_api import Browser, Page, expect
 from starlette.testclient import TestClient
 
@@ -87,8 +87,7 @@ OVERLAPS = """(selector) => {
   }));
   return { count: boxes.length, hits: hits };
 }"""
-AXIS_OVERLAPS = """(id) => {
-  const chart = Chart.getChart(document.getElementById(id));
+AXIS_OVERLAPS = """(() => {
   const ctx = document.createElement("canvas").getContext("2d");
   const result = {};
   Object.values(chart.scales).forEach((scale) => {
@@ -107,7 +106,7 @@ AXIS_OVERLAPS = """(id) => {
     result[scale.id] = { labels: boxes.length, hits: hits.length, rotated: boxes.some((b) => b.rotation) };
   });
   return result;
-}"""
+})()"""
 
 
 def tokyo(settings: Settings, language: str = "en") -> Settings:
@@ -287,8 +286,8 @@ def test_history_fits_the_data(page: Page, logged_host: Seeded) -> None:
     page.uncheck("#live")
     expect(page.locator("#range")).to_have_value("auto")
     expect(page.locator("#history-span")).to_contain_text("24 hours")  # every memory is from the last hour
-    labels = page.evaluate("Chart.getChart(document.getElementById('h-activity')).data.labels")
-    memories = page.evaluate("Chart.getChart(document.getElementById('h-activity')).data.datasets[0].data")
+    labels = of_chart(page, "#h-activity", "chart.data.labels")
+    memories = of_chart(page, "#h-activity", "chart.data.datasets[0].data")
     assert len(labels) == 6  # the buckets before the first memory are left out, but for a few
     assert sum(memories) == len(logged_host.public_ids) + len(logged_host.private_ids)
     host = logged_host.host
@@ -300,12 +299,12 @@ def test_history_fits_the_data(page: Page, logged_host: Seeded) -> None:
     page.select_option("#range", "24h")
     page.select_option("#range", "auto")
     expect(page.locator("#history-span")).to_contain_text("7 days")
-    memories = page.evaluate("Chart.getChart(document.getElementById('h-activity')).data.datasets[0].data")
+    memories = of_chart(page, "#h-activity", "chart.data.datasets[0].data")
     assert memories[0] > 0  # the axis starts at the first memory
     assert 12 <= len(memories) <= 28
     page.select_option("#range", "30d")
     expect(page.locator("#history-span")).to_contain_text("30 days")
-    assert page.evaluate("Chart.getChart(document.getElementById('h-activity')).data.labels.length") >= 6
+    assert of_chart(page, "#h-activity", "chart.data.labels.length") >= 6
 
 
 @pytest.mark.parametrize("lang", ["en", "ja"])
@@ -343,7 +342,7 @@ def test_no_labels_overlap(page: Page, url: str, logged_host: Seeded, lang: str)
         open_view(page, view)
         for chart in charts:
             expect(page.locator(f"#{chart}")).to_be_visible()
-            axes = page.evaluate(AXIS_OVERLAPS, chart)
+            axes = of_chart(page, f"#{chart}", AXIS_OVERLAPS)
             assert sum(axis["labels"] for axis in axes.values()) >= 4, (chart, axes)
             assert all(axis["hits"] == 0 for axis in axes.values()), (chart, axes)
             assert not any(axis["rotated"] for name, axis in axes.items() if name == "x"), (chart, axes)
