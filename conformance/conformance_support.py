@@ -53,7 +53,7 @@ def ego_env(data_dir: Path, **extra: str) -> dict[str, str]:
 def ego_command(*args: str) -> list[str]:
     plugins = installed_plugins()
     chosen = ["--plugins", ",".join(plugins)] if plugins else []
-    return [sys.executable, "-m", "ego_core.cli", *args, *chosen]
+    return [sys.executable, "-m", "ego_core.mcp.cli", *args, *chosen]
 
 
 @attrs.frozen

@@ -20,7 +20,7 @@ from conformance_support import HERE, TOKEN, EgoHttp, NodeTools, ego_command, eg
 from install_node_tools import install, node_bin
 from token_proxy import running
 
-from ego_core.http_transport import hash_token
+from ego_core.mcp.http_transport import hash_token
 
 
 @pytest.fixture(scope="session")

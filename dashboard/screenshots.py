@@ -28,7 +28,7 @@ import uvicorn
 from playwright.sync_api import Page, sync_playwright
 
 from ego_core import PluginHost, Settings, build_host
-from ego_core.logs import configure_logging
+from ego_core.kernel.logs import configure_logging
 from ego_core.testing import ToolRunner, tool_text
 from ego_dashboard.app import build_app
 from ego_dashboard.browser import launch_chromium

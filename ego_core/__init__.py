@@ -16,8 +16,6 @@ import os as _os
 _os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 _os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
 
-from ego_core.config import ConfigError, Settings
-from ego_core.context import Clock, PluginContext, Services
 from ego_core.embedding import (
     Embedder,
     EmbedderFactory,
@@ -28,9 +26,6 @@ from ego_core.embedding import (
     Vectors,
 )
 from ego_core.errors import InvalidArgumentError, ToolError, UsageError
-from ego_core.factory import build_host
-from ego_core.hookspecs import hookimpl, hookspec
-from ego_core.host import PluginHost
 from ego_core.importing import (
     IMPORT_SOURCE,
     ImportFormat,
@@ -46,11 +41,25 @@ from ego_core.importing import (
     source_moment,
     stable_id,
 )
-from ego_core.logs import log_event
-from ego_core.offerings import Prompt, PromptArgument, Resource, ResourceTemplate
-from ego_core.plugin import Plugin, PluginBase
-from ego_core.progress import Progress
-from ego_core.redaction import PRIVATE_MARK
+from ego_core.kernel.config import ConfigError, Settings
+from ego_core.kernel.context import Clock, PluginContext, Services
+from ego_core.kernel.hookspecs import hookimpl, hookspec
+from ego_core.kernel.host import PluginHost
+from ego_core.kernel.logs import log_event
+from ego_core.kernel.offerings import Prompt, PromptArgument, Resource, ResourceTemplate
+from ego_core.kernel.plugin import Plugin, PluginBase
+from ego_core.kernel.progress import Progress
+from ego_core.kernel.redaction import PRIVATE_MARK
+from ego_core.kernel.storage import (
+    Database,
+    DatabaseVersionError,
+    fsync_directory,
+    open_atomically,
+    write_atomically,
+    write_transaction,
+)
+from ego_core.mcp.factory import build_host
+from ego_core.mcp.validation import is_blank
 from ego_core.responses import (
     WORD_CUT_LEAST,
     calendar_days,
@@ -92,14 +101,6 @@ from ego_core.services import (
     TrustChange,
     preciousness,
 )
-from ego_core.storage import (
-    Database,
-    DatabaseVersionError,
-    fsync_directory,
-    open_atomically,
-    write_atomically,
-    write_transaction,
-)
 from ego_core.types import (
     CLAIM_KINDS,
     EMOTIONS,
@@ -131,7 +132,6 @@ from ego_core.types import (
     ToolOutcome,
     ToolResult,
 )
-from ego_core.validation import is_blank
 from ego_core.version import __version__
 
 __all__ = [

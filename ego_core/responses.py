@@ -10,7 +10,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
-from ego_core.logs import FILE_ONLY
+from ego_core.kernel.logs import FILE_ONLY
 from ego_core.types import Claim, ScaffoldItem, ScaffoldLine, Section
 
 _log = logging.getLogger("ego.hooks")

@@ -37,20 +37,20 @@ from typing import Any, Protocol
 import attrs
 import pytest
 
-from ego_core.agents import agent_settings
-from ego_core.config import Settings, load_settings, structure_plugin_config
-from ego_core.context import Clock
-from ego_core.factory import build_host
-from ego_core.foreign import import_source, read_source
-from ego_core.hookspecs import hookimpl
-from ego_core.host import PluginHost
-from ego_core.http_transport import hash_token
-from ego_core.logs import active_pipeline, configure_logging, install_pipeline, reset_logging
-from ego_core.portable import PortableError, export_file, import_file
-from ego_core.redaction import WITHHELD
+from ego_core.kernel.config import Settings, load_settings, structure_plugin_config
+from ego_core.kernel.context import Clock
+from ego_core.kernel.hookspecs import hookimpl
+from ego_core.kernel.host import PluginHost
+from ego_core.kernel.logs import active_pipeline, configure_logging, install_pipeline, reset_logging
+from ego_core.kernel.redaction import WITHHELD
+from ego_core.kernel.secrets import mask_secrets
+from ego_core.mcp.agents import agent_settings
+from ego_core.mcp.factory import build_host
+from ego_core.mcp.foreign import import_source, read_source
+from ego_core.mcp.http_transport import hash_token
+from ego_core.mcp.portable import PortableError, export_file, import_file
+from ego_core.mcp.server import ToolRunner
 from ego_core.responses import SEPARATOR
-from ego_core.secrets import mask_secrets
-from ego_core.server import ToolRunner
 
 __all__ = [
     "SEPARATOR",
@@ -287,7 +287,7 @@ async def mcp_client(host: PluginHost, *, mode: str = "auto") -> AsyncIterator[A
     """An in-memory MCP client connected to ``build_server(host)``."""
     from mcp import Client
 
-    from ego_core.server import build_server
+    from ego_core.mcp.server import build_server
 
     async with Client(build_server(host), mode=mode) as client:
         yield client

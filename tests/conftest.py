@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from mcp import StdioServerParameters
 
-EGO = [sys.executable, "-m", "ego_core.cli"]
+EGO = [sys.executable, "-m", "ego_core.mcp.cli"]
 
 
 def installed_plugin_ids() -> list[str]:

@@ -47,7 +47,7 @@ BASE_AGENTS = ("chatgpt", "claude", "gemini", "openclaw")
 KINDS = ("decision", "config", "constraint", "workflow", "fact", "bug", "todo", "log")
 KEYS_PER_SCOPE = 4000
 LOAD_BATCH = 500
-EGO = (sys.executable, "-m", "ego_core.cli")
+EGO = (sys.executable, "-m", "ego_core.mcp.cli")
 TARGETS = {"append_per_second": 1000, "snapshot_p95_ms": 20}
 
 

@@ -185,7 +185,7 @@ def test_a_tiny_run_reports_every_figure(ego_settings: Settings, tmp_path: Path)
 def test_a_bad_data_dir_is_a_usage_error(
     how: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ego_core.cli import main
+    from ego_core.mcp.cli import main
 
     data = tmp_path / "ja"
     if how == "missing dir":

@@ -165,7 +165,7 @@ def _break(directory: Path, how: str) -> Path:
 def test_a_bad_data_dir_is_a_usage_error(
     how: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ego_core.cli import main
+    from ego_core.mcp.cli import main
 
     data = _break(tmp_path / "ja", how)
     try:
@@ -181,7 +181,7 @@ def test_a_bad_data_dir_is_a_usage_error(
 def test_bad_options_are_usage_errors(
     argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ego_core.cli import main
+    from ego_core.mcp.cli import main
 
     monkeypatch.setenv("EGO_DATA_DIR", str(tmp_path / "ego-data"))
     data = write_data(tmp_path / "ja")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ego_bench.life import REPO_SCENARIOS, load_scenario, run_life
-from ego_core.cli import main
+from ego_core.mcp.cli import main
 
 WEEK = """
 name = "tiny"

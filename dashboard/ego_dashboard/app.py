@@ -36,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ego_core import PluginHost, log_event
-from ego_core.server import ToolRunner
+from ego_core.mcp.server import ToolRunner
 from ego_dashboard import state
 from ego_dashboard.owner import OwnerKey
 from ego_dashboard.shared import SharedError, SharedView

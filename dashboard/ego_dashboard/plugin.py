@@ -68,7 +68,7 @@ def _run(args: argparse.Namespace, host: PluginHost) -> int:
 
     import uvicorn
 
-    from ego_core.http_transport import check_listen_address
+    from ego_core.mcp.http_transport import check_listen_address
     from ego_dashboard.app import LOGIN_LINK_SECONDS, build_app, is_loopback
     from ego_dashboard.shared import OPERATOR_TOKEN_ENV
 

@@ -26,7 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from ego_core.testing import hash_token, tool_text
 
 TOKEN = "ego_claude-dashboard-test-token-0123456789"
-EGO = [sys.executable, "-m", "ego_core.cli"]
+EGO = [sys.executable, "-m", "ego_core.mcp.cli"]
 
 
 def free_port() -> int:

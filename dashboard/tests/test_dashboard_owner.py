@@ -22,8 +22,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ego_core import Settings
-from ego_core.agents import agent_settings
-from ego_core.config import ServerConfig
+from ego_core.kernel.config import ServerConfig
+from ego_core.mcp.agents import agent_settings
 from ego_core.testing import HostFactory, configure_logging, hash_token, read_log
 from ego_dashboard.app import Guard, Sessions, build_app
 from ego_dashboard.owner import OwnerKey, issue_owner_token, owner_path, read_record

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from ego_core import MEMORY_STORE, MemoryService, PluginHost
-from ego_core.config import Settings
+from ego_core.kernel.config import Settings
 from ego_core.testing import call_ok, mcp_client
 
 pytestmark = pytest.mark.anyio

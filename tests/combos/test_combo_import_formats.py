@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from ego_core import ImportFormatError, PluginHost
-from ego_core.foreign import import_source, read_source
+from ego_core.mcp.foreign import import_source, read_source
 from ego_memory.plugin import MemoryPlugin
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -172,7 +172,7 @@ def test_the_cli_dry_run_writes_nothing_and_bad_input_exits_2(tmp_path: Path) ->
     notes.mkdir()
     (notes / "2026-12-03.md").write_text("- 朝の散歩\n- An evening walk\n", encoding="utf-8")
     env = {"EGO_DATA_DIR": str(tmp_path / "data"), "EGO_PLUGINS": "memory,dedup", "PATH": "/usr/bin:/bin"}
-    ego = [sys.executable, "-m", "ego_core.cli"]
+    ego = [sys.executable, "-m", "ego_core.mcp.cli"]
     dry = subprocess.run(
         [*ego, "import", "--from", "markdown", str(notes), "--dry-run"],
         env=env,

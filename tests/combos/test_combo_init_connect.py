@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from ego_core.http_transport import hash_token
+from ego_core.mcp.http_transport import hash_token
 from ego_core.testing import call_ok
 
 pytestmark = pytest.mark.anyio
@@ -38,7 +38,7 @@ def clean_env(home: Path) -> dict[str, str]:
 def init(home: Path, *options: str) -> subprocess.CompletedProcess[str]:
     home.mkdir(parents=True, exist_ok=True)
     return subprocess.run(
-        [sys.executable, "-m", "ego_core.cli", "init", *options],
+        [sys.executable, "-m", "ego_core.mcp.cli", "init", *options],
         env=clean_env(home),
         cwd=home,
         stdin=subprocess.DEVNULL,
@@ -81,7 +81,7 @@ async def test_a_japanese_owner_is_called_master_in_japanese(tmp_path: Path) -> 
     assert "already says this; nothing changed" in again.stdout
     assert "the companion マスター already answers to: はるさん" in again.stdout
     doctor = subprocess.run(
-        [sys.executable, "-m", "ego_core.cli", "doctor"],
+        [sys.executable, "-m", "ego_core.mcp.cli", "doctor"],
         env=clean_env(home),
         capture_output=True,
         text=True,
@@ -110,7 +110,7 @@ def shared_server(tmp_path: Path) -> Iterator[str]:
     }
     with (tmp_path / "server.err").open("wb") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "ego_core.cli", "serve", "--http", "--port", str(port)],
+            [sys.executable, "-m", "ego_core.mcp.cli", "serve", "--http", "--port", str(port)],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -135,7 +135,7 @@ def shared_server(tmp_path: Path) -> Iterator[str]:
 async def test_a_memory_remembered_through_one_client_is_recalled_through_the_other(shared_server: str) -> None:
     def bridge() -> StdioServerParameters:
         return StdioServerParameters(
-            command=sys.executable, args=["-m", "ego_core.cli", "connect", shared_server], env={"EGO_TOKEN": TOKEN}
+            command=sys.executable, args=["-m", "ego_core.mcp.cli", "connect", shared_server], env={"EGO_TOKEN": TOKEN}
         )
 
     async with Client(bridge()) as desktop, Client(bridge(), mode="legacy") as openclaw:

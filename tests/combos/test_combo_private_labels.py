@@ -18,7 +18,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from ego_core import PluginHost
-from ego_core.server import ToolRunner
+from ego_core.mcp.server import ToolRunner
 from ego_core.testing import SEPARATOR, call_ok, export_file, mcp_client, tool_text
 from ego_dashboard.app import build_app
 from ego_dashboard.owner import issue_owner_token

@@ -12,8 +12,8 @@ from typing import Any
 import attrs
 import pytest
 
-from ego_core import logs
-from ego_core.logs import configure_logging
+from ego_core.kernel import logs
+from ego_core.kernel.logs import configure_logging
 
 
 @attrs.define
@@ -78,8 +78,8 @@ class CliRun:
 
 @pytest.fixture
 def run_cli(clean_env: Path, capsys: pytest.CaptureFixture[str]) -> Callable[..., CliRun]:
-    """Run ``ego_core.cli.main`` in-process; returns exit code, stdout and stderr."""
-    from ego_core.cli import main
+    """Run ``ego_core.mcp.cli.main`` in-process; returns exit code, stdout and stderr."""
+    from ego_core.mcp.cli import main
 
     def run(*argv: str) -> CliRun:
         capsys.readouterr()

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ego_core import Check, Clock, PluginContext, Section, Tool, hookimpl
-from ego_core.storage import DatabaseVersionError, open_database, private_directory, read_database
+from ego_core.kernel.storage import DatabaseVersionError, open_database, private_directory, read_database
 from ego_core.testing import call_ok, export_file, mcp_client, tool_text
 
 if TYPE_CHECKING:
@@ -341,7 +341,7 @@ def test_hook_names_suggested_for_a_misspelling(tmp_path: Path) -> None:
 def test_ego_plugin_new_writes_a_small_plugin(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     import ast
 
-    from ego_core.cli import main
+    from ego_core.mcp.cli import main
 
     assert main(["plugin", "new", "night_notes", "--dir", str(tmp_path / "ego-night-notes")]) == 0
     root = tmp_path / "ego-night-notes"
@@ -368,7 +368,7 @@ def test_ego_plugin_new_writes_a_small_plugin(tmp_path: Path, capsys: pytest.Cap
 
 @pytest.mark.parametrize("name", ["Dream", "1dream", "dream-notes", "core", "dream_", "a__b"])
 def test_ego_plugin_new_refuses_a_bad_id(tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from ego_core.cli import main
+    from ego_core.mcp.cli import main
 
     with pytest.raises(SystemExit) as exit_info:
         main(["plugin", "new", name, "--dir", str(tmp_path / "x")])
@@ -378,7 +378,7 @@ def test_ego_plugin_new_refuses_a_bad_id(tmp_path: Path, name: str, capsys: pyte
 
 
 def test_ego_plugin_new_never_writes_over_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from ego_core.cli import main
+    from ego_core.mcp.cli import main
 
     (tmp_path / "ego-dream").mkdir()
     (tmp_path / "ego-dream" / "mine.txt").write_text("keep", encoding="utf-8")
@@ -452,7 +452,7 @@ def test_a_plugin_that_says_why_its_files_are_local_is_not_warned_about(make_hos
 
 
 def test_a_session_start_that_cannot_be_recorded_does_not_stop_wake_up(tmp_path: Path) -> None:
-    from ego_core.context import SessionMarker
+    from ego_core.kernel.context import SessionMarker
 
     blocked = tmp_path / "a-file"
     blocked.write_text("not a directory", encoding="utf-8")
@@ -464,10 +464,10 @@ def test_a_session_start_that_cannot_be_recorded_does_not_stop_wake_up(tmp_path:
 def test_ego_plugin_new_from_a_wheel_says_where_ego_core_comes_from(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import ego_core.plugin_template
-    from ego_core.cli import main
+    import ego_core.mcp.plugin_template
+    from ego_core.mcp.cli import main
 
-    monkeypatch.setattr(ego_core.plugin_template, "ego_core_source", lambda: "ego-core")
+    monkeypatch.setattr(ego_core.mcp.plugin_template, "ego_core_source", lambda: "ego-core")
     assert main(["plugin", "new", "dream", "--dir", str(tmp_path / "ego-dream")]) == 0
     assert "EGO_CORE=/path/to/ego_core-" in capsys.readouterr().out
     assert "{env:EGO_CORE:ego-core}" in (tmp_path / "ego-dream" / "tox.ini").read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The ``ego`` command line, run in-process (``ego_core.cli.main``) with a clean environment."""
+"""The ``ego`` command line, run in-process (``ego_core.mcp.cli.main``) with a clean environment."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ego_core.config import load_settings
-from ego_core.http_transport import hash_token
+from ego_core.kernel.config import load_settings
+from ego_core.mcp.http_transport import hash_token
 
 if TYPE_CHECKING:
     from conftest import CliRun
@@ -323,7 +323,7 @@ def test_a_reader_that_stops_reading_ends_any_command_quietly(clean_env: Path, a
     os.close(read_end)  # the reader is gone before the first byte (as `head` after its lines)
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "ego_core.cli", *argv, *NO_REAL],
+            [sys.executable, "-m", "ego_core.mcp.cli", *argv, *NO_REAL],
             stdout=write_end,
             stderr=subprocess.PIPE,
             text=True,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ego_core.cli import unknown_option
+from ego_core.mcp.cli import unknown_option
 
 if TYPE_CHECKING:
     from collections.abc import Callable

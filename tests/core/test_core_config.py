@@ -8,7 +8,7 @@ import attrs
 import pytest
 
 from ego_core import build_host, hookimpl
-from ego_core.config import ConfigError, Settings, load_settings, structure_plugin_config
+from ego_core.kernel.config import ConfigError, Settings, load_settings, structure_plugin_config
 
 
 def write_config(path: Path, text: str) -> Path:

@@ -36,9 +36,9 @@ from ego_core import (
     ToolOutcome,
     hookimpl,
 )
-from ego_core.dispatch import HostHooks
-from ego_core.hookspecs import HookKind, hook_kinds, hook_names
-from ego_core.portable import export_file, import_file
+from ego_core.kernel.dispatch import HostHooks
+from ego_core.kernel.hookspecs import HookKind, hook_kinds, hook_names
+from ego_core.mcp.portable import export_file, import_file
 from ego_core.testing import HostFactory, ToolRunner, configure_logging, mcp_client, tool_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,7 +72,7 @@ def test_every_hook_declares_its_kind_and_has_a_typed_call() -> None:
 
 
 def _spec_class(name: str) -> type:
-    from ego_core.hookspecs import ALL_SPECS
+    from ego_core.kernel.hookspecs import ALL_SPECS
 
     return next(cls for cls in ALL_SPECS if name in vars(cls))
 
@@ -116,7 +116,7 @@ def test_a_call_site_with_a_wrong_argument_set_raises_there_and_fails_no_plugin(
 def test_trace_hooks_logs_one_record_per_implementation_called(
     make_host: HostFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ego_core.config import load_settings
+    from ego_core.kernel.config import load_settings
 
     monkeypatch.setenv("EGO_TRACE_HOOKS", "1")
     settings = load_settings(data_dir=tmp_path / "data")
@@ -145,9 +145,9 @@ def test_a_slow_set_up_hook_is_expected_work_and_a_slow_session_hook_is_a_warnin
 ) -> None:
     """Loading a model in on_startup or doctor_checks is expected: `ego doctor` must not say "all ok" and warn in
     one run. A hook an agent waits on (on_remember here) still warns."""
-    import ego_core.dispatch
+    import ego_core.kernel.dispatch
 
-    monkeypatch.setattr(ego_core.dispatch, "SLOW_HOOK_MS", -1.0)  # every call counts as slow
+    monkeypatch.setattr(ego_core.kernel.dispatch, "SLOW_HOOK_MS", -1.0)  # every call counts as slow
     logs = tmp_path / "logs"
     configure_logging(logs, "INFO")
 
@@ -385,7 +385,7 @@ def test_hook_export_records(make_host: HostFactory, tmp_path: Path) -> None:
 
 
 def test_hook_check_records(make_host: HostFactory, tmp_path: Path) -> None:
-    from ego_core.portable import PortableError
+    from ego_core.mcp.portable import PortableError
 
     path = tmp_path / "export.jsonl"
     path.write_text(

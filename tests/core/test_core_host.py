@@ -11,11 +11,11 @@ import attrs
 import pytest
 
 from ego_core import Clock, PluginContext, Section, Tool, build_host, hookimpl
-from ego_core.config import Settings
-from ego_core.discovery import SelectionError
-from ego_core.registries import CORE_PLUGIN_ID, ToolConflictError
+from ego_core.kernel.config import Settings
+from ego_core.kernel.discovery import SelectionError
+from ego_core.kernel.registries import CORE_PLUGIN_ID, ToolConflictError
+from ego_core.kernel.status import MAX_FAILURES_PER_HOOK
 from ego_core.services import BODY_SENSE, BodySense
-from ego_core.status import MAX_FAILURES_PER_HOOK
 
 if TYPE_CHECKING:
     from ego_core.testing import FakeDistFactory, HostFactory

@@ -26,8 +26,8 @@ from ego_core import (
     read_text,
     stable_id,
 )
-from ego_core.foreign import check_source, collect_formats, dry_run_lines, import_source, read_source
-from ego_core.portable import PortableError
+from ego_core.mcp.foreign import check_source, collect_formats, dry_run_lines, import_source, read_source
+from ego_core.mcp.portable import PortableError
 from ego_core.testing import HostFactory
 
 
@@ -116,7 +116,7 @@ def test_a_dry_run_shows_counts_and_a_sample(make_host: HostFactory, tmp_path: P
 def test_the_cli_refuses_bad_input_with_exit_2(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from ego_core.cli import main
+    from ego_core.mcp.cli import main
 
     monkeypatch.setenv("EGO_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("EGO_PLUGINS", "core")  # the core alone: no plugin reads any format

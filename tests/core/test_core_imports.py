@@ -17,9 +17,9 @@ for name in names:
     importlib.import_module(name)
 # building a host and a server without entry points imports nothing more of a plugin
 from pathlib import Path
-from ego_core.config import Settings
+from ego_core.kernel.config import Settings
 from ego_core import build_host
-from ego_core.server import build_server
+from ego_core.mcp.server import build_server
 build_server(build_host(Settings(data_dir=Path(sys.argv[1])), autoload=False))
 print(json.dumps({"modules": names, "loaded": sorted(sys.modules)}))
 """

@@ -18,8 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ego_core.config import ConfigError, load_settings
-from ego_core.init_command import ego_command, set_keys, toml_string
+from ego_core.kernel.config import ConfigError, load_settings
+from ego_core.mcp.init_command import ego_command, set_keys, toml_string
 
 Run = Callable[..., Any]  # the run_cli fixture (tests/core/conftest.py); its CliRun has code, out, err
 JAPANESE = ("--language", "ja", "--companion", "マスター", "--timezone", "Asia/Tokyo", "--no-input")
@@ -175,7 +175,7 @@ def test_on_a_terminal_it_asks_and_asks_again_after_a_bad_answer(tmp_path: Path)
     leader, follower = pty.openpty()
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "ego_core.cli", "init", "--data-dir", str(data)],
+            [sys.executable, "-m", "ego_core.mcp.cli", "init", "--data-dir", str(data)],
             stdin=follower,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ego_core.logs import log_event
+from ego_core.kernel.logs import log_event
 from ego_core.testing import configure_logging
 
 

@@ -26,7 +26,7 @@ from ego_core import (
     Tool,
     hookimpl,
 )
-from ego_core.progress import MIN_INTERVAL, Progress
+from ego_core.kernel.progress import MIN_INTERVAL, Progress
 from ego_core.testing import HostFactory, configure_logging, mcp_client, tool_text
 
 pytestmark = pytest.mark.anyio

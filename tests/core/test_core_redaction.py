@@ -17,9 +17,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ego_core import Redactor, hookimpl
-from ego_core.logs import JsonFormatter, TextFormatter, configure_logging, install_pipeline
-from ego_core.redaction import WITHHELD, RedactionPipeline, default_pipeline, secret_redactor
-from ego_core.secrets import MASK, SECRET_PATTERNS, mask_secrets, secret_kinds
+from ego_core.kernel.logs import JsonFormatter, TextFormatter, configure_logging, install_pipeline
+from ego_core.kernel.redaction import WITHHELD, RedactionPipeline, default_pipeline, secret_redactor
+from ego_core.kernel.secrets import MASK, SECRET_PATTERNS, mask_secrets, secret_kinds
 
 if TYPE_CHECKING:
     from conftest import JsonLog
@@ -379,7 +379,7 @@ def test_tracebacks_in_logs_are_redacted(capsys: pytest.CaptureFixture[str], jso
 
 
 def test_structured_fields_are_redacted(json_log: JsonLog) -> None:
-    from ego_core.logs import log_event
+    from ego_core.kernel.logs import log_event
 
     log_event(logging.getLogger("ego.test"), "provider_call", url=GOOGLE_URL, headers={"auth": f"Bearer {BEARER}"})
     [record] = json_log.events("provider_call")
@@ -390,7 +390,7 @@ def test_structured_fields_are_redacted(json_log: JsonLog) -> None:
 def test_stderr_lines_of_structured_events_show_their_fields_redacted(
     capsys: pytest.CaptureFixture[str], json_log: JsonLog
 ) -> None:
-    from ego_core.logs import log_event
+    from ego_core.kernel.logs import log_event
 
     log_event(
         logging.getLogger("ego.host"),
@@ -414,7 +414,7 @@ def test_stderr_lines_of_structured_events_show_their_fields_redacted(
 
 
 def test_text_formatter_renders_values_compactly() -> None:
-    from ego_core.logs import EGO_FIELDS
+    from ego_core.kernel.logs import EGO_FIELDS
 
     record = logging.getLogger("ego.test").makeRecord("ego.test", logging.WARNING, __file__, 1, "slow_hook", (), None)
     setattr(record, EGO_FIELDS, {"event": "slow_hook", "ms": 1200, "ok": False, "hooks": ["a", "b"], "why": "x\ny"})
@@ -428,7 +428,7 @@ def test_make_host_puts_the_previous_pipeline_back(tmp_path: Path) -> None:
         textwrap.dedent(
             """
             from ego_core import Redactor, hookimpl
-            from ego_core.logs import active_pipeline
+            from ego_core.kernel.logs import active_pipeline
 
             class Names:
                 @hookimpl

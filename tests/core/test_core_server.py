@@ -25,7 +25,7 @@ from ego_core import (
     ToolOutcome,
     hookimpl,
 )
-from ego_core.config import Settings
+from ego_core.kernel.config import Settings
 from ego_core.testing import mcp_client, tool_text
 
 if TYPE_CHECKING:

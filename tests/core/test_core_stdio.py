@@ -7,7 +7,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ego_core.stdio import malformed_reply, top_level_id
+from ego_core.mcp.stdio import malformed_reply, top_level_id
 
 IDS = st.one_of(st.integers(min_value=-(2**53), max_value=2**53), st.text(max_size=40))
 JSON_VALUES = st.recursive(

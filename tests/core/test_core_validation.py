@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ego_core.validation import ArgumentError, ArgumentValidator, accepted_form, is_blank
+from ego_core.mcp.validation import ArgumentError, ArgumentValidator, accepted_form, is_blank
 
 REMEMBER_LIKE: dict[str, Any] = {
     "type": "object",

@@ -18,8 +18,8 @@ import pytest
 
 import ego_core
 from ego_core import build_host, hookspecs
-from ego_core.cli import build_parser
-from ego_core.config import PluginSelection, ServerConfig, Settings
+from ego_core.kernel.config import PluginSelection, ServerConfig, Settings
+from ego_core.mcp.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"

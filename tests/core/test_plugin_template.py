@@ -1,4 +1,4 @@
-"""The ``ego plugin new`` scaffold: template files under ``ego_core/templates/plugin`` (package data), rendered
+"""The ``ego plugin new`` scaffold: template files under ``ego_core/mcp/templates/plugin`` (package data), rendered
 with ``string.Template``, their paths too, by a module that does not import the ``ego_core`` package root."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 import grimp
 import pytest
 
-from ego_core.cli import main
 from ego_core.errors import UsageError
-from ego_core.plugin_template import render, write_plugin
+from ego_core.mcp.cli import main
+from ego_core.mcp.plugin_template import render, write_plugin
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = ROOT / "ego_core" / "templates" / "plugin"
@@ -104,5 +104,5 @@ def test_every_template_file_is_package_data() -> None:
 
 def test_the_renderer_does_not_import_the_ego_core_package_root() -> None:
     graph = grimp.build_graph("ego_core")
-    assert "ego_core" not in graph.find_modules_directly_imported_by("ego_core.plugin_template")
-    assert graph.find_shortest_chain(importer="ego_core.plugin_template", imported="ego_core.composed") is None
+    assert "ego_core" not in graph.find_modules_directly_imported_by("ego_core.mcp.plugin_template")
+    assert graph.find_shortest_chain(importer="ego_core.mcp.plugin_template", imported="ego_core.mcp.composed") is None

@@ -69,8 +69,8 @@ def test_the_guides_examples_import_only_the_public_surface() -> None:
 
 
 def test_the_check_catches_a_private_import() -> None:
-    planted = "def f():\n    from ego_core.host import PluginContext\n"
-    assert private_imports(planted, "planted.py") == ["planted.py:2 imports ego_core.host"]
+    planted = "def f():\n    from ego_core.kernel.host import PluginContext\n"
+    assert private_imports(planted, "planted.py") == ["planted.py:2 imports ego_core.kernel.host"]
     assert private_imports("from ego_core import hookimpl\nimport ego_core.testing\n", "ok.py") == []
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import h11
 import pytest
 
-from ego_core.http_transport import hash_token
+from ego_core.mcp.http_transport import hash_token
 
 if TYPE_CHECKING:
     from conftest import EgoWorld

@@ -38,7 +38,9 @@ def connect_params(world: EgoWorld, url: str, token: str | None, *options: str) 
     env = {"PYTHONPATH": world.env()["PYTHONPATH"]}
     if token is not None:
         env["EGO_TOKEN"] = token
-    return StdioServerParameters(command=sys.executable, args=["-m", "ego_core.cli", "connect", url, *options], env=env)
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "ego_core.mcp.cli", "connect", url, *options], env=env
+    )
 
 
 @contextlib.asynccontextmanager
@@ -172,7 +174,7 @@ def test_connect_without_a_token_or_with_a_bad_url_exits_2(world: EgoWorld) -> N
 def test_the_bridge_loads_no_plugin(world: EgoWorld) -> None:
     """The bridge imports the HTTP client and the core's light modules only: no plugin, no MCP server."""
     probe = (
-        "import sys; from ego_core.cli import main; "
+        "import sys; from ego_core.mcp.cli import main; "
         "sys.argv = ['ego', 'connect', '--help']\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "loaded = sorted(m for m in sys.modules if m.startswith(('ego_memory', 'ego_self_model', 'chromadb', "

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 from mcp import Client
 
-from ego_core.http_transport import hash_token
+from ego_core.mcp.http_transport import hash_token
 
 if TYPE_CHECKING:
     from conftest import EgoWorld
@@ -48,7 +48,7 @@ raise ImportError("could not reach https://example.test/v1?key=AIzaSyA-123456789
 
 STRICT = """
 from ego_core import hookimpl
-from ego_core.config import ConfigError
+from ego_core.kernel.config import ConfigError
 
 @hookimpl
 def on_startup(ctx):

@@ -16,7 +16,7 @@ from e2e_support import free_port, serving_http
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from ego_core.http_transport import hash_token
+from ego_core.mcp.http_transport import hash_token
 from ego_core.testing import tool_text
 
 if TYPE_CHECKING:

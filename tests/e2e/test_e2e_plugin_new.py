@@ -52,7 +52,7 @@ def beside_the_clone() -> Iterator[Path]:
 @pytest.fixture(scope="module")
 def plugin_repo(beside_the_clone: Path) -> Path:
     done = subprocess.run(
-        [sys.executable, "-m", "ego_core.cli", "plugin", "new", "dream"],
+        [sys.executable, "-m", "ego_core.mcp.cli", "plugin", "new", "dream"],
         cwd=beside_the_clone,
         env=clean_env(),
         capture_output=True,
@@ -106,7 +106,7 @@ async def test_the_installed_plugin_is_served_over_stdio(toxed: Path, tmp_path: 
     env = {"EGO_DATA_DIR": str(tmp_path / "data"), "EGO_TIMEZONE": "UTC"}
     params = StdioServerParameters(
         command=str(python),
-        args=["-m", "ego_core.cli", "serve", "--plugins", "dream"],
+        args=["-m", "ego_core.mcp.cli", "serve", "--plugins", "dream"],
         env=clean_env(**env),
         cwd=toxed,  # `python -m` reads the working directory first: not the clone's ego_core
     )

@@ -18,7 +18,7 @@ from ego_core.testing import tool_text
 if TYPE_CHECKING:
     from conftest import EgoWorld
 
-EGO = [sys.executable, "-m", "ego_core.cli"]
+EGO = [sys.executable, "-m", "ego_core.mcp.cli"]
 
 
 @pytest.mark.anyio

@@ -13,7 +13,7 @@ import numpy as np
 from ego_core import MEMORY_STORE, MemoryService, PluginHost
 from ego_core.testing import tool_text
 
-EGO = [sys.executable, "-m", "ego_core.cli"]
+EGO = [sys.executable, "-m", "ego_core.mcp.cli"]
 NOON = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 SAVED_ID = re.compile(r"^Saved \(id: (mem_[0-9a-f]{12})\)")
 

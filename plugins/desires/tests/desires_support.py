@@ -65,7 +65,7 @@ NINE = (
 TAG = re.compile(r"^([a-z_]+)\[(\d\.\d\d)/(low|mid|high)\]$")
 
 
-EGO = [sys.executable, "-m", "ego_core.cli"]
+EGO = [sys.executable, "-m", "ego_core.mcp.cli"]
 REPO = Path(__file__).resolve().parents[3]
 
 

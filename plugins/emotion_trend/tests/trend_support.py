@@ -13,7 +13,7 @@ import attrs
 from ego_core import Clock
 from ego_core.testing import SEPARATOR, call_ok
 
-EGO = [sys.executable, "-m", "ego_core.cli"]
+EGO = [sys.executable, "-m", "ego_core.mcp.cli"]
 NOW = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 """A Saturday, noon UTC."""
 DAY = timedelta(days=1)

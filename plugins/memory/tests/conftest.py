@@ -22,7 +22,7 @@ from ego_memory.embedding import OnnxEmbedder, UseEmbedder
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.store import MemoryStore
 
-EGO = [sys.executable, "-m", "ego_core.cli"]
+EGO = [sys.executable, "-m", "ego_core.mcp.cli"]
 
 
 @pytest.fixture(scope="session")

@@ -36,7 +36,7 @@ async def test_a_plain_serve_with_a_fresh_home_creates_no_telemetry_files(ego_ch
     home = tmp_path / "home"
     home.mkdir()
     env = {**fresh_home_env(home), **{k: v for k, v in ego_child.env().items() if k.startswith("EGO_")}}
-    server = StdioServerParameters(command=sys.executable, args=["-m", "ego_core.cli", "serve"], env=env)
+    server = StdioServerParameters(command=sys.executable, args=["-m", "ego_core.mcp.cli", "serve"], env=env)
     async with Client(server) as client:
         await call_ok(client, "remember", {"content": "The first day with a fresh home directory."})
         assert "fresh home" in await call_ok(client, "recall", {"context": "first day fresh home"})

@@ -13,7 +13,7 @@ from typing import Any
 from ego_core import DESIRE_LEVELS, PEOPLE, DesireSample, People, PluginContext, PluginHost, Section, hookimpl
 from ego_core.testing import export_file
 
-EGO = [sys.executable, "-m", "ego_core.cli"]
+EGO = [sys.executable, "-m", "ego_core.mcp.cli"]
 NOON = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)
 QUESTION_ID = re.compile(r"\b(q_[0-9a-f]{12})\b")
 SAVED_ID = re.compile(r"^Saved \(id: (mem_[0-9a-f]{12})\)")

@@ -85,7 +85,7 @@ def gateway(url: str, data_dir: Path) -> Iterator[str]:
         port = probe.getsockname()[1]
     env = {k: v for k, v in os.environ.items() if not k.startswith("EGO_")}
     env["EGO_DATA_DIR"] = str(data_dir)
-    command = [sys.executable, "-m", "ego_core.cli", "--plugins", "shared_memory", "gateway", "serve"]
+    command = [sys.executable, "-m", "ego_core.mcp.cli", "--plugins", "shared_memory", "gateway", "serve"]
     log = (data_dir / "gateway.log").open("wb")
     process = subprocess.Popen([*command, "--db", url, "--port", str(port)], env=env, stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}"

@@ -79,7 +79,7 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 
 def ego_command() -> list[str]:
-    return [sys.executable, "-m", "ego_core.cli"]
+    return [sys.executable, "-m", "ego_core.mcp.cli"]
 
 
 class ProcessGateway:

@@ -188,7 +188,7 @@ def test_end_to_end_gateway_process_and_stdio_agent(pg_url: str, tmp_path: Path)
         token = create_token(store, "gemini", role="agent", agents=("gemini",), now=NOW)
         env = {**code_env, "EGO_SHARED_URL": gateway.url, "EGO_SHARED_TOKEN": token, "EGO_SHARED_PROJECT": "ego"}
         params = StdioServerParameters(
-            command=sys.executable, args=["-m", "ego_core.cli", "serve", "--plugins", "shared_memory"], env=env
+            command=sys.executable, args=["-m", "ego_core.mcp.cli", "serve", "--plugins", "shared_memory"], env=env
         )
 
         async def session() -> tuple[str, str]:

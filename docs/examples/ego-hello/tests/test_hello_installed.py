@@ -19,7 +19,7 @@ from mcp import Client, StdioServerParameters
 
 from ego_core.testing import tool_text
 
-EGO = [sys.executable, "-m", "ego_core.cli"]
+EGO = [sys.executable, "-m", "ego_core.mcp.cli"]
 
 
 def child_env(data_dir: Path, **extra: str) -> dict[str, str]:

@@ -17,15 +17,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from ego_core.agents import UnknownAgentError, known_agent_settings
-from ego_core.config import ConfigError, Settings, load_settings
-from ego_core.core_commands import core_commands, data_dir_problem, log_dir_hint
-from ego_core.discovery import SelectionError
 from ego_core.embedding import EmbeddingError
 from ego_core.errors import UsageError
-from ego_core.factory import build_host
-from ego_core.logs import configure_logging, log_file_problem
-from ego_core.registries import CORE_PLUGIN_ID, ToolConflictError
+from ego_core.kernel.config import ConfigError, Settings, load_settings
+from ego_core.kernel.discovery import SelectionError
+from ego_core.kernel.logs import configure_logging, log_file_problem
+from ego_core.kernel.registries import CORE_PLUGIN_ID, ToolConflictError
+from ego_core.mcp.agents import UnknownAgentError, known_agent_settings
+from ego_core.mcp.core_commands import core_commands, data_dir_problem, log_dir_hint
+from ego_core.mcp.factory import build_host
 from ego_core.types import Command
 from ego_core.version import __version__
 
@@ -198,7 +198,7 @@ def _main(argv: list[str]) -> int:
         # up, or a plugin written)
         args = build_parser([(CORE_PLUGIN_ID, c) for c in core_commands()]).parse_args(argv)
         if _command_word(argv) == "init":  # --alias keeps the aliases through the plugins' own tool
-            from ego_core.server import ToolRunner
+            from ego_core.mcp.server import ToolRunner
 
             args.build_host, args.tool_runner = build_host, ToolRunner
         try:
@@ -207,7 +207,7 @@ def _main(argv: list[str]) -> int:
             _die(str(exc))
     if _command_word(argv) == "serve" and not {"--http", "-h", "--help"} & set(argv):
         # stdio: the protocol owns stdout from before any plugin is imported, even at the fd level
-        from ego_core.stdio import protocol_stdout
+        from ego_core.mcp.stdio import protocol_stdout
 
         with protocol_stdout() as wire:
             return _run(argv, wire)

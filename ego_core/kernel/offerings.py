@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
-    from ego_core.dispatch import HostHooks
-    from ego_core.status import FailureLog
+    from ego_core.kernel.dispatch import HostHooks
+    from ego_core.kernel.status import FailureLog
 
 PROMPT_NAME = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
 """Prompt names: lower case words joined by ``-`` (``wake-up``), as clients show them as slash commands."""

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
-from ego_core.status import InstalledPlugin, describe_exception
+from ego_core.kernel.status import InstalledPlugin, describe_exception
 
 ENTRY_POINT_GROUP = "ego"
 

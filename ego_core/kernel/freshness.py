@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Final
 
-from ego_core.storage import Database, open_database
+from ego_core.kernel.storage import Database, open_database
 from ego_core.types import Section
 
 KEPT: Final = timedelta(days=30)

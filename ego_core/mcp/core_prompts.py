@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ego_core.context import PluginContext
-from ego_core.offerings import Prompt, PromptArgument
+from ego_core.kernel.context import PluginContext
+from ego_core.kernel.offerings import Prompt, PromptArgument
 from ego_core.responses import compose_sections
 from ego_core.types import Section
 

@@ -26,7 +26,8 @@ from typing import Any
 
 import attrs
 
-from ego_core.config import (
+from ego_core.errors import UsageError
+from ego_core.kernel.config import (
     CONFIG_FILE_NAME,
     DEFAULT_DATA_DIR,
     LANGUAGES,
@@ -36,9 +37,8 @@ from ego_core.config import (
     _valid_zone,
     load_settings,
 )
-from ego_core.errors import UsageError
-from ego_core.host import PluginHost
-from ego_core.storage import write_atomically
+from ego_core.kernel.host import PluginHost
+from ego_core.kernel.storage import write_atomically
 
 NAME_MAX = 80
 """A companion name or alias: 1 to 80 characters, as ``update_relationship`` takes them."""
@@ -340,14 +340,14 @@ def aliases_problem(value: str, companion: str) -> str | None:
 
 def ego_command() -> list[str]:
     """How a client starts this ego: the ``ego`` script beside this interpreter, else on PATH, else
-    ``python -m ego_core.cli``."""
+    ``python -m ego_core.mcp.cli``."""
     script = Path(sys.executable).parent / ("ego.exe" if os.name == "nt" else "ego")
     if script.is_file():
         return [str(script.absolute())]
     found = shutil.which("ego")
     if found:
         return [str(Path(found).absolute())]
-    return [sys.executable, "-m", "ego_core.cli"]
+    return [sys.executable, "-m", "ego_core.mcp.cli"]
 
 
 def client_entry(answers: Answers) -> dict[str, Any]:
@@ -417,7 +417,7 @@ def add_aliases(
     aliases newly added."""
     import anyio
 
-    from ego_core.logs import configure_logging
+    from ego_core.kernel.logs import configure_logging
 
     kept = {k: v for k, v in env.items() if k not in OVERRIDING_VARIABLES}
     kept["EGO_DATA_DIR"] = str(answers.data_dir)

@@ -42,10 +42,10 @@ from ego_core.types import (
 )
 
 if TYPE_CHECKING:
-    from ego_core.context import PluginContext
     from ego_core.embedding import EmbedderFactory
     from ego_core.importing import ImportFormat
-    from ego_core.offerings import Prompt, Resource, ResourceTemplate
+    from ego_core.kernel.context import PluginContext
+    from ego_core.kernel.offerings import Prompt, Resource, ResourceTemplate
 
 PROJECT = "ego"
 hookspec = pluggy.HookspecMarker(PROJECT)

@@ -25,16 +25,16 @@ from mcp.server import Server, ServerRequestContext
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp_types.jsonrpc import INVALID_REQUEST
 
-from ego_core.agents import AgentHosts
 from ego_core.errors import InvalidArgumentError, ToolError
-from ego_core.host import PluginHost
-from ego_core.logs import log_event
-from ego_core.progress import ProgressChannel, reporting_to
-from ego_core.progress import Send as ProgressSend
+from ego_core.kernel.host import PluginHost
+from ego_core.kernel.logs import log_event
+from ego_core.kernel.progress import ProgressChannel, reporting_to
+from ego_core.kernel.progress import Send as ProgressSend
+from ego_core.mcp.agents import AgentHosts
+from ego_core.mcp.surface import SurfaceRunner
+from ego_core.mcp.validation import ArgumentError, ArgumentValidator
 from ego_core.responses import compose, scaffold_text
-from ego_core.surface import SurfaceRunner
 from ego_core.types import Claim, Response, ScaffoldContext, ScaffoldItem, Tool, ToolOutcome
-from ego_core.validation import ArgumentError, ArgumentValidator
 from ego_core.version import __version__
 
 _log = logging.getLogger("ego.server")

@@ -1,6 +1,6 @@
 """``ego import --from FORMAT PATH``: the core's side. Collects the plugins' readers (``register_import_formats``),
 reads a source with every reader of the format, merges their records per plugin, and hands them to the same
-check-then-import path as ``ego import FILE`` (:func:`ego_core.portable.import_file`).
+check-then-import path as ``ego import FILE`` (:func:`ego_core.mcp.portable.import_file`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import Any
 
 import attrs
 
-from ego_core.host import PluginHost
 from ego_core.importing import (
     FORMAT_NAME,
     IMPORT_SOURCE,
@@ -24,7 +23,8 @@ from ego_core.importing import (
     sample_line,
     spread,
 )
-from ego_core.portable import ExportFile, ImportSummary, PortableError, Progress, import_file
+from ego_core.kernel.host import PluginHost
+from ego_core.mcp.portable import ExportFile, ImportSummary, PortableError, Progress, import_file
 
 SAMPLE = 5
 """Records per plugin a dry run shows."""

@@ -11,10 +11,10 @@ from collections.abc import Collection, Mapping, Sequence
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from ego_core.dispatch import HostHooks
 from ego_core.embedding import Embedder, EmbedderFactory, EmbedderSettings, EmbeddingError
-from ego_core.redaction import RESERVED_PREFIX, secret_redactor
-from ego_core.status import FailureLog
+from ego_core.kernel.dispatch import HostHooks
+from ego_core.kernel.redaction import RESERVED_PREFIX, secret_redactor
+from ego_core.kernel.status import FailureLog
 from ego_core.types import Command, Redactor, Tool
 
 CORE_PLUGIN_ID = "core"

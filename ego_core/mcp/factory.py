@@ -8,12 +8,12 @@ import inspect
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 
-from ego_core.composed import CorePlugin
-from ego_core.config import Settings
-from ego_core.context import Clock
-from ego_core.host import PluginHost
-from ego_core.logs import log_event
-from ego_core.registries import CORE_PLUGIN_ID
+from ego_core.kernel.config import Settings
+from ego_core.kernel.context import Clock
+from ego_core.kernel.host import PluginHost
+from ego_core.kernel.logs import log_event
+from ego_core.kernel.registries import CORE_PLUGIN_ID
+from ego_core.mcp.composed import CorePlugin
 
 _log = logging.getLogger("ego.host")
 

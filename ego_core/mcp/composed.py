@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ego_core.context import PluginContext
-from ego_core.core_commands import core_commands
-from ego_core.core_prompts import core_prompts
-from ego_core.hookspecs import hookimpl
-from ego_core.offerings import Prompt
+from ego_core.kernel.context import PluginContext
+from ego_core.kernel.hookspecs import hookimpl
+from ego_core.kernel.offerings import Prompt
+from ego_core.kernel.status import UNAVAILABLE_WORDING
+from ego_core.mcp.core_commands import core_commands
+from ego_core.mcp.core_prompts import core_prompts
 from ego_core.responses import compose_sections, estimate_tokens
-from ego_core.status import UNAVAILABLE_WORDING
 from ego_core.types import (
     LINE_REST,
     Claim,

@@ -21,8 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ego_core.redaction import RedactionPipeline, default_pipeline
-from ego_core.storage import private_directory
+from ego_core.kernel.redaction import RedactionPipeline, default_pipeline
+from ego_core.kernel.storage import private_directory
 
 EGO_FIELDS = "ego"
 """Structured fields go in ``extra={"ego": {...}}``; the JSON formatter writes them at the top level."""
@@ -281,7 +281,7 @@ def installed_handlers() -> tuple[logging.Handler, ...]:
 
 def reset_logging(level: int = logging.WARNING) -> None:
     """Remove our handlers and go back to the default pipeline (tests, and embedding ego in another app)."""
-    from ego_core.redaction import default_pipeline
+    from ego_core.kernel.redaction import default_pipeline
 
     root = logging.getLogger()
     for handler in _installed_handlers:

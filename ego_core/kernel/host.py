@@ -1,8 +1,8 @@
 """The plugin host: one ``pluggy.PluginManager`` and what the core knows about its plugins.
 
-It composes the pieces that each do one job: discovery and selection (:mod:`ego_core.discovery`), the
-dispatcher (:mod:`ego_core.dispatch`), the registries (:mod:`ego_core.registries`), plugin contexts and services
-(:mod:`ego_core.context`) and the failure record (:mod:`ego_core.status`). Hosts are built by
+It composes the pieces of the kernel that each do one job: discovery and selection (:mod:`.discovery`), the
+dispatcher (:mod:`.dispatch`), the registries (:mod:`.registries`), plugin contexts and services
+(:mod:`.context`) and the failure record (:mod:`.status`). Hosts are built by
 :func:`ego_core.build_host`, never as a module-level singleton, so tests build any combination in-process.
 """
 
@@ -19,19 +19,19 @@ from typing import Any
 
 import pluggy
 
-from ego_core import hookspecs
-from ego_core.config import ConfigError, Settings, structure_plugin_config
-from ego_core.context import Clock, PluginContext, Services, SessionMarker
-from ego_core.discovery import SelectionError, choose, dependency_order, find_installed, load, unmet
-from ego_core.dispatch import AwaitableResultError, Dispatcher, HostHooks
 from ego_core.embedding import Embedder, EmbedderSettings
-from ego_core.freshness import ShownLines
-from ego_core.logs import FILE_ONLY, install_pipeline
-from ego_core.offerings import Offerings
-from ego_core.plugin import PluginDeclarationError, PluginMetadata
-from ego_core.redaction import RedactionPipeline, secret_redactor
-from ego_core.registries import CORE_PLUGIN_ID, Registries
-from ego_core.status import (
+from ego_core.kernel import hookspecs
+from ego_core.kernel.config import ConfigError, Settings, structure_plugin_config
+from ego_core.kernel.context import Clock, PluginContext, Services, SessionMarker
+from ego_core.kernel.discovery import SelectionError, choose, dependency_order, find_installed, load, unmet
+from ego_core.kernel.dispatch import AwaitableResultError, Dispatcher, HostHooks
+from ego_core.kernel.freshness import ShownLines
+from ego_core.kernel.logs import FILE_ONLY, install_pipeline
+from ego_core.kernel.offerings import Offerings
+from ego_core.kernel.plugin import PluginDeclarationError, PluginMetadata
+from ego_core.kernel.redaction import RedactionPipeline, secret_redactor
+from ego_core.kernel.registries import CORE_PLUGIN_ID, Registries
+from ego_core.kernel.status import (
     FailureLog,
     FailureStage,
     InstalledPlugin,

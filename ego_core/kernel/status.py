@@ -8,7 +8,7 @@ from typing import Literal
 
 import attrs
 
-from ego_core.logs import log_event
+from ego_core.kernel.logs import log_event
 
 FailureStage = Literal["load", "register", "validate", "dependency", "config", "startup", "call", "duplicate"]
 PluginState = Literal["enabled", "disabled", "failed"]

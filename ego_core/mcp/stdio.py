@@ -30,9 +30,9 @@ import mcp_types as types
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from ego_core.host import PluginHost
-from ego_core.logs import log_event
-from ego_core.server import build_server
+from ego_core.kernel.host import PluginHost
+from ego_core.kernel.logs import log_event
+from ego_core.mcp.server import build_server
 
 _log = logging.getLogger("ego.server")
 

@@ -22,9 +22,9 @@ from typing import Any, TextIO
 
 import attrs
 
-from ego_core.host import PluginHost
-from ego_core.registries import CORE_PLUGIN_ID
-from ego_core.storage import open_atomically
+from ego_core.kernel.host import PluginHost
+from ego_core.kernel.registries import CORE_PLUGIN_ID
+from ego_core.kernel.storage import open_atomically
 
 FORMAT = "ego-export"
 VERSION = 1

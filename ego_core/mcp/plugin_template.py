@@ -6,7 +6,7 @@ records, tests (in-process and as installed), a tox environment that also runs `
 ``py.typed``. ego-core is not on PyPI: the tox environment installs it from the clone (or wheel) this ego runs
 from, or from ``$EGO_CORE``.
 
-The files are ``ego_core/templates/plugin/**/*.tmpl`` (package data, read with importlib.resources): each is
+The files are ``ego_core/mcp/templates/plugin/**/*.tmpl`` (package data, read with importlib.resources): each is
 rendered with :class:`string.Template` (``$id``, ``$dist``, ``$package``, ``$Class``, ``$tool``, ``$ENV``,
 ``$core``; ``$$`` is a literal ``$``), its path too, and loses its ``.tmpl`` suffix.
 """
@@ -69,7 +69,7 @@ def render(plugin_id: str, core_source: str) -> dict[str, str]:
 
 
 def _templates() -> Traversable:
-    """``ego_core/templates/plugin``, found as package data (not by importing the ``ego_core`` package)."""
+    """``ego_core/mcp/templates/plugin``, found as package data (not by importing the ``ego_core`` package)."""
     return resources.files(__name__.rpartition(".")[0]).joinpath("templates", "plugin")
 
 

@@ -2,7 +2,7 @@
 
 :class:`Dispatcher` calls implementations in pluggy's order (``tryfirst`` … ``trylast``), passes each only the
 arguments it names (``ctx`` is its own plugin's context), isolates it according to the hook's kind (declared on
-its spec, see :class:`~ego_core.hookspecs.HookKind`), refuses awaitables, and traces every call when
+its spec, see :class:`~ego_core.kernel.hookspecs.HookKind`), refuses awaitables, and traces every call when
 ``trace_hooks`` is on. :class:`HookCaller` (``ctx.hooks``) and :class:`HostHooks` (the host's own calls) give a
 typed method per hook, so no call site names a hook as a string.
 """
@@ -19,11 +19,11 @@ import attrs
 import pluggy
 
 from ego_core.embedding import EmbedderFactory
-from ego_core.hookspecs import HookKind, hook_kinds, setup_hooks
 from ego_core.importing import ImportFormat
-from ego_core.logs import FILE_ONLY, log_event
-from ego_core.offerings import Prompt, Resource, ResourceTemplate
-from ego_core.status import FailureLog, FailureStage, describe_exception
+from ego_core.kernel.hookspecs import HookKind, hook_kinds, setup_hooks
+from ego_core.kernel.logs import FILE_ONLY, log_event
+from ego_core.kernel.offerings import Prompt, Resource, ResourceTemplate
+from ego_core.kernel.status import FailureLog, FailureStage, describe_exception
 from ego_core.types import (
     Check,
     Command,

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 import attrs
 
-from ego_core.config import Settings
-from ego_core.dispatch import HookCaller
 from ego_core.embedding import Embedder, EmbedderSettings
-from ego_core.storage import Database, open_database, private_directory, read_database, write_atomically
+from ego_core.kernel.config import Settings
+from ego_core.kernel.dispatch import HookCaller
+from ego_core.kernel.storage import Database, open_database, private_directory, read_database, write_atomically
 from ego_core.types import Section
 
 if TYPE_CHECKING:
-    from ego_core.progress import Progress
+    from ego_core.kernel.progress import Progress
 
 T = TypeVar("T")
 
@@ -185,7 +185,7 @@ class PluginContext:
         """``with ctx.progress(total, "reindex") as progress: ... progress.advance(n)``: how far a long call has
         come, sent to the MCP client as progress notifications when it asked for them (a no-op otherwise, and
         outside a tool call). Inside ``progress.part(amount)`` another plugin's ``ctx.progress`` fills that part."""
-        from ego_core.progress import open_progress
+        from ego_core.kernel.progress import open_progress
 
         return open_progress(total, message)
 

@@ -15,16 +15,16 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ego_core.config import Settings, valid_agent_id
 from ego_core.errors import UsageError
-from ego_core.host import PluginHost
-from ego_core.logs import log_file_problem
-from ego_core.portable import ExportFile, PortableError, export_file, import_file, read_export_file
+from ego_core.kernel.config import Settings, valid_agent_id
+from ego_core.kernel.host import PluginHost
+from ego_core.kernel.logs import log_file_problem
+from ego_core.mcp.portable import ExportFile, PortableError, export_file, import_file, read_export_file
 from ego_core.types import Check, Command
 from ego_core.version import __version__
 
 if TYPE_CHECKING:
-    from ego_core.foreign import ForeignSource
+    from ego_core.mcp.foreign import ForeignSource
 
 
 def plural(count: int, noun: str) -> str:
@@ -34,8 +34,8 @@ def plural(count: int, noun: str) -> str:
 
 def _import_from(args: argparse.Namespace, host: PluginHost) -> int:
     """``ego import --from FORMAT PATH`` and ``ego import --dry-run``."""
-    from ego_core.foreign import check_source, dry_run_lines, import_source, read_source
     from ego_core.importing import ImportFormatError
+    from ego_core.mcp.foreign import check_source, dry_run_lines, import_source, read_source
 
     if args.private and args.from_format is None:
         raise UsageError("--private applies with --from FORMAT (an export file says itself what is private)")
@@ -72,7 +72,7 @@ def _import_from(args: argparse.Namespace, host: PluginHost) -> int:
 
 
 def _as_source(export: ExportFile) -> ForeignSource:
-    from ego_core.foreign import ForeignSource
+    from ego_core.mcp.foreign import ForeignSource
 
     return ForeignSource(format="ego-export", path=export.path, grouped=export.grouped)
 
@@ -120,8 +120,8 @@ def _portable(args: argparse.Namespace, host: PluginHost) -> int:
 
 
 def _serve(args: argparse.Namespace, host: PluginHost) -> int:
-    from ego_core.http_transport import serve_http  # the MCP SDK only for the command that serves
-    from ego_core.stdio import serve_stdio
+    from ego_core.mcp.http_transport import serve_http  # the MCP SDK only for the command that serves
+    from ego_core.mcp.stdio import serve_stdio
 
     settings = host.settings
     wire = args.stdio_wire
@@ -306,7 +306,7 @@ def _not_checks(value: object) -> str:
 
 
 def _token(args: argparse.Namespace, host: PluginHost | None = None) -> int:
-    from ego_core.http_transport import hash_token, new_token
+    from ego_core.mcp.http_transport import hash_token, new_token
 
     agent = args.agent_id.strip()
     if not valid_agent_id(agent):
@@ -321,7 +321,7 @@ def _token(args: argparse.Namespace, host: PluginHost | None = None) -> int:
 
 
 def _plugin_new(args: argparse.Namespace, host: PluginHost | None = None) -> int:
-    from ego_core.plugin_template import check_plugin_id, ego_core_source, write_plugin
+    from ego_core.mcp.plugin_template import check_plugin_id, ego_core_source, write_plugin
 
     plugin_id = check_plugin_id(args.plugin_id.strip())
     directory = Path(args.dir).expanduser() if args.dir else Path.cwd() / f"ego-{plugin_id.replace('_', '-')}"
@@ -342,7 +342,7 @@ def _configure_plugin_new(parser: argparse.ArgumentParser) -> None:
 
 
 def _agent_new(args: argparse.Namespace, host: PluginHost) -> int:
-    from ego_core.agents import create_space
+    from ego_core.mcp.agents import create_space
 
     agent = args.agent_id.strip()
     if not valid_agent_id(agent):
@@ -355,7 +355,7 @@ def _agent_new(args: argparse.Namespace, host: PluginHost) -> int:
 
 
 def _agent_list(args: argparse.Namespace, host: PluginHost) -> int:
-    from ego_core.agents import AGENTS_DIR, known_agents
+    from ego_core.mcp.agents import AGENTS_DIR, known_agents
 
     settings = host.settings
     for agent in known_agents(settings):
@@ -409,25 +409,25 @@ def _no_options(_parser: argparse.ArgumentParser) -> None:
 
 
 def _configure_init(parser: argparse.ArgumentParser) -> None:
-    from ego_core.init_command import configure_init
+    from ego_core.mcp.init_command import configure_init
 
     configure_init(parser)
 
 
 def _init(args: argparse.Namespace, host: PluginHost | None = None) -> int:
-    from ego_core.init_command import run_init
+    from ego_core.mcp.init_command import run_init
 
     return run_init(args)
 
 
 def _configure_connect(parser: argparse.ArgumentParser) -> None:
-    from ego_core.bridge import configure_connect
+    from ego_core.mcp.bridge import configure_connect
 
     configure_connect(parser)
 
 
 def _connect(args: argparse.Namespace, host: PluginHost | None = None) -> int:
-    from ego_core.bridge import run_connect  # the HTTP client only: no plugin, no model
+    from ego_core.mcp.bridge import run_connect  # the HTTP client only: no plugin, no model
 
     return run_connect(args)
 

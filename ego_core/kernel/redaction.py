@@ -12,7 +12,7 @@ import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ego_core.secrets import mask_secrets
+from ego_core.kernel.secrets import mask_secrets
 from ego_core.types import Redactor
 
 PRIVATE_MARK = "[REDACTED_PRIVATE_MEMORY]"

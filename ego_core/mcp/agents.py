@@ -14,10 +14,10 @@ from pathlib import Path
 
 import attrs
 
-from ego_core.config import ConfigError, Settings, valid_agent_id
-from ego_core.host import PluginHost
-from ego_core.logs import install_pipeline
-from ego_core.redaction import RESERVED_PREFIX, RedactionPipeline, secret_redactor
+from ego_core.kernel.config import ConfigError, Settings, valid_agent_id
+from ego_core.kernel.host import PluginHost
+from ego_core.kernel.logs import install_pipeline
+from ego_core.kernel.redaction import RESERVED_PREFIX, RedactionPipeline, secret_redactor
 from ego_core.types import Redactor
 
 AGENTS_DIR = "agents"

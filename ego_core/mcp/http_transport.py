@@ -28,11 +28,11 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ego_core.agents import AgentHosts
-from ego_core.host import PluginHost
-from ego_core.logs import log_event
-from ego_core.server import TOKEN_SCOPE, build_server
-from ego_core.stdio import (
+from ego_core.kernel.host import PluginHost
+from ego_core.kernel.logs import log_event
+from ego_core.mcp.agents import AgentHosts
+from ego_core.mcp.server import TOKEN_SCOPE, build_server
+from ego_core.mcp.stdio import (
     ID_SCAN_LIMIT,
     INVALID_REQUEST,
     PARSE_ERROR,
