@@ -43,23 +43,26 @@ from ego_core.importing import (
 )
 from ego_core.kernel.config import ConfigError, Settings
 from ego_core.kernel.context import Clock, PluginContext, Services
-from ego_core.kernel.hookspecs import hookimpl, hookspec
 from ego_core.kernel.host import PluginHost
 from ego_core.kernel.logs import log_event
-from ego_core.kernel.offerings import Prompt, PromptArgument, Resource, ResourceTemplate
+from ego_core.kernel.markers import HookKind, hookimpl, hookspec, spec
 from ego_core.kernel.plugin import Plugin, PluginBase
-from ego_core.kernel.progress import Progress
 from ego_core.kernel.redaction import PRIVATE_MARK
 from ego_core.kernel.storage import (
     Database,
     DatabaseVersionError,
     fsync_directory,
     open_atomically,
+    open_database,
     write_atomically,
     write_transaction,
 )
 from ego_core.mcp.factory import build_host
 from ego_core.mcp.validation import is_blank
+from ego_core.moved import install as _install_moved_paths
+from ego_core.moved import moved_name as _moved_name
+from ego_core.offerings import Prompt, PromptArgument, Resource, ResourceTemplate
+from ego_core.progress import Progress
 from ego_core.responses import (
     WORD_CUT_LEAST,
     calendar_days,
@@ -75,32 +78,12 @@ from ego_core.responses import (
 )
 from ego_core.services import (
     BODY_SENSE,
-    DESIRE_LEVELS,
     MEMORY_STORE,
-    NOTIONS_STORE,
-    OPEN_QUESTIONS,
-    PEOPLE,
-    PRECIOUS_INTENSITY,
-    PRECIOUS_MAX_IMPORTANCE,
-    PRECIOUS_RETURNS,
-    Absence,
-    AbsenceBand,
     BodySense,
-    DesireLevels,
-    DesireSample,
     EmotionTally,
-    KnownPerson,
     MemoryService,
-    NotionStore,
-    NotionView,
-    OpenQuestion,
-    OpenQuestions,
-    People,
-    Preciousness,
-    QuestionState,
-    TrustChange,
-    preciousness,
 )
+from ego_core.slots import SLOTS, Slot
 from ego_core.types import (
     CLAIM_KINDS,
     EMOTIONS,
@@ -137,22 +120,14 @@ from ego_core.version import __version__
 __all__ = [
     "BODY_SENSE",
     "CLAIM_KINDS",
-    "DESIRE_LEVELS",
     "EMOTIONS",
     "IMPORT_SOURCE",
     "LINE_REST",
     "LINK_TYPES",
     "MEMORY_STORE",
-    "NOTIONS_STORE",
-    "OPEN_QUESTIONS",
-    "PEOPLE",
-    "PRECIOUS_INTENSITY",
-    "PRECIOUS_MAX_IMPORTANCE",
-    "PRECIOUS_RETURNS",
     "PRIVATE_MARK",
+    "SLOTS",
     "WORD_CUT_LEAST",
-    "Absence",
-    "AbsenceBand",
     "BodySense",
     "Check",
     "Claim",
@@ -163,8 +138,6 @@ __all__ = [
     "ConsolidationRun",
     "Database",
     "DatabaseVersionError",
-    "DesireLevels",
-    "DesireSample",
     "EmbedRole",
     "Embedder",
     "EmbedderFactory",
@@ -173,30 +146,23 @@ __all__ = [
     "Ember",
     "EmotionTally",
     "EmotionalTrace",
+    "HookKind",
     "ImportFormat",
     "ImportFormatError",
     "ImportOptions",
     "InvalidArgumentError",
-    "KnownPerson",
     "LinkType",
     "Memory",
     "MemoryLink",
     "MemoryService",
     "NoteEntry",
-    "NotionStore",
-    "NotionView",
-    "OpenQuestion",
-    "OpenQuestions",
-    "People",
     "Plugin",
     "PluginBase",
     "PluginContext",
     "PluginHost",
-    "Preciousness",
     "Progress",
     "Prompt",
     "PromptArgument",
-    "QuestionState",
     "RecallHit",
     "RecallNote",
     "RecallQuery",
@@ -212,13 +178,13 @@ __all__ = [
     "Services",
     "Settings",
     "SimilarityProfile",
+    "Slot",
     "SurfacedHow",
     "Tool",
     "ToolError",
     "ToolHandler",
     "ToolOutcome",
     "ToolResult",
-    "TrustChange",
     "UsageError",
     "Vectors",
     "__version__",
@@ -237,12 +203,13 @@ __all__ = [
     "markdown_files",
     "note_entries",
     "open_atomically",
+    "open_database",
     "part_of_day",
-    "preciousness",
     "read_json",
     "read_text",
     "relative_age",
     "source_moment",
+    "spec",
     "stable_id",
     "text_width",
     "truncate",
@@ -251,3 +218,9 @@ __all__ = [
     "write_atomically",
     "write_transaction",
 ]
+
+_install_moved_paths()
+
+
+def __getattr__(name: str) -> object:
+    return _moved_name(name)

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, tzinfo
 from typing import Any
 
 from ego_core.kernel.logs import FILE_ONLY
+from ego_core.slots import placed
 from ego_core.types import Claim, ScaffoldItem, ScaffoldLine, Section
 
 _log = logging.getLogger("ego.hooks")
@@ -474,25 +475,28 @@ def _within(sections: list[Section], budget: int, reserved: int) -> list[Section
 def compose_sections(
     results: Sequence[tuple[str, Any]],
     *,
+    answer: str | None = None,
     budget: int | None = None,
     reserved: int = 0,
     claims: list[Claim] | None = None,
     resting: Callable[[Section], bool] | None = None,
     shown: Callable[[Sequence[Section]], None] | None = None,
 ) -> tuple[list[str], list[ScaffoldItem]]:
-    """Order sections by (order, key); a plugin may return a Section, a str, or a list of them. With ``budget``
-    (tokens), the sections of lowest priority are left out until the rest fits beside ``reserved`` tokens. The
-    ``on_shown`` of each section kept is called (one that raises is logged), and its claims are added to
-    ``claims`` when given. ``resting`` leaves out the sections it says are resting (``Section.rest``) before the
-    budget is counted; ``shown`` is told the sections kept."""
+    """Order sections by (order, key); a plugin may return a Section, a str, or a list of them. With ``answer``
+    (a name in ``ego_core.SLOTS``), a section that names one of its slots takes the slot's order and priority.
+    With ``budget`` (tokens), the sections of lowest priority are left out until the rest fits beside
+    ``reserved`` tokens. The ``on_shown`` of each section kept is called (one that raises is logged), and its
+    claims are added to ``claims`` when given. ``resting`` leaves out the sections it says are resting
+    (``Section.rest``) before the budget is counted; ``shown`` is told the sections kept."""
     sections: list[Section] = []
     owners: dict[int, str] = {}
     for plugin, result in results:
         items = result if isinstance(result, list | tuple) else [result]
         for item in items:
             if isinstance(item, Section):
-                sections.append(item)
-                owners[id(item)] = plugin
+                section = item if answer is None else placed(answer, item)
+                sections.append(section)
+                owners[id(section)] = plugin
             elif isinstance(item, str) and item.strip():
                 sections.append(Section(key=plugin, text=item))
     if resting is not None:

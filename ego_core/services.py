@@ -1,7 +1,9 @@
-"""Typed contracts for the services plugins provide to each other through ``ctx.services``.
+"""Typed contracts for the services every plugin may need through ``ctx.services``: the memory store and the body
+sense.
 
 A consumer asks ``ctx.services.get(BODY_SENSE, BodySense)`` and degrades gracefully on ``None``; it never
-imports the providing plugin.
+imports the providing plugin. A contract that belongs to one plugin lives in that plugin's ``api`` module
+(``ego_desires.api``, ``ego_self_model.api``, ``ego_notions.api``).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
@@ -139,8 +141,8 @@ class MemoryService(Protocol):
         ...
 
     def protected(self, memory_ids: Sequence[str], at: datetime) -> set[str]:
-        """The ids among ``memory_ids`` that must never be merged away: precious memories (:func:`preciousness`)
-        and memories anticipating a moment still after ``at``."""
+        """The ids among ``memory_ids`` that must never be merged away: precious memories (the self-model's rule,
+        :func:`ego_self_model.api.preciousness`) and memories anticipating a moment still after ``at``."""
         ...
 
     def similar_pairs(
@@ -156,209 +158,3 @@ class MemoryService(Protocol):
         ``at`` is below 0.3, most similar first, at most ``k``, with their similarity. Nothing is marked as
         accessed."""
         ...
-
-
-DESIRE_LEVELS = "desires.levels"
-
-
-def _levels(value: Mapping[str, float]) -> Mapping[str, float]:
-    return MappingProxyType(dict(value))
-
-
-@attrs.frozen
-class DesireSample:
-    """The desires' levels as the agent felt them at one moment (levels only, never text)."""
-
-    at: datetime
-    levels: Mapping[str, float] = attrs.field(factory=dict, converter=_levels)
-    """Every desire's level then, in [0, 1], by name."""
-
-
-@runtime_checkable
-class DesireLevels(Protocol):
-    """The desires plugin's current levels, for plugins that react to them (the self-model's resurfacing), and
-    their recorded history (the dashboard's History view)."""
-
-    def levels(self) -> Mapping[str, float]:
-        """Every desire's level now, in [0, 1], by name (``curiosity``, ``cognitive_coherence``, ...)."""
-        ...
-
-    def history(self, since: datetime, until: datetime) -> Sequence[DesireSample]:
-        """The levels the agent felt from ``since`` to ``until`` (both included), oldest first: at most one sample
-        per 15 minutes, kept 90 days. An implementer subclassing this protocol without its own history has none."""
-        return ()
-
-
-QuestionState = Literal["active", "fading", "dormant"]
-
-
-@attrs.frozen
-class OpenQuestion:
-    """An unresolved question of the self-model, as other plugins see it (never its private context)."""
-
-    id: str
-    text: str
-    importance: int
-    salience: float
-    """(importance / 5) · 2^(−age_days / (14 · importance)), in [0, 1]."""
-    state: QuestionState
-    """active (salience > 0.3), fading (0.1 < salience ≤ 0.3) or dormant (≤ 0.1)."""
-    created: datetime
-
-
-OPEN_QUESTIONS = "self_model.questions"
-
-
-@runtime_checkable
-class OpenQuestions(Protocol):
-    """The self-model's unresolved questions (the desires plugin's nagging feeling reads the fading ones)."""
-
-    def unresolved(self) -> Sequence[OpenQuestion]:
-        """Every unresolved question with its salience now, most salient first."""
-        ...
-
-
-NOTIONS_STORE = "notions.store"
-
-
-@attrs.frozen
-class NotionView:
-    """A notion (a concept formed from densely linked memories), as other plugins see it.
-
-    ``label`` never quotes a private memory. ``confidence`` is the value now (time decay applied).
-    """
-
-    id: str
-    label: str
-    tags: tuple[str, ...]
-    tone: str
-    """The most frequent primary emotion of its memories."""
-    valence: float
-    """Mean valence (-1 to 1) of its memories."""
-    confidence: float
-    """How strongly it is held now, in [0, 1]."""
-    is_conviction: bool
-    """Reinforced at least 5 times and held with confidence at least 0.7."""
-    person: str | None
-    """The person it is about (as the self-model names them), or None."""
-    reinforced_at: datetime
-    """The last reinforcement (its creation when never reinforced)."""
-    reinforcement_count: int = 0
-    created: datetime | None = None
-
-
-@runtime_checkable
-class NotionStore(Protocol):
-    """The notions plugin's concepts, for plugins that show or react to them (desires, self-model)."""
-
-    def notions(self, *, min_confidence: float = 0.0, limit: int | None = None) -> Sequence[NotionView]:
-        """Notions held with at least ``min_confidence``, most confident first (then most reinforced, label)."""
-        ...
-
-    def convictions(self) -> Sequence[NotionView]:
-        """The convictions, most confident first."""
-        ...
-
-    def for_person(self, person: str) -> Sequence[NotionView]:
-        """The notions bound to ``person`` (compared case-insensitively), most confident first."""
-        ...
-
-    def theme(self, word: str) -> str:
-        """The theme a tag or topic names, one across languages: ``お茶``, ``tea`` and ``Teas`` give the same key;
-        a word the notions plugin has no theme for, normalised (case-folded, NFKC)."""
-        ...
-
-
-PEOPLE = "self_model.people"
-
-AbsenceBand = Literal["usual", "quiet", "long"]
-
-
-@attrs.frozen
-class Absence:
-    """How long it has been since a moment was last shared with a person, measured against their usual rhythm."""
-
-    person: str
-    band: AbsenceBand
-    """usual (under twice the typical gap between shared moments), quiet (under four times) or long."""
-    words: str
-    """The time since the last shared moment in words, never digits (``about two weeks``)."""
-    last_shared: datetime
-    evident: bool = False
-    """A memory said they were away or missed since the last shared moment: an absence known, not inferred from
-    silence alone."""
-
-
-@attrs.frozen
-class TrustChange:
-    """A person's trust level as it was set at one moment (never any text about them)."""
-
-    at: datetime
-    trust: float
-    """The trust level set then, in [0, 1]."""
-
-
-@attrs.frozen
-class KnownPerson:
-    """A person the self-model knows, as a summary (never notes, topics or any memory text)."""
-
-    name: str
-    trust: float
-    """The trust level now, in [0, 1]."""
-    trust_words: str
-    """The trust level as the agent hears it (``you trust them deeply``)."""
-    shared: int = 0
-    """How many moments (memories naming them) were shared with them."""
-
-
-@runtime_checkable
-class People(Protocol):
-    """The people of the self-model as memories name them (a memory naming a person is a moment shared with
-    them), for plugins that bind what they keep to a person (the notions plugin)."""
-
-    def sharing(self, memory_ids: Sequence[str]) -> Mapping[str, Sequence[str]]:
-        """For each person (by name) the memories among ``memory_ids`` shared with them; people sharing none are
-        left out."""
-        ...
-
-    def absence(self, person: str | None, at: datetime) -> Absence | None:
-        """How long ``person`` (the companion when None; names and aliases both work) has been away at ``at``;
-        None for someone unknown or never shared with."""
-        ...
-
-    def known(self) -> Sequence[KnownPerson]:
-        """Everyone the self-model knows, by name. An implementer subclassing this protocol without its own list
-        knows nobody."""
-        return ()
-
-    def trust_history(self, person: str) -> Sequence[TrustChange]:
-        """The changes of ``person``'s trust level (names and aliases both work), oldest first: the newest 200
-        are kept. Empty for someone unknown. An implementer subclassing this protocol without its own history has
-        none."""
-        return ()
-
-
-PRECIOUS_INTENSITY = 0.6
-PRECIOUS_RETURNS = 3
-PRECIOUS_MAX_IMPORTANCE = 2
-
-
-@attrs.frozen
-class Preciousness:
-    """Why a memory is irreplaceable (never said to the agent as such): it is a peak shared with someone, or it
-    kept coming back although it never seemed important."""
-
-    shared_with: tuple[str, ...] = ()
-    """The people it was shared with, when it is a shared peak (intensity at least 0.6); else empty."""
-    returns: int = 0
-    """How often it was recalled, when it kept coming back (at least 3 recalls, importance at most 2); else 0."""
-
-    def __bool__(self) -> bool:
-        return bool(self.shared_with) or self.returns > 0
-
-
-def preciousness(memory: Memory, shared_with: Collection[str]) -> Preciousness:
-    """Whether ``memory`` is precious, given the people it was shared with (the ``People`` service knows them)."""
-    peak = tuple(shared_with) if shared_with and memory.emotional_trace.intensity >= PRECIOUS_INTENSITY else ()
-    kept = memory.access_count >= PRECIOUS_RETURNS and memory.importance <= PRECIOUS_MAX_IMPORTANCE
-    return Preciousness(shared_with=peak, returns=memory.access_count if kept else 0)

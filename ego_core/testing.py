@@ -39,9 +39,9 @@ import pytest
 
 from ego_core.kernel.config import Settings, load_settings, structure_plugin_config
 from ego_core.kernel.context import Clock
-from ego_core.kernel.hookspecs import hookimpl
 from ego_core.kernel.host import PluginHost
 from ego_core.kernel.logs import active_pipeline, configure_logging, install_pipeline, reset_logging
+from ego_core.kernel.markers import hookimpl
 from ego_core.kernel.redaction import WITHHELD
 from ego_core.kernel.secrets import mask_secrets
 from ego_core.mcp.agents import agent_settings

@@ -269,11 +269,17 @@ class Response:
 
 @attrs.frozen
 class Section:
-    """A block of a composed response (``wake_up``, ``introspect``, ``consolidate``).
+    """A block of a composed answer (``wake_up``, ``introspect``, ``attune``, ``consolidate``, the core's prompts).
 
     Sections are shown in ascending ``order``; ties are broken by ``key``. Scaffold lines are appended to the
     composed response's scaffold. When a composed answer would be longer than its token budget (wake_up 150,
     attune 200, introspect 400), the sections of lowest ``priority`` are left out first, with their scaffold.
+
+    A built-in plugin's section names its ``slot``: the answer's slot table (``ego_core.SLOTS``) gives it its
+    ``order`` and ``priority``, declared once for all plugins. A third-party section names no slot and places
+    itself by ``order`` and ``priority``: with the defaults (100 and 50) it comes after every built-in section
+    (their orders are below 100; only the prompts' closing line comes later); an ``order`` between two slots'
+    orders puts it between them.
     """
 
     key: str
@@ -291,6 +297,9 @@ class Section:
     on_shown: Callable[[], object] | None = attrs.field(default=None, eq=False, repr=False)
     """Called once the section is part of the answer the agent gets, never when the budget left it out: what
     showing it uses up (an impulse felt, a reunion told) is done here."""
+    slot: str | None = None
+    """The built-in slot the section fills: when the answer composed has a slot of this name (``ego_core.SLOTS``),
+    its order and priority are the slot's, not ``order`` and ``priority``. None: placed by those two."""
 
 
 @attrs.frozen
@@ -317,7 +326,9 @@ class ToolOutcome:
 
 
 ToolResult = Response | str
-ToolHandler = Callable[[Mapping[str, Any]], ToolResult | Awaitable[ToolResult]]
+ToolHandler = Callable[[Mapping[str, Any], Any], ToolResult | Awaitable[ToolResult]]
+"""``handler(args, ctx)``: the validated arguments and the ``PluginContext`` of the plugin that registered the tool
+(typed ``Any`` here, as ``Command.run``'s host is: this module sits below the kernel that defines it)."""
 LogView = Callable[[Mapping[str, Any]], Mapping[str, Any]]
 
 
@@ -326,7 +337,8 @@ class Tool:
     """An MCP tool contributed through ``register_tools``.
 
     ``input_schema`` is a JSON Schema object; the core validates arguments against it, fills top-level
-    ``default`` values, and calls ``handler`` with the result. Sync handlers run in a worker thread.
+    ``default`` values, and calls ``handler(args, ctx)`` with the result and the registering plugin's context
+    (the one its hooks receive). Sync handlers run in a worker thread.
     The ``tool_call`` log record holds each argument's name, type and size; with ``EGO_LOG_ARGUMENTS=1`` a
     valid call logs the values instead (through the redaction pipeline), or what ``log_view`` makes of them.
     ``needs`` names plugins the tool cannot work without: it is served only while every one of them is enabled

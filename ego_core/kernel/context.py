@@ -17,11 +17,18 @@ import attrs
 from ego_core.embedding import Embedder, EmbedderSettings
 from ego_core.kernel.config import Settings
 from ego_core.kernel.dispatch import HookCaller
-from ego_core.kernel.storage import Database, open_database, private_directory, read_database, write_atomically
-from ego_core.types import Section
+from ego_core.kernel.storage import (
+    Database,
+    Migration,
+    Synchronous,
+    open_database,
+    private_directory,
+    read_database,
+    write_atomically,
+)
 
 if TYPE_CHECKING:
-    from ego_core.kernel.progress import Progress
+    from ego_core.progress import Progress
 
 T = TypeVar("T")
 
@@ -135,10 +142,6 @@ class HostFacilities(Protocol):
 
     def begin_session(self, now: datetime) -> datetime | None: ...
 
-    def line_resting(self, tool: str, section: Section, now: datetime) -> bool: ...
-
-    def lines_shown(self, tool: str, sections: Sequence[Section], now: datetime) -> None: ...
-
 
 @attrs.define
 class PluginContext:
@@ -185,7 +188,7 @@ class PluginContext:
         """``with ctx.progress(total, "reindex") as progress: ... progress.advance(n)``: how far a long call has
         come, sent to the MCP client as progress notifications when it asked for them (a no-op otherwise, and
         outside a tool call). Inside ``progress.part(amount)`` another plugin's ``ctx.progress`` fills that part."""
-        from ego_core.kernel.progress import open_progress
+        from ego_core.progress import open_progress
 
         return open_progress(total, message)
 
@@ -205,12 +208,21 @@ class PluginContext:
         and for the rest of the session, the start before this one. For "since we last met" lines."""
         return self.host.previous_session()
 
-    def database(self, migrations: Sequence[str], name: str | None = None) -> Database:
+    def database(
+        self,
+        migrations: Sequence[Migration],
+        name: str | None = None,
+        *,
+        synchronous: Synchronous = "NORMAL",
+        secure_delete: bool = False,
+    ) -> Database:
         """Open this plugin's SQLite database ``<data dir>/<name>`` (default ``<plugin id>.sqlite3``): created
-        with mode 0600, in WAL mode, its schema brought up to date by ``migrations`` (``migrations[i]`` takes
-        it from version ``i`` to ``i + 1``). Writes go through ``with database.write() as db:``. Usually
+        with mode 0600, in WAL mode, its schema brought up to date by ``migrations`` (``migrations[i]``, SQL or
+        a function of the connection, takes it from version ``i`` to ``i + 1``). Writes go through ``with
+        database.write() as db:``. ``synchronous`` and ``secure_delete``: see :func:`open_database`. Usually
         opened in ``on_startup`` and closed in ``on_shutdown``."""
-        return open_database(self.data_dir / (name or f"{self.plugin_id}.sqlite3"), migrations)
+        path = self.data_dir / (name or f"{self.plugin_id}.sqlite3")
+        return open_database(path, migrations, synchronous=synchronous, secure_delete=secure_delete)
 
     def read_database(self, name: str | None = None) -> Database | None:
         """The same database read-only, or ``None`` when it does not exist yet: nothing is created or migrated,

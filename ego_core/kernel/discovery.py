@@ -6,8 +6,9 @@ import importlib.metadata as importlib_metadata
 from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
+import pluggy
 
-from ego_core.kernel.status import InstalledPlugin, describe_exception
+from ego_core.kernel.status import CORE_PLUGIN_ID, InstalledPlugin, describe_exception
 
 ENTRY_POINT_GROUP = "ego"
 
@@ -103,3 +104,20 @@ def dependency_order(ids: Sequence[str], requires: Mapping[str, Sequence[str]]) 
     for name in ids:
         visit(name)
     return order
+
+
+def id_taken(pm: pluggy.PluginManager, installed: Mapping[str, InstalledPlugin], plugin_id: str, obj: object) -> str:
+    """Why ``obj`` cannot be registered as ``plugin_id`` (``""`` when it can), in words, not pluggy's repr."""
+    existing = pm.get_plugin(plugin_id)
+    if existing is not None:
+        source = installed.get(plugin_id)
+        origin = (
+            f"the installed distribution {source.distribution}"
+            if source and source.distribution
+            else ("the core" if plugin_id == CORE_PLUGIN_ID else f"a {type(existing).__name__} object")
+        )
+        return f"the plugin id {plugin_id!r} is already registered, by {origin}; choose another id"
+    other = pm.get_name(obj)
+    if other is not None:
+        return f"this plugin object is already registered as {other!r}; give each id its own object"
+    return ""

@@ -2,7 +2,7 @@
 
 :class:`Dispatcher` calls implementations in pluggy's order (``tryfirst`` … ``trylast``), passes each only the
 arguments it names (``ctx`` is its own plugin's context), isolates it according to the hook's kind (declared on
-its spec, see :class:`~ego_core.kernel.hookspecs.HookKind`), refuses awaitables, and traces every call when
+its spec, see :class:`~ego_core.kernel.markers.HookKind`), refuses awaitables, and traces every call when
 ``trace_hooks`` is on. :class:`HookCaller` (``ctx.hooks``) and :class:`HostHooks` (the host's own calls) give a
 typed method per hook, so no call site names a hook as a string.
 """
@@ -20,26 +20,18 @@ import pluggy
 
 from ego_core.embedding import EmbedderFactory
 from ego_core.importing import ImportFormat
-from ego_core.kernel.hookspecs import HookKind, hook_kinds, setup_hooks
 from ego_core.kernel.logs import FILE_ONLY, log_event
-from ego_core.kernel.offerings import Prompt, Resource, ResourceTemplate
+from ego_core.kernel.markers import HookKind, is_setup, kind_of
 from ego_core.kernel.status import FailureLog, FailureStage, describe_exception
+from ego_core.offerings import Prompt, Resource, ResourceTemplate
 from ego_core.types import (
     Check,
     Command,
-    ConsolidationRun,
     Ember,
-    Memory,
-    RecallHit,
-    RecallNote,
-    RecallQuery,
     Redactor,
-    RememberDraft,
-    Response,
     ScaffoldContext,
     ScaffoldItem,
     Section,
-    SurfacedHow,
     Tool,
     ToolOutcome,
 )
@@ -47,8 +39,6 @@ from ego_core.types import (
 _log = logging.getLogger("ego.hooks")
 SLOW_HOOK_MS = 1000
 
-KINDS = hook_kinds()
-SETUP_HOOKS = setup_hooks()
 _STAGE: dict[HookKind, FailureStage] = {
     HookKind.REGISTRATION: "register",
     HookKind.NOTIFICATION: "call",
@@ -96,13 +86,22 @@ class Dispatcher:
     # ------------------------------------------------------------------------------------------
     # Checks at the call site
 
+    def _spec(self, hook: str) -> Callable[..., Any]:
+        caller = getattr(self.pm.hook, hook, None)
+        if caller is None or caller.spec is None:
+            raise TypeError(f"{hook!r} is not an ego hook (no plugin loaded here publishes it)")
+        function: Callable[..., Any] = caller.spec.function
+        return function
+
+    def kind(self, hook: str) -> HookKind:
+        """The calling kind ``hook``'s specification declares."""
+        return kind_of(self._spec(hook))
+
     def parameters(self, hook: str) -> frozenset[str]:
         """The arguments a call of ``hook`` must pass (the spec's parameters but ``ctx``)."""
         if hook not in self._argnames:
-            caller = getattr(self.pm.hook, hook, None)
-            if caller is None or caller.spec is None:
-                raise TypeError(f"{hook!r} is not an ego hook")
-            self._argnames[hook] = frozenset(caller.spec.argnames) - {"ctx"}
+            self._spec(hook)
+            self._argnames[hook] = frozenset(getattr(self.pm.hook, hook).spec.argnames) - {"ctx"}
         return self._argnames[hook]
 
     def _check_call(self, hook: str, kwargs: Mapping[str, Any]) -> None:
@@ -133,7 +132,7 @@ class Dispatcher:
 
     def fan_out(self, hook: str, **kwargs: Any) -> list[tuple[str, Any]]:
         """Every implementation (or, for a first-result hook, up to the first answer): non-``None`` results."""
-        kind = KINDS[hook]
+        kind = self.kind(hook)
         if kind not in (HookKind.NOTIFICATION, HookKind.COLLECTOR, HookKind.FIRST_RESULT):
             raise TypeError(f"hook {hook} is a {kind} hook; call it per plugin")
         self._check_call(hook, kwargs)
@@ -152,7 +151,7 @@ class Dispatcher:
         Registration failures are recorded; a lifecycle outcome is the caller's to judge; a portable hook's
         exception propagates.
         """
-        kind = KINDS[hook]
+        kind = self.kind(hook)
         if kind not in (HookKind.REGISTRATION, HookKind.LIFECYCLE, HookKind.PORTABLE):
             raise TypeError(f"hook {hook} is a {kind} hook; call it for every plugin")
         self._check_call(hook, kwargs)
@@ -161,9 +160,20 @@ class Dispatcher:
                 return self._invoke(impl, hook, kind, kwargs)
         return None
 
-    def _invoke(self, impl: pluggy.HookImpl, hook: str, kind: HookKind, kwargs: Mapping[str, Any]) -> Outcome:
+    def fan_out_to(self, hook: str, contexts: Mapping[str, object], **kwargs: Any) -> list[tuple[str, Any]]:
+        """``hook`` for the plugins in ``contexts`` only, each with the context given even when it is not active
+        (``ego doctor`` asks the plugins withdrawn at startup why), isolated like any other call."""
+        kind = self.kind(hook)
+        self._check_call(hook, kwargs)
+        impls = [impl for impl in reversed(getattr(self.pm.hook, hook).get_hookimpls()) if impl.plugin_name in contexts]
+        outcomes = [self._invoke(impl, hook, kind, kwargs, contexts[impl.plugin_name]) for impl in impls]
+        return [(outcome.plugin, outcome.value) for outcome in outcomes if outcome.ok and outcome.value is not None]
+
+    def _invoke(
+        self, impl: pluggy.HookImpl, hook: str, kind: HookKind, kwargs: Mapping[str, Any], context: object = None
+    ) -> Outcome:
         plugin_id = impl.plugin_name
-        available = {**kwargs, "ctx": self.context_of(plugin_id)}
+        available = {**kwargs, "ctx": context if context is not None else self.context_of(plugin_id)}
         args = [available[name] for name in impl.argnames]
         started = time.perf_counter()
         try:
@@ -190,7 +200,7 @@ class Dispatcher:
                 self.failures.record(plugin_id, _STAGE[kind], str(problem), hook)
             return Outcome(plugin_id, ok=False, error=problem)
         if elapsed_ms > SLOW_HOOK_MS:
-            level = logging.INFO if hook in SETUP_HOOKS else logging.WARNING
+            level = logging.INFO if is_setup(self._spec(hook)) else logging.WARNING
             log_event(_log, "slow_hook", level, plugin=plugin_id, hook=hook, ms=round(elapsed_ms))
         self._trace(hook, plugin_id, started, "ok" if value is not None else "none")
         return Outcome(plugin_id, ok=True, value=value)
@@ -210,27 +220,10 @@ class HookCaller:
     def __init__(self, dispatcher: Dispatcher) -> None:
         self._dispatch = dispatcher
 
-    def before_remember(self, *, draft: RememberDraft) -> tuple[str, Response] | None:
-        found = self._dispatch.fan_out("before_remember", draft=draft)
-        return found[0] if found else None
-
-    def on_remember(self, *, memory: Memory, together: Sequence[str] = ()) -> list[tuple[str, Sequence[str | Section]]]:
-        return self._dispatch.fan_out("on_remember", memory=memory, together=tuple(together))
-
-    def on_recall_result(self, *, query: RecallQuery, results: Sequence[RecallHit]) -> list[tuple[str, RecallNote]]:
-        return self._dispatch.fan_out("on_recall_result", query=query, results=results)
-
-    def on_forget(self, *, memory: Memory) -> list[tuple[str, Sequence[str]]]:
-        return self._dispatch.fan_out("on_forget", memory=memory)
-
-    def on_memory_revised(self, *, before: Memory, after: Memory) -> list[tuple[str, Sequence[str]]]:
-        return self._dispatch.fan_out("on_memory_revised", before=before, after=after)
-
-    def on_consolidate(self, *, run: ConsolidationRun) -> list[tuple[str, SectionResult]]:
-        return self._dispatch.fan_out("on_consolidate", run=run)
-
-    def on_memory_surfaced(self, *, memory: Memory, how: SurfacedHow) -> None:
-        self._dispatch.fan_out("on_memory_surfaced", memory=memory, how=how)
+    def call(self, hook: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        """A hook by name, with its arguments by keyword: for the hooks a plugin publishes (``hookspecs``), which
+        its ``api`` module wraps in typed methods. Results as for the typed methods."""
+        return self._dispatch.fan_out(hook, **kwargs)
 
     def on_wake_up(self) -> list[tuple[str, SectionResult]]:
         return self._dispatch.fan_out("on_wake_up")

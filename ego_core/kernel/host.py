@@ -8,9 +8,7 @@ dispatcher (:mod:`.dispatch`), the registries (:mod:`.registries`), plugin conte
 
 from __future__ import annotations
 
-import difflib
 import importlib.metadata as importlib_metadata
-import inspect
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -20,28 +18,35 @@ from typing import Any
 import pluggy
 
 from ego_core.embedding import Embedder, EmbedderSettings
-from ego_core.kernel import hookspecs
+from ego_core.kernel import hookspecs, markers
 from ego_core.kernel.config import ConfigError, Settings, structure_plugin_config
 from ego_core.kernel.context import Clock, PluginContext, Services, SessionMarker
-from ego_core.kernel.discovery import SelectionError, choose, dependency_order, find_installed, load, unmet
+from ego_core.kernel.discovery import (
+    SelectionError,
+    choose,
+    dependency_order,
+    find_installed,
+    id_taken,
+    load,
+    unmet,
+)
 from ego_core.kernel.dispatch import AwaitableResultError, Dispatcher, HostHooks
-from ego_core.kernel.freshness import ShownLines
+from ego_core.kernel.hookcheck import refused_implementations, unknown_hooks
 from ego_core.kernel.logs import FILE_ONLY, install_pipeline
-from ego_core.kernel.offerings import Offerings
 from ego_core.kernel.plugin import PluginDeclarationError, PluginMetadata
 from ego_core.kernel.redaction import RedactionPipeline, secret_redactor
-from ego_core.kernel.registries import CORE_PLUGIN_ID, Registries
+from ego_core.kernel.registries import Offerings, Registries
 from ego_core.kernel.status import (
+    CORE_PLUGIN_ID,
     FailureLog,
     FailureStage,
     InstalledPlugin,
     PluginFailure,
-    PluginState,
     PluginStatus,
     describe_exception,
+    plugin_status,
 )
-from ego_core.types import Command, Section, Tool
-from ego_core.version import __version__
+from ego_core.types import Command, Tool
 
 _log = logging.getLogger("ego.host")
 TIER_ORDER = {"surface": 0, "backend": 1, "owner": 2}
@@ -53,12 +58,11 @@ class PluginHost:
     def __init__(self, settings: Settings, *, clock: Clock | None = None) -> None:
         self.settings = settings
         self.clock = clock or Clock()
-        self.pm = pluggy.PluginManager(hookspecs.PROJECT)
+        self.pm = pluggy.PluginManager(markers.PROJECT)
         for specs in hookspecs.ALL_SPECS:
             self.pm.add_hookspecs(specs)
         self.services = Services()
         self.session = SessionMarker(settings.data_dir.expanduser() / CORE_PLUGIN_ID / "session.json")
-        self.shown_lines = ShownLines(settings.data_dir.expanduser() / CORE_PLUGIN_ID / "shown.db")
         """When sessions began (the core's ``wake_up`` records them)."""
         self.redaction = RedactionPipeline([secret_redactor()])
         self.failure_log = FailureLog(self.redact)
@@ -109,18 +113,20 @@ class PluginHost:
                 raise
             self._fail(plugin_id, "register", str(exc))
             return False
-        taken = self._taken(plugin_id, obj)
+        taken = id_taken(self.pm, self.installed, plugin_id, obj)
         if taken:  # only code that adds plugin objects itself gets here (discovery keeps one plugin per id)
             raise ValueError(taken)
         self._metadata[plugin_id] = metadata
         try:
+            for specs in metadata.hookspecs:
+                self.pm.add_hookspecs(specs)
             self.pm.register(obj, name=plugin_id)
         except (pluggy.PluginValidationError, ValueError) as exc:
             if essential:
                 raise
             self._fail(plugin_id, "register", "; ".join(line.strip() for line in str(exc).splitlines() if line.strip()))
             return False
-        problems = self._invalid_hooks(obj)
+        problems = refused_implementations(self.pm, obj)
         if problems:
             self.pm.unregister(obj)
             problem = "; ".join(problems)
@@ -144,49 +150,6 @@ class PluginHost:
             host=self,
         )
         return True
-
-    def _taken(self, plugin_id: str, obj: object) -> str:
-        """Why ``obj`` cannot be registered as ``plugin_id`` (``""`` when it can), in words, not pluggy's repr."""
-        existing = self.pm.get_plugin(plugin_id)
-        if existing is not None:
-            source = self.installed.get(plugin_id)
-            origin = (
-                f"the installed distribution {source.distribution}"
-                if source and source.distribution
-                else ("the core" if plugin_id == CORE_PLUGIN_ID else f"a {type(existing).__name__} object")
-            )
-            return f"the plugin id {plugin_id!r} is already registered, by {origin}; choose another id"
-        other = self.pm.get_name(obj)
-        if other is not None:
-            return f"this plugin object is already registered as {other!r}; give each id its own object"
-        return ""
-
-    def _invalid_hooks(self, obj: object) -> list[str]:
-        """A problem (naming its hook) for each implementation ego refuses: unknown hooks, wrappers, async."""
-        problems: list[str] = []
-        for caller in self.pm.get_hookcallers(obj) or []:
-            if caller.spec is None:
-                close = difflib.get_close_matches(caller.name, hookspecs.hook_names(), n=1, cutoff=0.6)
-                hint = f"did you mean {close[0]!r}?" if close else f"ego's hooks: {', '.join(hookspecs.hook_names())}"
-                problems.append(f"implements unknown hook {caller.name!r} ({hint})")
-                continue
-            for impl in caller.get_hookimpls():
-                if impl.plugin is not obj:
-                    continue
-                defaults = _parameters_with_defaults(impl.function)
-                if defaults:
-                    problems.append(
-                        f"implements {caller.name!r} with a default value for {', '.join(defaults)}; hook "
-                        "parameters take no defaults (pluggy would never pass them): remove the default"
-                    )
-                if impl.hookwrapper or impl.wrapper:
-                    problems.append(f"implements {caller.name!r} as a wrapper, which ego does not allow")
-                elif inspect.iscoroutinefunction(impl.function) or inspect.isasyncgenfunction(impl.function):
-                    problems.append(
-                        f"implements {caller.name!r} as async def; hooks are called synchronously and never "
-                        "awaited (tool handlers may be async, hooks may not)"
-                    )
-        return problems
 
     def _plugin_config(self, plugin_id: str, metadata: PluginMetadata) -> Any:
         table = self.settings.plugin_tables.get(plugin_id, {})
@@ -226,7 +189,16 @@ class PluginHost:
             self.resolve_dependencies()
 
     def resolve_dependencies(self) -> None:
-        """Drop plugins whose declared ``requires`` are not active; explicit requests fail loudly."""
+        """Once every plugin is added (and has published its hooks): drop plugins that implement an unknown hook
+        and plugins whose declared ``requires`` are not active; explicit requests fail loudly."""
+        for plugin_id in self.plugin_ids():
+            problems = unknown_hooks(self.pm, self.pm.get_plugin(plugin_id))
+            if problems and plugin_id == CORE_PLUGIN_ID:
+                raise RuntimeError("; ".join(problems))
+            if problems:
+                self.pm.unregister(self.pm.get_plugin(plugin_id))
+                self._contexts.pop(plugin_id, None)
+                self._fail(plugin_id, "validate", "; ".join(problems))
         while missing_by_plugin := unmet({p: self._metadata[p].requires for p in self.plugin_ids()}, self.plugin_ids()):
             for plugin_id, missing in missing_by_plugin.items():
                 need = ", ".join(missing)
@@ -323,7 +295,6 @@ class PluginHost:
                     reason = f"on_shutdown raised {describe_exception(outcome.error or Exception())}"
                 self._fail(plugin_id, "call", reason, "on_shutdown")
             self.services.clear()
-            self.shown_lines.close()
 
     @property
     def started(self) -> bool:
@@ -365,35 +336,14 @@ class PluginHost:
             if stage == "register" or not self.is_active(plugin)
         }
 
-    def line_resting(self, tool: str, section: Section, now: datetime) -> bool:
-        """Whether ``section``'s words rest in ``tool`` (``Section.rest``: shown there too recently)."""
-        return self.shown_lines.resting(tool, section, now)
-
-    def lines_shown(self, tool: str, sections: Sequence[Section], now: datetime) -> None:
-        self.shown_lines.shown(tool, sections, now)
-
     def begin_session(self, now: datetime) -> datetime | None:
         """A session starts (the core's ``wake_up``): record it; returns when the previous one began."""
         return self.session.begin(now)
 
     def withdrawn_doctor_checks(self) -> list[tuple[str, Any]]:
-        """``doctor_checks`` of the plugins withdrawn at startup, each with its own context and isolated: their
-        checks are the ones that say why (a damaged file, a missing model). A check that raises is recorded."""
-        results: list[tuple[str, Any]] = []
-        impls = {impl.plugin_name: impl for impl in self.pm.hook.doctor_checks.get_hookimpls()}
-        for plugin_id in sorted(self._withdrawn):
-            impl, context = impls.get(plugin_id), self._contexts.get(plugin_id)
-            if impl is None or context is None:
-                continue
-            try:
-                value = impl.function(*[{"ctx": context}[name] for name in impl.argnames])
-            except Exception as exc:
-                _log.error("plugin %s raised in doctor_checks", plugin_id, exc_info=True, extra={FILE_ONLY: True})
-                self._fail(plugin_id, "call", f"raised {describe_exception(exc)}", "doctor_checks")
-                continue
-            if value is not None:
-                results.append((plugin_id, value))
-        return results
+        """``doctor_checks`` of the plugins withdrawn at startup, each with its own context: theirs say why."""
+        withdrawn = {p: self._contexts[p] for p in sorted(self._withdrawn) if p in self._contexts}
+        return self.dispatcher.fan_out_to("doctor_checks", withdrawn)
 
     def tools(self, *, owner: bool = False) -> list[tuple[str, Tool]]:
         """Served tools as (plugin id, tool): surface tools first, then backend, each by name; ``owner`` adds
@@ -425,55 +375,16 @@ class PluginHost:
 
     def statuses(self) -> list[PluginStatus]:
         """Every installed plugin with its state, for ``ego plugins``."""
-        failed = self.failure_log.reasons_by_plugin()
-        result = []
-        for plugin_id in sorted(set(self.installed) | set(self._contexts) | set(failed)):
-            info = self.installed.get(plugin_id) or _distribution_of(self.pm.get_plugin(plugin_id), plugin_id)
-            obj = self.pm.get_plugin(plugin_id)
-            hooks = tuple(sorted(c.name for c in self.pm.get_hookcallers(obj) or [])) if obj is not None else ()
-            metadata = self._metadata.get(plugin_id)
-            state: PluginState
-            if plugin_id in failed and not self.is_active(plugin_id):
-                state = "failed"
-            elif self.is_active(plugin_id):
-                state = "enabled"
-            else:
-                state = "disabled"
-            if info is None and plugin_id == CORE_PLUGIN_ID:
-                info = InstalledPlugin(plugin_id, "ego_core", "ego-core", __version__)
-            result.append(
-                PluginStatus(
-                    id=plugin_id,
-                    distribution=info.distribution if info else None,
-                    version=info.version if info else None,
-                    state=state,
-                    reason="; ".join(failed.get(plugin_id, [])),
-                    hooks=hooks,
-                    requires=metadata.requires if metadata is not None else (),
-                )
+        ids = sorted({*self.installed, *self._contexts, *self.failure_log.reasons_by_plugin()})
+        return [
+            plugin_status(
+                plugin_id,
+                self.pm.get_plugin(plugin_id),
+                self.installed.get(plugin_id),
+                self.failure_log.reasons_by_plugin().get(plugin_id, []),
+                active=self.is_active(plugin_id),
+                hooks=[caller.name for caller in self.pm.get_hookcallers(self.pm.get_plugin(plugin_id)) or []],
+                requires=self._metadata[plugin_id].requires if plugin_id in self._metadata else (),
             )
-        return result
-
-
-def _parameters_with_defaults(function: Callable[..., Any]) -> list[str]:
-    """The parameters of a hook implementation that have a default value (``self`` aside)."""
-    try:
-        parameters = inspect.signature(function).parameters.values()
-    except (TypeError, ValueError):
-        return []
-    return [p.name for p in parameters if p.default is not inspect.Parameter.empty]
-
-
-def _distribution_of(obj: object | None, plugin_id: str) -> InstalledPlugin | None:
-    """For a plugin object added directly (the core, tests, embedding): the distribution its module comes from."""
-    if obj is None:
-        return None
-    module = obj.__name__ if inspect.ismodule(obj) else type(obj).__module__
-    names = importlib_metadata.packages_distributions().get(module.split(".")[0], [])
-    if not names:
-        return None
-    try:
-        version = importlib_metadata.version(names[0])
-    except importlib_metadata.PackageNotFoundError:
-        version = None
-    return InstalledPlugin(id=plugin_id, entry_point=module, distribution=names[0], version=version)
+            for plugin_id in ids
+        ]

@@ -1,7 +1,7 @@
 """What ego reads from a plugin object besides its hook implementations.
 
 A plugin is a class (instantiated once per host), an instance or a module whose functions carry
-``@hookimpl``. It may declare three attributes, described by :class:`Plugin`; :class:`PluginBase` gives the
+``@hookimpl``. It may declare five attributes, described by :class:`Plugin`; :class:`PluginBase` gives the
 defaults. The host reads them once, through :meth:`PluginMetadata.of`, and checks their types.
 """
 
@@ -24,12 +24,16 @@ class Plugin(Protocol):
     - ``local_state``: why the files in its data directory are not exported (a cache, a journal of side
       effects), for a plugin that keeps files there but implements no ``export_records``: ``ego export``
       warns about such a plugin unless it says why.
+    - ``hookspecs``: classes of hook specifications (methods marked with ``ego_core.spec``) this plugin publishes:
+      the hooks it calls and others implement, as pytest's ``pytest_addhooks``. An implementation of a hook a
+      plugin publishes is marked ``@hookimpl(optionalhook=True)``: the publisher may not be installed.
     """
 
     requires: Sequence[str]
     config_class: type[Any] | None
     config_env: Mapping[str, str]
     local_state: str | None
+    hookspecs: Sequence[type]
 
 
 class PluginBase:
@@ -39,6 +43,7 @@ class PluginBase:
     config_class: type[Any] | None = None
     config_env: Mapping[str, str] = MappingProxyType({})
     local_state: str | None = None
+    hookspecs: Sequence[type] = ()
 
 
 class PluginDeclarationError(TypeError):
@@ -50,6 +55,7 @@ class PluginMetadata:
     requires: tuple[str, ...] = ()
     config_class: type[Any] | None = None
     config_env: Mapping[str, str] = attrs.field(factory=lambda: MappingProxyType({}))
+    hookspecs: tuple[type, ...] = ()
 
     @classmethod
     def of(cls, obj: object) -> PluginMetadata:
@@ -69,7 +75,11 @@ class PluginMetadata:
             raise PluginDeclarationError("`config_env` must map environment variable names to config fields")
         if config_env and config_class is None:
             raise PluginDeclarationError("`config_env` needs a `config_class` whose fields it sets")
+        hookspecs = getattr(obj, "hookspecs", None) or ()
+        if isinstance(hookspecs, type) or not all(isinstance(item, type) for item in hookspecs):
+            raise PluginDeclarationError("`hookspecs` must be a sequence of classes of hook specifications")
         return cls(
+            hookspecs=tuple(hookspecs),
             requires=tuple(dict.fromkeys(requires)),
             config_class=config_class,
             config_env=MappingProxyType(dict(config_env)),

@@ -6,18 +6,21 @@ whose registration raises or registers something wrong gets a recorded failure, 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import inspect
+import warnings
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from typing import Any
 
+import attrs
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from ego_core.embedding import Embedder, EmbedderFactory, EmbedderSettings, EmbeddingError
 from ego_core.kernel.dispatch import HostHooks
 from ego_core.kernel.redaction import RESERVED_PREFIX, secret_redactor
-from ego_core.kernel.status import FailureLog
-from ego_core.types import Command, Redactor, Tool
-
-CORE_PLUGIN_ID = "core"
+from ego_core.kernel.status import CORE_PLUGIN_ID, FailureLog
+from ego_core.offerings import Prompt, Resource, ResourceTemplate, check_prompt, check_resource, template_shape
+from ego_core.types import Command, Redactor, Tool, ToolHandler, ToolResult
 
 
 class ToolConflictError(RuntimeError):
@@ -121,6 +124,7 @@ class Registries:
                     Draft202012Validator.check_schema(dict(tool.input_schema))
                 except SchemaError as exc:
                     raise ValueError(f"tool {tool.name!r} has an invalid input schema: {exc.message}") from None
+                tool = _with_context_parameter(tool)
                 if tool.name in self.tools or tool.name in _pending:
                     owner = self.tools[tool.name][0] if tool.name in self.tools else _plugin
                     _clash.append(
@@ -169,6 +173,49 @@ class Registries:
         return found
 
 
+def _with_context_parameter(tool: Tool) -> Tool:
+    """``tool``, or for a handler written before handlers took ``ctx`` (one positional parameter: ``handler(args)``)
+    a copy whose handler takes ``(args, ctx)`` and passes only ``args``, with a DeprecationWarning naming the tool."""
+    handler: Callable[..., Any] = tool.handler
+    try:
+        signature = inspect.signature(handler)
+    except (TypeError, ValueError):  # no signature to read (some builtins): called as written
+        return tool
+    if _binds(signature, 2) or not _binds(signature, 1):
+        return tool
+    warnings.warn(
+        f"tool {tool.name!r}: its handler takes only the arguments; tool handlers take (args, ctx), and a "
+        "handler(args) will stop working in ego-core 1.0",
+        DeprecationWarning,
+        stacklevel=3,  # the plugin's register(...) call
+    )
+    adapted: ToolHandler
+    if inspect.iscoroutinefunction(handler):
+
+        async def adapted_async(args: Mapping[str, Any], _ctx: object) -> ToolResult:
+            result: ToolResult = await handler(args)
+            return result
+
+        adapted = adapted_async
+    else:
+
+        def adapted_sync(args: Mapping[str, Any], _ctx: object) -> ToolResult | Awaitable[ToolResult]:
+            result: ToolResult | Awaitable[ToolResult] = handler(args)
+            return result
+
+        adapted = adapted_sync
+    return attrs.evolve(tool, handler=adapted)
+
+
+def _binds(signature: inspect.Signature, count: int) -> bool:
+    """Whether a call with ``count`` positional arguments fits ``signature``."""
+    try:
+        signature.bind(*([None] * count))
+    except TypeError:
+        return False
+    return True
+
+
 def _check_redactor(redactor: object) -> None:
     if not isinstance(redactor, Redactor):
         raise TypeError(f"register_redactors expects ego_core.Redactor, got {type(redactor).__name__}")
@@ -201,3 +248,69 @@ def _command_clash(
     if (command.group, command.name) in grouped:
         return f"command '{full}' is already registered by plugin {grouped[(command.group, command.name)]!r}"
     return ""
+
+
+class Offerings:
+    """The prompts, resources and resource templates the host's plugins registered, with their plugin ids."""
+
+    def __init__(self, hooks: HostHooks, failures: FailureLog) -> None:
+        self._hooks = hooks
+        self._failures = failures
+        self.prompts: dict[str, tuple[str, Prompt]] = {}
+        self.resources: dict[str, tuple[str, Resource]] = {}
+        self.templates: dict[str, tuple[str, ResourceTemplate]] = {}
+
+    def collect(self, plugin_ids: Sequence[str]) -> None:
+        """Ask every plugin; all or nothing per plugin and hook (a hook that raises registers nothing), a name or
+        URI another plugin registered first is refused and recorded, the first kept."""
+        self.prompts, self.resources, self.templates = {}, {}, {}
+        for plugin_id in plugin_ids:
+            self._collect_prompts(plugin_id)
+            self._collect_resources(plugin_id)
+
+    def _refuse(self, plugin_id: str, hook: str, what: str, owner: str) -> None:
+        self._failures.record(
+            plugin_id, "register", f"{what} is already registered by plugin {owner!r}; the first one is kept", hook
+        )
+
+    def _collect_prompts(self, plugin_id: str) -> None:
+        pending: dict[str, Prompt] = {}
+
+        def add(prompt: Prompt) -> None:
+            check_prompt(prompt)
+            if prompt.name in self.prompts or prompt.name in pending:
+                owner = self.prompts[prompt.name][0] if prompt.name in self.prompts else plugin_id
+                self._refuse(plugin_id, "register_prompts", f"prompt {prompt.name!r}", owner)
+                return
+            pending[prompt.name] = prompt
+
+        outcome = self._hooks.register_prompts(plugin_id, register=add)
+        if outcome is not None and outcome.ok:
+            self.prompts.update({name: (plugin_id, prompt) for name, prompt in pending.items()})
+
+    def _collect_resources(self, plugin_id: str) -> None:
+        resources: dict[str, Resource] = {}
+        templates: dict[str, ResourceTemplate] = {}
+
+        def add(item: Resource | ResourceTemplate) -> None:
+            check_resource(item)
+            if isinstance(item, Resource):
+                if item.uri in self.resources or item.uri in resources:
+                    owner = self.resources[item.uri][0] if item.uri in self.resources else plugin_id
+                    self._refuse(plugin_id, "register_resources", f"resource {item.uri!r}", owner)
+                    return
+                resources[item.uri] = item
+                return
+            shape = template_shape(item.uri_template)
+            taken = {template_shape(t): p for t, (p, _item) in self.templates.items()} | dict.fromkeys(
+                (template_shape(t) for t in templates), plugin_id
+            )
+            if shape in taken:
+                self._refuse(plugin_id, "register_resources", f"resource template {item.uri_template!r}", taken[shape])
+                return
+            templates[item.uri_template] = item
+
+        outcome = self._hooks.register_resources(plugin_id, register=add)
+        if outcome is not None and outcome.ok:
+            self.resources.update({uri: (plugin_id, item) for uri, item in resources.items()})
+            self.templates.update({uri: (plugin_id, item) for uri, item in templates.items()})

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import importlib.metadata as importlib_metadata
+import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import attrs
 
 from ego_core.kernel.logs import log_event
+from ego_core.version import __version__
 
 FailureStage = Literal["load", "register", "validate", "dependency", "config", "startup", "call", "duplicate"]
+CORE_PLUGIN_ID = "core"
 PluginState = Literal["enabled", "disabled", "failed"]
 
 UNAVAILABLE_WORDING: dict[str, str] = {
@@ -106,3 +110,44 @@ def describe_exception(exc: BaseException) -> str:
     """``TypeName: first line of the message`` (or just the type name)."""
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def plugin_status(
+    plugin_id: str,
+    obj: object | None,
+    installed: InstalledPlugin | None,
+    failures: Sequence[str],
+    *,
+    active: bool,
+    hooks: Sequence[str],
+    requires: Sequence[str],
+) -> PluginStatus:
+    """One plugin's line in ``ego plugins``: where it comes from, its state and why, the hooks it implements."""
+    info = installed or _distribution_of(obj, plugin_id)
+    if info is None and plugin_id == CORE_PLUGIN_ID:
+        info = InstalledPlugin(plugin_id, "ego_core", "ego-core", __version__)
+    state: PluginState = "failed" if failures and not active else ("enabled" if active else "disabled")
+    return PluginStatus(
+        id=plugin_id,
+        distribution=info.distribution if info else None,
+        version=info.version if info else None,
+        state=state,
+        reason="; ".join(failures),
+        hooks=tuple(sorted(hooks)),
+        requires=tuple(requires),
+    )
+
+
+def _distribution_of(obj: object | None, plugin_id: str) -> InstalledPlugin | None:
+    """For a plugin object added directly (the core, tests, embedding): the distribution its module comes from."""
+    if obj is None:
+        return None
+    module = obj.__name__ if inspect.ismodule(obj) else type(obj).__module__
+    names = importlib_metadata.packages_distributions().get(module.split(".")[0], [])
+    if not names:
+        return None
+    try:
+        version = importlib_metadata.version(names[0])
+    except importlib_metadata.PackageNotFoundError:
+        version = None
+    return InstalledPlugin(id=plugin_id, entry_point=module, distribution=names[0], version=version)

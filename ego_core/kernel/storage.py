@@ -5,7 +5,7 @@ plugin does by hand: created with mode 0600, WAL, a long busy timeout, explicit 
 up to date by numbered migrations (the version is SQLite's ``user_version``), and one write lock for the
 threads of the process (``BEGIN IMMEDIATE`` for the other processes). :func:`read_database` opens it read-only,
 without creating or migrating anything, for ``doctor_checks`` and ``export_records`` before (or without)
-``on_startup``.
+``on_startup``. Every built-in plugin that keeps state in SQLite opens it this way.
 
 :func:`write_atomically` and :func:`open_atomically` replace a file all at once: a temporary file beside it,
 fsynced, then ``os.replace``-d over it (the directory fsynced too), so a crash leaves the old file or the new one.
@@ -18,10 +18,22 @@ import os
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
+
+Migration = str | Callable[[sqlite3.Connection], None]
+"""One step of a schema: an SQL script, or a function given the connection (for a step SQL cannot say, such as
+adopting a file an earlier release kept by another convention, or rewriting values in Python). Either runs
+inside the migration's write transaction."""
+
+Synchronous = Literal["NORMAL", "FULL"]
+"""SQLite's ``synchronous`` level: ``NORMAL`` (a power cut may lose the last commits, never consistency) or
+``FULL`` (every commit is on disk when it returns)."""
+
+BUSY_TIMEOUT_SECONDS = 60.0
+"""How long a write waits for another process's write lock before it fails with ``database is locked``."""
 
 PRIVATE_DIRECTORY = 0o700
 """What a directory that holds memories may allow: its owner only."""
@@ -122,15 +134,26 @@ class Database:
 
     The connection is shared by the threads of the process (tool handlers run in worker threads): every write
     takes the lock, and reads are plain ``database.db.execute(...)`` calls (WAL lets them run beside a writer
-    of another process).
+    of another process), or ``with database.read() as db:`` for several reads that must agree.
     """
 
-    def __init__(self, path: Path, db: sqlite3.Connection, version: int, *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        db: sqlite3.Connection,
+        version: int,
+        *,
+        read_only: bool = False,
+        synchronous: Synchronous = "NORMAL",
+        secure_delete: bool = False,
+    ) -> None:
         self.path = path
         self.db = db
         self.version = version
         """The schema version: how many migrations have been applied (SQLite's ``user_version``)."""
         self.read_only = read_only
+        self.synchronous: Synchronous = synchronous
+        self.secure_delete = secure_delete
         self._lock = threading.RLock()
 
     @contextmanager
@@ -140,6 +163,24 @@ class Database:
             raise sqlite3.OperationalError(f"{self.path.name} was opened read-only")
         with self._lock, write_transaction(self.db) as db:
             yield db
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction under the same lock: every read in the block sees one state of the file."""
+        with self._lock:
+            self.db.execute("BEGIN")
+            try:
+                yield self.db
+            finally:
+                self.db.execute("COMMIT")
+
+    def connect(self) -> sqlite3.Connection:
+        """A new connection to the same file with the same settings, for a thread that wants its own (a threaded
+        server whose readers should not wait for each other). It does not share :meth:`write`'s lock: write
+        on it with :func:`write_transaction`. The caller closes it."""
+        if self.read_only:
+            return _connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+        return _connect(str(self.path), synchronous=self.synchronous, secure_delete=self.secure_delete)
 
     def close(self) -> None:
         with self._lock:
@@ -152,10 +193,16 @@ class Database:
         self.close()
 
 
-def _connect(target: str, *, uri: bool = False) -> sqlite3.Connection:
-    db = sqlite3.connect(target, timeout=60.0, isolation_level=None, check_same_thread=False, uri=uri)
+def _connect(
+    target: str, *, uri: bool = False, synchronous: Synchronous | None = None, secure_delete: bool = False
+) -> sqlite3.Connection:
+    db = sqlite3.connect(target, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None, check_same_thread=False, uri=uri)
     try:
-        db.execute("PRAGMA busy_timeout=60000")
+        db.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_SECONDS * 1000)}")
+        if synchronous is not None:
+            db.execute(f"PRAGMA synchronous={synchronous}")
+        if secure_delete:
+            db.execute("PRAGMA secure_delete=ON")
     except BaseException:
         db.close()
         raise
@@ -166,35 +213,49 @@ def _version(db: sqlite3.Connection) -> int:
     return int(db.execute("PRAGMA user_version").fetchone()[0])
 
 
-def open_database(path: Path, migrations: Sequence[str]) -> Database:
-    """Open (creating with mode 0600) the database at ``path`` and apply the migrations it has not had yet.
+def open_database(
+    path: Path,
+    migrations: Sequence[Migration],
+    *,
+    synchronous: Synchronous = "NORMAL",
+    secure_delete: bool = False,
+) -> Database:
+    """Open (creating with mode 0600, in a directory made 0700 if missing) the database at ``path`` and apply the
+    migrations it has not had yet.
 
-    ``migrations[i]`` is an SQL script (one or more statements) that takes the schema from version ``i`` to
-    ``i + 1``; each runs in its own write transaction with the new version, so a crash leaves the database at a
-    version it had. Never edit a migration once released: append one. A database at a higher version than
-    ``len(migrations)`` raises :class:`DatabaseVersionError` (a newer release wrote it) and is left as it was.
+    ``migrations[i]`` takes the schema from version ``i`` to ``i + 1``: an SQL script (one or more statements)
+    or a function of the connection (:data:`Migration`). Each runs in its own write transaction with the new
+    version, so a crash leaves the database at a version it had. Never edit a migration once released: append
+    one. A database at a higher version than ``len(migrations)`` raises :class:`DatabaseVersionError` (a newer
+    release wrote it) and is left as it was.
+
+    ``synchronous`` is SQLite's level for every connection (``"FULL"`` where a lost commit would be felt, as a
+    desire's satisfaction); ``secure_delete`` zeroes deleted content in the file (where a deleted or masked value
+    must not linger). Both apply to :meth:`Database.connect` too.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_directory(path.parent, tighten=False)
     if not path.exists():
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # before SQLite creates it with the umask's mode
-    db = _connect(str(path))
+    db = _connect(str(path), synchronous=synchronous, secure_delete=secure_delete)
     try:
         db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
         version = _version(db)
         if version > len(migrations):
             raise DatabaseVersionError(
                 f"{path.name} has schema version {version}, newer than this plugin knows ({len(migrations)}); "
                 "upgrade the plugin (the file was left as it was)"
             )
-        for number, script in enumerate(migrations[version:], start=version + 1):
+        for number, step in enumerate(migrations[version:], start=version + 1):
             with write_transaction(db):
                 if _version(db) >= number:  # another process migrated meanwhile
                     continue
-                for statement in _statements(script):
-                    db.execute(statement)
+                if isinstance(step, str):
+                    for statement in _statements(step):
+                        db.execute(statement)
+                else:
+                    step(db)
                 db.execute(f"PRAGMA user_version = {int(number)}")
-        return Database(path, db, _version(db))
+        return Database(path, db, _version(db), synchronous=synchronous, secure_delete=secure_delete)
     except BaseException:
         db.close()
         raise

@@ -22,7 +22,8 @@ from ego_core.errors import UsageError
 from ego_core.kernel.config import ConfigError, Settings, load_settings
 from ego_core.kernel.discovery import SelectionError
 from ego_core.kernel.logs import configure_logging, log_file_problem
-from ego_core.kernel.registries import CORE_PLUGIN_ID, ToolConflictError
+from ego_core.kernel.registries import ToolConflictError
+from ego_core.kernel.status import CORE_PLUGIN_ID
 from ego_core.mcp.agents import UnknownAgentError, known_agent_settings
 from ego_core.mcp.core_commands import core_commands, data_dir_problem, log_dir_hint
 from ego_core.mcp.factory import build_host

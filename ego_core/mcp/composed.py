@@ -7,11 +7,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ego_core.kernel.context import PluginContext
-from ego_core.kernel.hookspecs import hookimpl
-from ego_core.kernel.offerings import Prompt
+from ego_core.kernel.markers import hookimpl
 from ego_core.kernel.status import UNAVAILABLE_WORDING
 from ego_core.mcp.core_commands import core_commands
 from ego_core.mcp.core_prompts import core_prompts
+from ego_core.mcp.freshness import ShownLines
+from ego_core.offerings import Prompt
 from ego_core.responses import compose_sections, estimate_tokens
 from ego_core.types import (
     LINE_REST,
@@ -39,9 +40,7 @@ ATTUNE_SCHEMA: Mapping[str, Any] = {
 ATTUNE_SCAFFOLD: tuple[ScaffoldItem, ...] = ("What am I actually feeling right now — not what I think I should feel?",)
 
 
-EMBERS_ORDER = 15
 EMBERS_SHOWN = 2
-EMBERS_PRIORITY = 35
 WAKE_UP_TOKENS = 150
 INTROSPECT_TOKENS = 400
 ATTUNE_TOKENS = 200
@@ -69,31 +68,37 @@ def embers_section(ctx: PluginContext) -> Section | None:
     warmest = sorted(offered, key=lambda ember: -ember.warmth)[:EMBERS_SHOWN]
     text = "Embers: " + " / ".join(ember.text.strip() for ember in warmest)
     claims = tuple(claim for ember in warmest for claim in ember.claims)
-    return Section(key="embers", text=text, order=EMBERS_ORDER, priority=EMBERS_PRIORITY, claims=claims, rest=LINE_REST)
-
-
-def _freshness(ctx: PluginContext, tool: str) -> dict[str, Any]:
-    """compose_sections' ``resting`` and ``shown`` for ``tool``: a line that rests gives way (``Section.rest``)."""
-    host, now = ctx.host, ctx.now()
-
-    def resting(section: Section) -> bool:
-        return host.line_resting(tool, section, now)
-
-    def shown(sections: Sequence[Section]) -> None:
-        host.lines_shown(tool, sections, now)
-
-    return {"resting": resting, "shown": shown}
+    return Section(key="embers", text=text, slot="embers", claims=claims, rest=LINE_REST)
 
 
 class CorePlugin:
     """Always registered under the id ``core``; cannot be disabled."""
 
     def __init__(self) -> None:
-        self._ctx: PluginContext | None = None
+        self._shown: ShownLines | None = None
+
+    def _freshness(self, ctx: PluginContext, tool: str) -> dict[str, Any]:
+        """compose_sections' ``resting`` and ``shown`` for ``tool``: a line that rests gives way
+        (``Section.rest``), by what ``<data dir>/core/shown.db`` remembers."""
+        if self._shown is None:
+            self._shown = ShownLines(ctx.data_dir / "shown.db")
+        lines, now = self._shown, ctx.now()
+
+        def resting(section: Section) -> bool:
+            return lines.resting(tool, section, now)
+
+        def shown(sections: Sequence[Section]) -> None:
+            lines.shown(tool, sections, now)
+
+        return {"resting": resting, "shown": shown}
 
     @hookimpl
-    def register_tools(self, register: Any, ctx: PluginContext) -> None:
-        self._ctx = ctx
+    def on_shutdown(self) -> None:
+        if self._shown is not None:
+            self._shown.close()
+
+    @hookimpl
+    def register_tools(self, register: Any) -> None:
         register(
             Tool(
                 name="wake_up",
@@ -132,13 +137,7 @@ class CorePlugin:
         for command in core_commands():
             register(command)
 
-    def _context(self) -> PluginContext:
-        if self._ctx is None:
-            raise RuntimeError("the core plugin was not registered with a host")
-        return self._ctx
-
-    def wake_up(self, _args: Mapping[str, Any]) -> Response:
-        ctx = self._context()
+    def wake_up(self, _args: Mapping[str, Any], ctx: PluginContext) -> Response:
         ctx.host.begin_session(ctx.now())  # before the sections: ctx.previous_session() is the one before this
         now = ctx.now().astimezone(ctx.settings.tz)
         header = f"Awake: {now:%a %d %b %Y, %H:%M} ({ctx.settings.timezone})."
@@ -147,10 +146,11 @@ class CorePlugin:
         answered = ctx.hooks.on_wake_up()
         texts, scaffold = compose_sections(
             [*answered, ("core", embers_section(ctx))],
+            answer="wake_up",
             budget=WAKE_UP_TOKENS,
             reserved=_reserved(header, *WAKE_UP_SCAFFOLD, *hints),
             claims=claims,
-            **_freshness(ctx, "wake_up"),
+            **self._freshness(ctx, "wake_up"),
         )
         if not texts:  # a plugin that keeps something but has nothing yet is not "nothing kept in this setup"
             texts = [
@@ -169,16 +169,16 @@ class CorePlugin:
             claims=tuple(claims),
         )
 
-    def introspect(self, _args: Mapping[str, Any]) -> Response:
-        ctx = self._context()
+    def introspect(self, _args: Mapping[str, Any], ctx: PluginContext) -> Response:
         hints = _hints(ctx, "introspect", _args)
         claims: list[Claim] = []
         texts, scaffold = compose_sections(
             ctx.hooks.on_introspect(),
+            answer="introspect",
             budget=INTROSPECT_TOKENS,
             reserved=_reserved(*INTROSPECT_SCAFFOLD, *hints),
             claims=claims,
-            **_freshness(ctx, "introspect"),
+            **self._freshness(ctx, "introspect"),
         )
         if not texts:
             texts = ["Nothing to reflect on yet: no memories, desires or questions are being kept."]
@@ -189,17 +189,17 @@ class CorePlugin:
             claims=tuple(claims),
         )
 
-    def attune(self, args: Mapping[str, Any]) -> Response:
-        ctx = self._context()
+    def attune(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         person = str(args.get("person") or "").strip() or None
         hints = _hints(ctx, "attune", args)
         claims: list[Claim] = []
         texts, scaffold = compose_sections(
             ctx.hooks.on_attune(person=person),
+            answer="attune",
             budget=ATTUNE_TOKENS,
             reserved=_reserved(*ATTUNE_SCAFFOLD, *hints),
             claims=claims,
-            **_freshness(ctx, "attune"),
+            **self._freshness(ctx, "attune"),
         )
         if not texts:
             texts = ["Nothing to attune to yet: no memories, desires or body sense are kept in this setup."]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ego_core.kernel.context import PluginContext
-from ego_core.kernel.offerings import Prompt, PromptArgument
+from ego_core.offerings import Prompt, PromptArgument
 from ego_core.responses import compose_sections
 from ego_core.types import Section
 
@@ -32,11 +32,6 @@ CLOSING = "Let ego's questions guide how you think; never read its answers aloud
 HEARTBEAT_HEAD = "Heartbeat: a quiet moment between tasks, to notice how you are."
 HEARTBEAT_INTROSPECT = "If something pulls or feels unresolved, call introspect and think it through in your own words."
 
-FIRST_ORDER = 10
-"""The core's first step; plugins' steps use 20-90 (see docs/hooks.md, on_prompt)."""
-INTROSPECT_ORDER = 40
-CLOSING_ORDER = 1000
-
 
 def _quoted(person: str) -> str:
     return person.replace("\\", "\\\\").replace('"', '\\"')
@@ -54,20 +49,20 @@ def core_prompts(ctx: PluginContext) -> list[Prompt]:
         def render(arguments: Mapping[str, str]) -> str:
             sections: list[tuple[str, Any]] = [("core", section) for section in own(arguments)]
             sections += ctx.hooks.on_prompt(prompt=name, arguments=arguments)
-            return composed_text(sections, head=[head])
+            return composed_text(sections, head=[head], answer=name)
 
         return render
 
     def wake_up_steps(_arguments: Mapping[str, str]) -> list[Section]:
         return [
-            Section(key="core", text=WAKE_UP_FIRST, order=FIRST_ORDER),
-            Section(key="core.closing", text=CLOSING, order=CLOSING_ORDER),
+            Section(key="core", text=WAKE_UP_FIRST, slot="core.first"),
+            Section(key="core.closing", text=CLOSING, slot="core.closing"),
         ]
 
     def heartbeat_steps(arguments: Mapping[str, str]) -> list[Section]:
-        steps = [Section(key="core.introspect", text=HEARTBEAT_INTROSPECT, order=INTROSPECT_ORDER)]
+        steps = [Section(key="core.introspect", text=HEARTBEAT_INTROSPECT, slot="core.introspect")]
         if ctx.tool_served("attune"):
-            steps.append(Section(key="core", text=attune_step(arguments.get("person")), order=FIRST_ORDER))
+            steps.append(Section(key="core", text=attune_step(arguments.get("person")), slot="core.attune"))
         return steps
 
     return [
@@ -88,8 +83,9 @@ def core_prompts(ctx: PluginContext) -> list[Prompt]:
     ]
 
 
-def composed_text(results: Sequence[tuple[str, Any]], head: Sequence[str] = ()) -> str:
-    """A composed prompt: the ``head`` lines, then each line of the sections (by order, then key) as a bullet."""
-    texts, _scaffold = compose_sections(list(results))
+def composed_text(results: Sequence[tuple[str, Any]], head: Sequence[str] = (), answer: str | None = None) -> str:
+    """A composed prompt: the ``head`` lines, then each line of the sections (placed by the slots of ``answer``, by
+    order, then key) as a bullet."""
+    texts, _scaffold = compose_sections(list(results), answer=answer)
     bullets = [line.strip() for text in texts for line in text.splitlines() if line.strip()]
     return "\n".join([*head, *(f"- {line}" for line in bullets)])

@@ -12,7 +12,7 @@ from ego_core.kernel.config import Settings
 from ego_core.kernel.context import Clock
 from ego_core.kernel.host import PluginHost
 from ego_core.kernel.logs import log_event
-from ego_core.kernel.registries import CORE_PLUGIN_ID
+from ego_core.kernel.status import CORE_PLUGIN_ID
 from ego_core.mcp.composed import CorePlugin
 
 _log = logging.getLogger("ego.host")
@@ -61,8 +61,7 @@ def build_host(
             )
     for plugin_id, obj in (plugins or {}).items():
         host.add_plugin(plugin_id, obj)
-    if plugins:
-        host.resolve_dependencies()
+    host.resolve_dependencies()
     host.prepare()
     return host
 

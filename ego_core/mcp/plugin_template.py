@@ -40,7 +40,7 @@ def check_plugin_id(name: str) -> str:
 def ego_core_source() -> str:
     """Where the plugin's tox environment installs ego-core from: this ego's clone when it runs from one (a
     directory with ego-core's pyproject.toml), else the requirement ``ego-core`` (then set ``EGO_CORE``)."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     pyproject = root / "pyproject.toml"
     if pyproject.is_file() and 'name = "ego-core"' in pyproject.read_text(encoding="utf-8"):
         return str(root)

@@ -23,7 +23,7 @@ from typing import Any, TextIO
 import attrs
 
 from ego_core.kernel.host import PluginHost
-from ego_core.kernel.registries import CORE_PLUGIN_ID
+from ego_core.kernel.status import CORE_PLUGIN_ID
 from ego_core.kernel.storage import open_atomically
 
 FORMAT = "ego-export"

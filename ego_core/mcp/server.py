@@ -26,13 +26,14 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp_types.jsonrpc import INVALID_REQUEST
 
 from ego_core.errors import InvalidArgumentError, ToolError
+from ego_core.kernel.context import PluginContext
 from ego_core.kernel.host import PluginHost
 from ego_core.kernel.logs import log_event
-from ego_core.kernel.progress import ProgressChannel, reporting_to
-from ego_core.kernel.progress import Send as ProgressSend
 from ego_core.mcp.agents import AgentHosts
 from ego_core.mcp.surface import SurfaceRunner
 from ego_core.mcp.validation import ArgumentError, ArgumentValidator
+from ego_core.progress import ProgressChannel, reporting_to
+from ego_core.progress import Send as ProgressSend
 from ego_core.responses import compose, scaffold_text
 from ego_core.types import Claim, Response, ScaffoldContext, ScaffoldItem, Tool, ToolOutcome
 from ego_core.version import __version__
@@ -123,7 +124,7 @@ class ToolRunner:
         claims: Sequence[Claim] = ()
         try:
             args = self._validators[name].validate(arguments)
-            result = await self._handle(tool, args, progress)
+            result = await self._handle(tool, args, self.host.context(plugin), progress)
             text = await anyio.to_thread.run_sync(self._render, name, args, result)
             claims = result.claims if isinstance(result, Response) else ()
             is_error = False
@@ -165,10 +166,13 @@ class ToolRunner:
         shown = (claims if not is_error else ()) if self.host.settings.claims else None
         return _text_result(text, is_error=is_error, claims=shown)
 
-    async def _handle(self, tool: Tool, args: Mapping[str, Any], progress: ProgressSend | None) -> object:
-        """The handler's result; what it reports through ``ctx.progress`` goes to ``progress``, in order."""
+    async def _handle(
+        self, tool: Tool, args: Mapping[str, Any], ctx: PluginContext, progress: ProgressSend | None
+    ) -> object:
+        """The handler's result (called with ``ctx``, the context of the tool's plugin); what it reports through
+        ``ctx.progress`` goes to ``progress``, in order."""
         if progress is None:
-            return await _run_handler(tool, args)
+            return await _run_handler(tool, args, ctx)
         channel = ProgressChannel(progress)
         result: object = None
         failure: Exception | None = None
@@ -176,7 +180,7 @@ class ToolRunner:
             group.start_soon(channel.run)
             try:
                 with reporting_to(channel):
-                    result = await _run_handler(tool, args)
+                    result = await _run_handler(tool, args, ctx)
             except Exception as exc:  # raised below, unwrapped by the task group
                 failure = exc
             finally:
@@ -234,11 +238,11 @@ class ToolRunner:
             return {"arguments": "[WITHHELD: log view failed]"}
 
 
-async def _run_handler(tool: Tool, args: Mapping[str, Any]) -> object:
+async def _run_handler(tool: Tool, args: Mapping[str, Any], ctx: PluginContext) -> object:
     if inspect.iscoroutinefunction(tool.handler):
-        result: object = await tool.handler(args)
+        result: object = await tool.handler(args, ctx)
     else:
-        result = await anyio.to_thread.run_sync(tool.handler, args)
+        result = await anyio.to_thread.run_sync(tool.handler, args, ctx)
     if inspect.isawaitable(result):
         result = await result
     return result

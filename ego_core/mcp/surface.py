@@ -1,7 +1,7 @@
 """Prompts, resources and completion: what the MCP server offers besides tools.
 
 :class:`SurfaceRunner` answers ``prompts/*``, ``resources/*`` and ``completion/complete`` for one host, from
-what its plugins registered (:class:`~ego_core.kernel.offerings.Offerings`). Every text it sends (a prompt's message,
+what its plugins registered (:class:`~ego_core.kernel.registries.Offerings`). Every text it sends (a prompt's message,
 a resource's contents) passes through the host's redaction pipeline first: a private memory's text never
 reaches a person's screen or an attachment this way.
 """
@@ -22,8 +22,8 @@ from mcp_types.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS
 
 from ego_core.errors import InvalidArgumentError, ToolError
 from ego_core.kernel.logs import log_event
-from ego_core.kernel.offerings import TEMPLATE_VARIABLE, Prompt, Resource, ResourceTemplate
 from ego_core.mcp.validation import is_blank
+from ego_core.offerings import TEMPLATE_VARIABLE, Prompt, Resource, ResourceTemplate
 
 _log = logging.getLogger("ego.server")
 

@@ -1,14 +1,16 @@
 """The generated part of docs/services.md: every service contract and value type, rendered from the code.
 
-``render_blocks()`` reads ``ego_core/services.py``, ``ego_core/types.py`` and ``ego_core/embedding.py`` (the
-classes and names listed in :data:`CONTRACTS`) and renders each class as a stub: its docstring, its fields with
-types and defaults (and their docstrings), its methods' signatures (and their docstrings). ``test_docs.py``
-fails when the page differs; run ``python tests/core/contracts_doc.py`` to write the blocks again.
+``render_blocks()`` reads ``ego_core/services.py``, ``ego_core/types.py`` and ``ego_core/embedding.py``, and the
+``api`` module of each built-in plugin that owns a contract, when that plugin is installed (the classes and names
+listed in :data:`CONTRACTS` and :data:`PLUGIN_CONTRACTS`), and renders each class as a stub: its docstring, its
+fields with types and defaults (and their docstrings), its methods' signatures (and their docstrings).
+``test_docs.py`` fails when the page differs; run ``python tests/core/contracts_doc.py`` to write the blocks again.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
 import sys
 import textwrap
@@ -23,7 +25,15 @@ CONTRACTS: dict[str, tuple[str, ...]] = {
     "types.py": ("EmotionalTrace", "LinkType", "LINK_TYPES", "MemoryLink", "Memory"),
     "embedding.py": ("Vectors", "EmbedRole", "SimilarityProfile"),
 }
-"""Per module, the names rendered ("*": every public class, alias and service name of the module)."""
+"""Per module of ego_core, the names rendered ("*": every public class, alias and service name of the module)."""
+
+PLUGIN_CONTRACTS: dict[str, str] = {
+    "ego_desires.api": "plugins/desires/ego_desires/api.py",
+    "ego_self_model.api": "plugins/self_model/ego_self_model/api.py",
+    "ego_notions.api": "plugins/notions/ego_notions/api.py",
+}
+"""The built-in plugins' contracts (every public name of each): module -> its path in this repository, which names
+its blocks on the page."""
 
 BEGIN = "<!-- generated from {module}: {name} -->"
 END = "<!-- end of generated {name} -->"
@@ -91,11 +101,35 @@ def _assignment(node: ast.stmt) -> tuple[str, str] | None:
     return None
 
 
+def unavailable_modules() -> set[str]:
+    """Paths (as the page names them) of the plugin contracts whose plugin is not installed here: their blocks are
+    left as they are."""
+    return {path for module, path in PLUGIN_CONTRACTS.items() if _origin(module) is None}
+
+
+def _origin(module: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(module)
+    except ImportError:  # the plugin's package is not installed
+        return None
+    return Path(spec.origin) if spec is not None and spec.origin else None
+
+
+def _sources() -> list[tuple[str, Path, tuple[str, ...]]]:
+    """(path as the page names it, file, names) of every module rendered here."""
+    found = [(f"ego_core/{module}", CORE / module, names) for module, names in CONTRACTS.items()]
+    for module, path in PLUGIN_CONTRACTS.items():
+        origin = _origin(module)
+        if origin is not None:
+            found.append((path, origin, ("*",)))
+    return found
+
+
 def render_blocks() -> dict[tuple[str, str], str]:
     """``(module, name) -> the python stub`` of every rendered name, in the order of the source."""
     blocks: dict[tuple[str, str], str] = {}
-    for module, names in CONTRACTS.items():
-        tree = ast.parse((CORE / module).read_text(encoding="utf-8"))
+    for module, source, names in _sources():
+        tree = ast.parse(source.read_text(encoding="utf-8"))
         for index, node in enumerate(tree.body):
             following = tree.body[index + 1] if index + 1 < len(tree.body) else None
             if isinstance(node, ast.ClassDef):
@@ -107,7 +141,7 @@ def render_blocks() -> dict[tuple[str, str], str]:
                 continue
             if name.startswith("_") or ("*" not in names and name not in names):
                 continue
-            blocks[(f"ego_core/{module}", name)] = "\n".join(lines)
+            blocks[(module, name)] = "\n".join(lines)
     return blocks
 
 

@@ -220,7 +220,7 @@ async def test_wake_up_records_when_each_session_began(make_host: HostFactory) -
 
 
 def _tool(name: str, needs: tuple[str, ...] = ()) -> Tool:
-    return Tool(name=name, description="d", input_schema={"type": "object"}, handler=lambda _a: "ok", needs=needs)
+    return Tool(name=name, description="d", input_schema={"type": "object"}, handler=lambda a, ctx: "ok", needs=needs)
 
 
 class Dreams:
@@ -235,7 +235,7 @@ from ego_core import Tool, hookimpl
 
 @hookimpl
 def register_tools(register):
-    register(Tool(name="installed_only", description="d", input_schema={"type": "object"}, handler=lambda a: "x"))
+    register(Tool(name="installed_only", description="d", input_schema={"type": "object"}, handler=lambda a, ctx: "x"))
 """
 
 
@@ -331,7 +331,8 @@ def test_hook_names_suggested_for_a_misspelling(tmp_path: Path) -> None:
 
     host = build_host(Settings(data_dir=tmp_path / "data"), autoload=False, plugins={"far": Far()})
     reason = reasons(host)["far"]
-    assert "ego's hooks: register_tools, " in reason
+    listed = reason.split("ego's hooks: ")[1].split(";")[0].split(", ")
+    assert {"register_tools", "on_wake_up", "on_startup"} <= set(listed)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import attrs
 import pytest
 
 from ego_core import LINE_REST, Claim, Clock, Section, Settings, hookimpl
-from ego_core.kernel.freshness import ShownLines
+from ego_core.mcp.freshness import ShownLines
 from ego_core.testing import HostFactory, mcp_client, tool_text
 
 pytestmark = pytest.mark.anyio

@@ -32,7 +32,7 @@ from ego_core import Tool, hookimpl
 
 @hookimpl
 def register_tools(register):
-    register(Tool(name="t_hello_tool", description="Hi.", input_schema={"type": "object"}, handler=lambda a: "hi"))
+    register(Tool(name="t_hello_tool", description="Hi.", input_schema={"type": "object"}, handler=lambda a, ctx: "hi"))
 """
 
 COMMAND_PLUGIN = """

@@ -19,25 +19,21 @@ from ego_core import (
     Check,
     Clock,
     Command,
-    ConsolidationRun,
     Ember,
+    HookKind,
     Memory,
     PluginContext,
-    RecallHit,
-    RecallNote,
-    RecallQuery,
     Redactor,
-    RememberDraft,
-    Response,
     ScaffoldContext,
     Section,
     Settings,
     Tool,
     ToolOutcome,
     hookimpl,
+    spec,
 )
 from ego_core.kernel.dispatch import HostHooks
-from ego_core.kernel.hookspecs import HookKind, hook_kinds, hook_names
+from ego_core.kernel.hookspecs import hook_kinds, hook_names
 from ego_core.mcp.portable import export_file, import_file
 from ego_core.testing import HostFactory, ToolRunner, configure_logging, mcp_client, tool_text
 
@@ -63,7 +59,7 @@ def test_every_hook_has_a_test_named_for_it() -> None:
 def test_every_hook_declares_its_kind_and_has_a_typed_call() -> None:
     kinds = hook_kinds()
     assert set(kinds) == set(hook_names())
-    assert kinds["before_remember"] is HookKind.FIRST_RESULT
+    assert kinds["on_wake_up"] is HookKind.COLLECTOR
     for name in hook_names():
         method = getattr(HostHooks, name)
         parameters = {p.name for p in inspect.signature(method).parameters.values() if p.kind is p.KEYWORD_ONLY}
@@ -81,12 +77,22 @@ def _spec_class(name: str) -> type:
 # The dispatcher
 
 
+class HeardSpecs:
+    @spec(HookKind.NOTIFICATION)
+    def on_heard(self, memory: Memory, together: Sequence[str], ctx: PluginContext) -> Sequence[str] | None:
+        """A hook a test plugin publishes, as the memory plugin publishes its own."""
+
+
+class Publisher:
+    hookspecs = (HeardSpecs,)
+
+
 class Listener:
     def __init__(self) -> None:
         self.seen: list[str] = []
 
-    @hookimpl
-    def on_remember(self, memory: Memory) -> list[str]:
+    @hookimpl(optionalhook=True)
+    def on_heard(self, memory: Memory) -> list[str]:
         self.seen.append(memory.id)
         return [f"heard {memory.id}"]
 
@@ -97,15 +103,15 @@ class Listener:
 
 def test_a_call_site_with_a_wrong_argument_set_raises_there_and_fails_no_plugin(make_host: HostFactory) -> None:
     listener = Listener()
-    host = make_host({"listener": listener})
-    with pytest.raises(TypeError, match=r"hook on_remember\(\) takes memory, together: missing memory, together"):
-        host.dispatcher.fan_out("on_remember")
+    host = make_host({"listener": listener, "publisher": Publisher()})
+    with pytest.raises(TypeError, match=r"hook on_heard\(\) takes memory, together: missing memory, together"):
+        host.dispatcher.fan_out("on_heard")
     with pytest.raises(TypeError, match="unexpected draft"):
-        host.dispatcher.fan_out("on_remember", memory=MEMORY, draft="x")
+        host.hooks.call("on_heard", memory=MEMORY, together=(), draft="x")
     with pytest.raises(TypeError, match="takes no arguments: unexpected memory"):
         host.dispatcher.fan_out("on_wake_up", memory=MEMORY)
-    with pytest.raises(TypeError):
-        host.hooks.on_remember()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="'on_hear' is not an ego hook"):
+        host.hooks.call("on_hear", memory=MEMORY, together=())
     with pytest.raises(TypeError, match="call it per plugin"):
         host.dispatcher.fan_out("on_startup")
     assert listener.seen == []
@@ -123,11 +129,11 @@ def test_trace_hooks_logs_one_record_per_implementation_called(
     assert settings.trace_hooks
     logs = tmp_path / "logs"
     configure_logging(logs, "INFO")
-    host = make_host({"a": Listener(), "b": Listener()}, settings=settings)
+    host = make_host({"a": Listener(), "b": Listener(), "publisher": Publisher()}, settings=settings)
     heard = ["heard mem_0123456789ab"]
-    assert sorted(host.hooks.on_remember(memory=MEMORY)) == [("a", heard), ("b", heard)]
+    assert sorted(host.hooks.call("on_heard", memory=MEMORY, together=())) == [("a", heard), ("b", heard)]
     records = [json.loads(line) for path in logs.glob("*.jsonl") for line in path.read_text().splitlines()]
-    calls = [r for r in records if r.get("event") == "hook_call" and r["hook"] == "on_remember"]
+    calls = [r for r in records if r.get("event") == "hook_call" and r["hook"] == "on_heard"]
     assert sorted(r["plugin"] for r in calls) == ["a", "b"]
     assert all(r["outcome"] == "ok" and r["duration_ms"] >= 0 for r in calls)
 
@@ -135,8 +141,8 @@ def test_trace_hooks_logs_one_record_per_implementation_called(
 def test_without_trace_hooks_no_hook_call_is_logged(make_host: HostFactory, tmp_path: Path) -> None:
     logs = tmp_path / "logs"
     configure_logging(logs, "DEBUG")
-    host = make_host({"a": Listener()})
-    host.hooks.on_remember(memory=MEMORY)
+    host = make_host({"a": Listener(), "publisher": Publisher()})
+    host.hooks.call("on_heard", memory=MEMORY, together=())
     assert "hook_call" not in "".join(p.read_text() for p in logs.glob("*.jsonl"))
 
 
@@ -144,7 +150,7 @@ def test_a_slow_set_up_hook_is_expected_work_and_a_slow_session_hook_is_a_warnin
     make_host: HostFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Loading a model in on_startup or doctor_checks is expected: `ego doctor` must not say "all ok" and warn in
-    one run. A hook an agent waits on (on_remember here) still warns."""
+    one run. A hook an agent waits on (a published one here) still warns."""
     import ego_core.kernel.dispatch
 
     monkeypatch.setattr(ego_core.kernel.dispatch, "SLOW_HOOK_MS", -1.0)  # every call counts as slow
@@ -156,12 +162,12 @@ def test_a_slow_set_up_hook_is_expected_work_and_a_slow_session_hook_is_a_warnin
         def on_startup(self) -> None:
             return None
 
-    host = make_host({"a": Starter()})
+    host = make_host({"a": Starter(), "publisher": Publisher()})
     host.start()
-    host.hooks.on_remember(memory=MEMORY)
+    host.hooks.call("on_heard", memory=MEMORY, together=())
     records = [json.loads(line) for path in logs.glob("*.jsonl") for line in path.read_text().splitlines()]
     levels = {r["hook"]: r["level"] for r in records if r.get("event") == "slow_hook" and r["plugin"] == "a"}
-    assert levels == {"on_startup": "info", "on_remember": "warning"}
+    assert levels == {"on_startup": "info", "on_heard": "warning"}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -172,7 +178,7 @@ def test_hook_register_tools(make_host: HostFactory) -> None:
     class Tools:
         @hookimpl
         def register_tools(self, register: Callable[[Tool], None]) -> None:
-            register(Tool(name="ping", description="Ping.", input_schema=EMPTY, handler=lambda a: "pong"))
+            register(Tool(name="ping", description="Ping.", input_schema=EMPTY, handler=lambda _args, _ctx: "pong"))
 
     host = make_host({"tools": Tools()})
     assert host.tool("ping") is not None
@@ -254,77 +260,16 @@ def test_hook_doctor_checks(make_host: HostFactory) -> None:
     assert host.hooks.doctor_checks() == [("checked", [Check("kettle", True, "warm")])]
 
 
-def test_hook_before_remember(make_host: HostFactory) -> None:
-    class Guard:
-        @hookimpl
-        def before_remember(self, draft: RememberDraft) -> Response | None:
-            return Response(data="not again", declined=True) if "again" in draft.content else None
-
-    host = make_host({"guard": Guard()})
-    assert host.hooks.before_remember(draft=RememberDraft(content="once")) is None
-    assert host.hooks.before_remember(draft=RememberDraft(content="again")) == (
-        "guard",
-        Response(data="not again", declined=True),
-    )
-
-
-def test_hook_on_remember(make_host: HostFactory) -> None:
-    listener = Listener()
-    host = make_host({"listener": listener})
-    assert host.hooks.on_remember(memory=MEMORY) == [("listener", ["heard mem_0123456789ab"])]
-    assert listener.seen == [MEMORY.id]
-
-
-def test_hook_on_recall_result(make_host: HostFactory) -> None:
-    class Annotator:
-        @hookimpl
-        def on_recall_result(self, query: RecallQuery, results: Sequence[RecallHit]) -> RecallNote:
-            return RecallNote(lines=(f"{len(results)} for {query.context}",), boosts={results[0].memory.id: 0.5})
-
-    host = make_host({"annotator": Annotator()})
-    [(plugin, note)] = host.hooks.on_recall_result(
-        query=RecallQuery(context="river"), results=(RecallHit(memory=MEMORY, score=0.4),)
-    )
-    assert plugin == "annotator"
-    assert note.lines == ("1 for river",)
-    assert dict(note.boosts) == {MEMORY.id: 0.5}
-
-
-def test_hook_on_forget(make_host: HostFactory) -> None:
-    forgotten: list[str] = []
-
-    class Cleaner:
-        @hookimpl
-        def on_forget(self, memory: Memory) -> list[str] | None:
-            forgotten.append(memory.id)
-            return None
-
-    host = make_host({"cleaner": Cleaner()})
-    assert host.hooks.on_forget(memory=MEMORY) == []
-    assert forgotten == [MEMORY.id]
-
-
-def test_hook_on_memory_revised(make_host: HostFactory) -> None:
-    seen: list[tuple[bool, bool]] = []
-
-    class Mirror:
-        @hookimpl
-        def on_memory_revised(self, before: Memory, after: Memory) -> list[str]:
-            seen.append((before.is_private, after.is_private))
-            return ["mirror updated"]
-
-    host = make_host({"mirror": Mirror()})
-    after = attrs.evolve(MEMORY, is_private=True)
-    assert host.hooks.on_memory_revised(before=MEMORY, after=after) == [("mirror", ["mirror updated"])]
-    assert seen == [(False, True)]
-
-
 def test_owner_tools_are_never_offered_to_an_agent(make_host: HostFactory) -> None:
     class Owner:
         @hookimpl
         def register_tools(self, register: Callable[[Tool], None]) -> None:
-            register(Tool(name="mend", description="d", input_schema=EMPTY, handler=lambda a: "mended", tier="owner"))
-            register(Tool(name="look", description="d", input_schema=EMPTY, handler=lambda a: "looked"))
+            register(
+                Tool(
+                    name="mend", description="d", input_schema=EMPTY, handler=lambda _args, _ctx: "mended", tier="owner"
+                )
+            )
+            register(Tool(name="look", description="d", input_schema=EMPTY, handler=lambda _args, _ctx: "looked"))
 
     host = make_host({"owner": Owner()})
     host.start()
@@ -344,17 +289,6 @@ def test_owner_tools_are_never_offered_to_an_agent(make_host: HostFactory) -> No
     assert is_error
     assert refused.startswith("Unknown tool: mend.")
     assert owned == "mended"
-
-
-def test_hook_on_consolidate(make_host: HostFactory) -> None:
-    class Merger:
-        @hookimpl
-        def on_consolidate(self, run: ConsolidationRun) -> Section:
-            return Section(key="merge", text=f"{len(run.recent_ids)} replayed")
-
-    host = make_host({"merger": Merger()})
-    run = ConsolidationRun(since=NOW, until=NOW, recent_ids=("mem_1", "mem_2"))
-    assert host.hooks.on_consolidate(run=run) == [("merger", Section(key="merge", text="2 replayed"))]
 
 
 class Portable:
@@ -501,30 +435,6 @@ async def test_hook_ember_candidates(make_host: HostFactory) -> None:
         text = tool_text(await client.call_tool("wake_up", {}))
     assert "Embers: ...proud about: the bridge held / ...a letter still unanswered" in text
     assert "kettle" not in text
-
-
-@pytest.mark.anyio
-async def test_hook_on_memory_surfaced(make_host: HostFactory) -> None:
-    surfaced: list[tuple[str, str]] = []
-
-    class Listener:
-        @hookimpl
-        def on_memory_surfaced(self, memory: Memory, how: str) -> None:
-            surfaced.append((memory.id, how))
-
-    class Dreamer:
-        @hookimpl
-        def on_startup(self, ctx: PluginContext) -> None:
-            self.ctx = ctx
-
-        @hookimpl
-        def on_wake_up(self, ctx: PluginContext) -> None:
-            old = Memory(id="mem_old", content="the lake in winter", timestamp=datetime(2020, 1, 1, tzinfo=UTC))
-            ctx.hooks.on_memory_surfaced(memory=old, how="involuntary")
-
-    async with mcp_client(make_host({"listener": Listener(), "dreamer": Dreamer()})) as client:
-        await client.call_tool("wake_up", {})
-    assert surfaced == [("mem_old", "involuntary")]
 
 
 def test_random_source_is_fixed_by_the_seed_per_plugin(make_host: HostFactory, tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import pytest
 
-from ego_core import Clock, PluginContext, Section, Tool, build_host, hookimpl
+from ego_core import Clock, HookKind, PluginContext, Section, Tool, build_host, hookimpl, spec
 from ego_core.kernel.config import Settings
 from ego_core.kernel.discovery import SelectionError
-from ego_core.kernel.registries import CORE_PLUGIN_ID, ToolConflictError
-from ego_core.kernel.status import MAX_FAILURES_PER_HOOK
+from ego_core.kernel.registries import ToolConflictError
+from ego_core.kernel.status import CORE_PLUGIN_ID, MAX_FAILURES_PER_HOOK
 from ego_core.services import BODY_SENSE, BodySense
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def echo_tool(name: str, tier: str = "backend") -> Tool:
         name=name,
         description=f"{name} tool",
         input_schema={"type": "object", "properties": {}},
-        handler=lambda args: name,
+        handler=lambda args, _ctx: name,
         tier=tier,  # type: ignore[arg-type]
     )
 
@@ -49,7 +49,7 @@ from ego_core import Tool, hookimpl
 
 @hookimpl
 def register_tools(register):
-    register(Tool(name="{tool}", description="d", input_schema={{"type": "object"}}, handler=lambda a: "ok"))
+    register(Tool(name="{tool}", description="d", input_schema={{"type": "object"}}, handler=lambda _args, _ctx: "ok"))
 """
 
 
@@ -298,23 +298,31 @@ def test_a_hook_that_returns_a_coroutine_is_recorded_not_used(make_host: HostFac
 
 
 def test_first_result_skips_raising_and_none_answers(make_host: HostFactory) -> None:
+    class JudgeSpecs:
+        @spec(HookKind.FIRST_RESULT, firstresult=True)
+        def judge(self, draft: Any, ctx: PluginContext) -> str | None:
+            """The first answer wins."""
+
+    class Judges:
+        hookspecs = (JudgeSpecs,)
+
     class Raising:
-        @hookimpl(tryfirst=True)
-        def before_remember(self) -> str:
+        @hookimpl(optionalhook=True, tryfirst=True)
+        def judge(self) -> str:
             raise ValueError("boom")
 
     class Silent:
-        @hookimpl
-        def before_remember(self) -> None:
+        @hookimpl(optionalhook=True)
+        def judge(self) -> None:
             return None
 
     class Veto:
-        @hookimpl(trylast=True)
-        def before_remember(self, draft: Any) -> str:
+        @hookimpl(optionalhook=True, trylast=True)
+        def judge(self, draft: Any) -> str:
             return f"duplicate of {draft}"
 
-    host = make_host({"raising": Raising(), "silent": Silent(), "veto": Veto()})
-    assert host.hooks.before_remember(draft="d") == ("veto", "duplicate of d")
+    host = make_host({"judges": Judges(), "raising": Raising(), "silent": Silent(), "veto": Veto()})
+    assert host.hooks.call("judge", draft="d") == [("veto", "duplicate of d")]
     assert [f.plugin for f in host.failures] == ["raising"]
 
 
@@ -356,7 +364,9 @@ def test_a_tool_registration_that_fails_late_leaves_the_name_free(make_host: Hos
         @hookimpl
         def register_tools(self, register: Callable[[Tool], None]) -> None:
             register(echo_tool("shared_name"))
-            register(Tool(name="bad", description="d", input_schema={"type": "nonsense"}, handler=lambda a: ""))
+            register(
+                Tool(name="bad", description="d", input_schema={"type": "nonsense"}, handler=lambda _args, _ctx: "")
+            )
 
     # "broken" registers first: its half-done registration must not make "z_fine"'s tool a conflict
     host = make_host({"broken": Broken(), "z_fine": ToolPlugin("shared_name")})

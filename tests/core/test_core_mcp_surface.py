@@ -26,7 +26,7 @@ from ego_core import (
     Tool,
     hookimpl,
 )
-from ego_core.kernel.progress import MIN_INTERVAL, Progress
+from ego_core.progress import MIN_INTERVAL, Progress
 from ego_core.testing import HostFactory, configure_logging, mcp_client, tool_text
 
 pytestmark = pytest.mark.anyio
@@ -348,48 +348,42 @@ class Slow:
     """Tools that report progress, one of them through another plugin's hook inside a part."""
 
     def __init__(self) -> None:
-        self.ctx: PluginContext | None = None
         self.reporting: list[bool] = []
 
     @hookimpl
-    def register_tools(self, register: Callable[[Tool], None], ctx: PluginContext) -> None:
-        self.ctx = ctx
+    def register_tools(self, register: Callable[[Tool], None]) -> None:
         register(Tool(name="crunch", description="Crunch.", input_schema=EMPTY, handler=self.crunch))
         register(Tool(name="crunch_async", description="Crunch.", input_schema=EMPTY, handler=self.crunch_async))
         register(Tool(name="crunch_and_fail", description="Fail.", input_schema=EMPTY, handler=self.fail))
         register(Tool(name="crunch_nested", description="Nest.", input_schema=EMPTY, handler=self.nested))
 
-    def crunch(self, _args: Mapping[str, Any]) -> Response:
-        assert self.ctx is not None
-        with self.ctx.progress(4, "crunching") as progress:
+    def crunch(self, _args: Mapping[str, Any], ctx: PluginContext) -> Response:
+        with ctx.progress(4, "crunching") as progress:
             self.reporting.append(progress.reporting)
             progress.advance(1, "first")
             with progress.part(2, "the helpers"):
-                self.ctx.hooks.on_prompt(prompt="crunch", arguments={})
+                ctx.hooks.on_prompt(prompt="crunch", arguments={})
             progress.advance()
         return Response("crunched")
 
-    async def crunch_async(self, _args: Mapping[str, Any]) -> str:
-        assert self.ctx is not None
-        with self.ctx.progress(2, "async") as progress:
+    async def crunch_async(self, _args: Mapping[str, Any], ctx: PluginContext) -> str:
+        with ctx.progress(2, "async") as progress:
             progress(1)
             progress(1)
         return "done"
 
-    def nested(self, _args: Mapping[str, Any]) -> str:
+    def nested(self, _args: Mapping[str, Any], ctx: PluginContext) -> str:
         """A nested progress outside a part reports nothing, nor does anything within a part of it."""
-        assert self.ctx is not None
-        with self.ctx.progress(2, "outer") as outer:
+        with ctx.progress(2, "outer") as outer:
             outer.advance()
-            with self.ctx.progress(100, "inner") as inner:
+            with ctx.progress(100, "inner") as inner:
                 inner.advance(50)
-                with inner.part(50), self.ctx.progress(10, "innermost") as innermost:
+                with inner.part(50), ctx.progress(10, "innermost") as innermost:
                     innermost.advance(10)
         return "nested"
 
-    def fail(self, _args: Mapping[str, Any]) -> str:
-        assert self.ctx is not None
-        with self.ctx.progress(3, "failing") as progress:
+    def fail(self, _args: Mapping[str, Any], ctx: PluginContext) -> str:
+        with ctx.progress(3, "failing") as progress:
             progress(1)
             raise InvalidArgumentError("nothing", "no arguments")
 
@@ -471,7 +465,7 @@ async def test_progress_reports_are_coalesced(make_host: HostFactory) -> None:
     class Busy:
         @hookimpl
         def register_tools(self, register: Callable[[Tool], None], ctx: PluginContext) -> None:
-            def busy(_args: Mapping[str, Any]) -> str:
+            def busy(_args: Mapping[str, Any], _ctx: PluginContext) -> str:
                 with ctx.progress(2000, "busy") as progress:
                     for _ in range(2000):
                         progress.advance()

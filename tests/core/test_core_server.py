@@ -15,6 +15,7 @@ from ego_core import (
     PRIVATE_MARK,
     Clock,
     InvalidArgumentError,
+    PluginContext,
     PluginHost,
     Response,
     ScaffoldContext,
@@ -60,7 +61,7 @@ class Demo:
         register(Tool(name="count", description="Count.", input_schema=COUNT_SCHEMA, handler=self.count))
         register(Tool(name="acount", description="Async count.", input_schema=COUNT_SCHEMA, handler=self.acount))
 
-    def count(self, args: Mapping[str, Any]) -> Any:
+    def count(self, args: Mapping[str, Any], _ctx: PluginContext) -> Any:
         mode = args.get("mode", "ok")
         if mode == "tool_error":
             raise ToolError(
@@ -86,7 +87,7 @@ class Demo:
             ),
         )
 
-    async def acount(self, args: Mapping[str, Any]) -> str:
+    async def acount(self, args: Mapping[str, Any], _ctx: PluginContext) -> str:
         await asyncio.sleep(0)
         return f"async {args['n']}"
 
@@ -390,7 +391,7 @@ class Diary:
             )
         )
 
-    def note(self, args: Mapping[str, Any]) -> str:
+    def note(self, args: Mapping[str, Any], _ctx: PluginContext) -> str:
         return "noted"
 
 
@@ -417,7 +418,7 @@ async def test_a_tool_with_an_invalid_schema_is_refused_and_the_rest_served(
     class BadSchema:
         @hookimpl
         def register_tools(self, register: Callable[[Tool], None]) -> None:
-            register(Tool(name="bad", description="d", input_schema={"type": "objekt"}, handler=lambda a: ""))
+            register(Tool(name="bad", description="d", input_schema={"type": "objekt"}, handler=lambda _args, _ctx: ""))
 
     host = make_host({"bad": BadSchema(), "demo": demo})
     [failure] = host.failures

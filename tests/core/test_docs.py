@@ -8,17 +8,22 @@ from __future__ import annotations
 
 import argparse
 import ast
-import inspect
 import re
+import sys
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
+import hooks_doc
 import pytest
+from hooks_doc import heading
 
 import ego_core
-from ego_core import build_host, hookspecs
+from ego_core import PluginContext, build_host
+from ego_core.kernel import hookspecs
 from ego_core.kernel.config import PluginSelection, ServerConfig, Settings
+from ego_core.kernel.markers import HookKind, spec
 from ego_core.mcp.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,21 +39,16 @@ def read(name: str) -> str:
 
 
 def hook_signatures() -> list[str]:
-    """``name(param, ...)`` of every hook spec, parameters in the spec's order (``self`` left out)."""
-    found = []
-    for spec_class in hookspecs.ALL_SPECS:
-        for name, function in vars(spec_class).items():
-            if name.startswith("_") or not callable(function):
-                continue
-            params = [p for p in inspect.signature(function).parameters if p != "self"]
-            found.append(f"{name}({', '.join(params)})")
-    return found
+    """``name(param, ...)`` of every hook spec (the core's and those built-in plugins publish), parameters in the
+    spec's order (``self`` left out)."""
+    return [heading(name, function).removeprefix("## ") for name, (_cls, function) in hooks_doc.hooks().items()]
 
 
 def test_every_hook_spec_is_collected() -> None:
     names = [signature.split("(")[0] for signature in hook_signatures()]
-    assert sorted(names) == sorted(hookspecs.hook_names())
-    assert "before_remember(draft, ctx)" in hook_signatures()
+    assert set(hookspecs.hook_names()) <= set(names)
+    assert len(names) == len(set(names))
+    assert "on_wake_up(ctx)" in hook_signatures()
 
 
 @pytest.mark.parametrize("signature", hook_signatures())
@@ -62,6 +62,66 @@ def test_hooks_reference_documents_no_hook_that_does_not_exist() -> None:
     documented = re.findall(r"^## ([a-z_]+)\(", read("hooks.md"), flags=re.MULTILINE)
     assert set(documented) <= known, f"docs/hooks.md documents unknown hooks: {sorted(set(documented) - known)}"
     assert len(documented) == len(set(documented)), "a hook is documented twice"
+
+
+def test_hooks_reference_is_generated_from_the_specs() -> None:
+    """Each hook's heading, signature, kind and text come from its spec (``python tests/core/hooks_doc.py``)."""
+    page = read("hooks.md")
+    blocks = hooks_doc.render_blocks()
+    documented = [name for _module, name in hooks_doc.documented(page)]
+    assert len(documented) == len(set(documented)), "docs/hooks.md has a generated block twice"
+    missing = [name for name in blocks if name not in documented]
+    assert not missing, f"docs/hooks.md has no generated block for {missing}: run python tests/core/hooks_doc.py"
+    skipped = hooks_doc.unavailable_modules()
+    gone = [name for module, name in hooks_doc.documented(page) if name not in blocks and module not in skipped]
+    assert not gone, f"docs/hooks.md has a generated block for hooks that do not exist: {gone}"
+    written = hooks_doc.hand_written_headings(page)
+    assert not written, f"docs/hooks.md has hook sections outside the generated blocks: {written}"
+    assert page == hooks_doc.expected_page(page), (
+        "docs/hooks.md differs from the hook specs: run python tests/core/hooks_doc.py (and read the prose around "
+        "the blocks it changes)"
+    )
+
+
+class PublishedSpecs:
+    @spec(HookKind.NOTIFICATION)
+    def on_published(self, ctx: PluginContext) -> None:
+        """A hook a plugin publishes."""
+
+
+class TwiceSpecs:
+    @spec(HookKind.LIFECYCLE)
+    def on_startup(self, ctx: PluginContext) -> None:
+        """The core's hook, declared again."""
+
+
+def test_hooks_a_plugin_publishes_are_documented_with_the_core_s(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("published_api")
+    module.PublishedSpecs = PublishedSpecs  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "published_api", module)
+    monkeypatch.setattr(hooks_doc, "PUBLISHED", (("published_api", "PublishedSpecs", "published_api.py"),))
+    blocks = hooks_doc.render_blocks()
+    assert list(blocks)[-1] == "on_published"
+    module_path, text = blocks["on_published"]
+    assert module_path == "tests/core/test_docs.py"
+    assert "@hookimpl(optionalhook=True)\ndef on_published(self, ctx: PluginContext) -> None: ..." in text
+    assert "**Kind:** [notification](#kinds)." in text
+    assert "`on_published`" in blocks[hooks_doc.KINDS][1]
+    assert "@hookimpl\ndef on_wake_up(self, ctx: PluginContext) -> Section | None: ..." in blocks["on_wake_up"][1]
+
+
+def test_a_hook_declared_twice_cannot_be_documented(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = types.ModuleType("twice_api")
+    module.TwiceSpecs = TwiceSpecs  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "twice_api", module)
+    monkeypatch.setattr(hooks_doc, "PUBLISHED", (("twice_api", "TwiceSpecs", "twice_api.py"),))
+    with pytest.raises(hooks_doc.HookDocError, match="on_startup is declared by LifecycleSpecs and TwiceSpecs"):
+        hooks_doc.hooks()
+
+
+def test_a_hand_written_hook_section_is_found() -> None:
+    page = read("hooks.md") + "\n## on_wake_up(ctx)\n\nWritten by hand.\n"
+    assert hooks_doc.hand_written_headings(page) == ["## on_wake_up(ctx)"]
 
 
 def walk_parser(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], str]]:
@@ -111,7 +171,7 @@ def test_every_config_field_is_documented(cls: type) -> None:
 def core_env_vars() -> set[str]:
     """``EGO_*`` names in string literals (including docstrings and f-strings) of ego_core/*.py."""
     found: set[str] = set()
-    for path in sorted(CORE.glob("*.py")):
+    for path in sorted(CORE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 found.update(ENV_VAR.findall(node.value))
@@ -166,14 +226,15 @@ def test_plugin_author_guide_walks_through_the_example_plugin() -> None:
 
 
 def test_services_reference_shows_every_contract_as_the_code_has_it() -> None:
-    from contracts_doc import documented, expected_page, render_blocks
+    from contracts_doc import documented, expected_page, render_blocks, unavailable_modules
 
     page = read("services.md")
     blocks = render_blocks()
     assert {("ego_core/services.py", "MemoryService"), ("ego_core/types.py", "Memory")} <= set(blocks)
     missing = sorted(name for _module, name in set(blocks) - documented(page))
     assert not missing, f"docs/services.md has no generated block for {missing}: run python tests/core/contracts_doc.py"
-    gone = sorted(name for _module, name in documented(page) - set(blocks))
+    skipped = unavailable_modules()
+    gone = sorted(name for module, name in documented(page) - set(blocks) if module not in skipped)
     assert not gone, f"docs/services.md documents names the code no longer has: {gone}"
     assert page == expected_page(page), (
         "docs/services.md differs from the code: run python tests/core/contracts_doc.py (and read the prose around "
@@ -182,12 +243,24 @@ def test_services_reference_shows_every_contract_as_the_code_has_it() -> None:
 
 
 def test_every_service_contract_is_exported_and_in_the_reference() -> None:
+    import importlib
+
+    from contracts_doc import PLUGIN_CONTRACTS, unavailable_modules
+
     import ego_core.services
 
     page = read("services.md")
     for name, value in vars(ego_core.services).items():
         if isinstance(value, type) and value.__module__ == "ego_core.services" and not name.startswith("_"):
+            assert name in ego_core.__all__, name
             assert f"class {name}(" in page or f"class {name}:" in page, name
+    installed = [module for module, path in PLUGIN_CONTRACTS.items() if path not in unavailable_modules()]
+    for module_name in installed:
+        module = importlib.import_module(module_name)
+        for name, value in vars(module).items():
+            if isinstance(value, type) and value.__module__ == module_name and not name.startswith("_"):
+                assert name in module.__all__, f"{module_name}.{name}"
+                assert f"class {name}(" in page or f"class {name}:" in page, f"{module_name}.{name}"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -240,7 +313,7 @@ def test_hooks_reference_used_by_names_exactly_the_plugins_implementing_each_hoo
     plugins = {plugin_id: implemented_hooks(package) for plugin_id, package in built_in_plugins().items()}
     assert {"core", "memory", "dedup"} <= set(plugins)
     sections = re.split(r"^## ", read("hooks.md"), flags=re.MULTILINE)
-    for name in hookspecs.hook_names():
+    for name in hooks_doc.hooks():
         section = next(s for s in sections if s.startswith(f"{name}("))
         assert "**Used by:**" in section, f"docs/hooks.md: {name} has no **Used by:** line"
         expected = {plugin_id for plugin_id, hooks in plugins.items() if name in hooks}

@@ -15,7 +15,7 @@ from ego_core.mcp.cli import main
 from ego_core.mcp.plugin_template import render, write_plugin
 
 ROOT = Path(__file__).resolve().parents[2]
-TEMPLATES = ROOT / "ego_core" / "templates" / "plugin"
+TEMPLATES = ROOT / "ego_core" / "mcp" / "templates" / "plugin"
 
 
 def files_for(plugin_id: str) -> list[str]:
@@ -97,7 +97,7 @@ def test_ego_plugin_new_writes_the_rendered_tree(tmp_path: Path, capsys: pytest.
 def test_every_template_file_is_package_data() -> None:
     """Only ``*.tmpl`` files are rendered and shipped (``[tool.setuptools.package-data]``): nothing else lives there."""
     package_data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
-    assert "templates/plugin/**/*.tmpl" in package_data["package-data"]["ego_core"]
+    assert "mcp/templates/plugin/**/*.tmpl" in package_data["package-data"]["ego_core"]
     found = sorted(p.relative_to(TEMPLATES).as_posix() for p in TEMPLATES.rglob("*") if p.is_file())
     assert found == sorted(f"{path.replace('ego_$id/', '$package/')}.tmpl" for path in files_for("$id"))
 

@@ -21,7 +21,7 @@ from mcp import Client, MCPError, StdioServerParameters, stdio_client
 from mcp.shared import inbound
 from test_e2e_mcp_surface import exercise, install_almanac
 
-from ego_core import bridge
+from ego_core.mcp import bridge
 from ego_core.testing import tool_text
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from ego_core import Tool, hookimpl
 
 @hookimpl
 def register_tools(register):
-    register(Tool(name="good_ping", description="Ping.", input_schema={"type": "object"}, handler=lambda a: "pong"))
+    register(Tool(name="good_ping", description="Ping.", input_schema={"type": "object"}, handler=lambda a, c: "pong"))
 """
 
 RAW_WRITER = """
@@ -34,7 +34,7 @@ from ego_core import Tool, hookimpl
 
 @hookimpl
 def register_tools(register):
-    register(Tool(name="raw_ping", description="Ping.", input_schema={"type": "object"}, handler=lambda a: "ok"))
+    register(Tool(name="raw_ping", description="Ping.", input_schema={"type": "object"}, handler=lambda a, ctx: "ok"))
 """
 
 EXITING = """

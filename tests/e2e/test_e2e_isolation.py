@@ -26,7 +26,7 @@ from ego_core import Section, Tool, hookimpl
 
 @hookimpl
 def register_tools(register):
-    register(Tool(name="good_ping", description="Ping.", input_schema={"type": "object"}, handler=lambda a: "pong"))
+    register(Tool(name="good_ping", description="Ping.", input_schema={"type": "object"}, handler=lambda a, c: "pong"))
 
 @hookimpl
 def on_wake_up():
@@ -43,7 +43,7 @@ from ego_core import Tool, hookimpl
 
 @hookimpl
 def register_tools(register):
-    register(Tool(name="raiser_ping", description="Ping.", input_schema={"type": "object"}, handler=lambda a: "ok"))
+    register(Tool(name="raiser_ping", description="Ping.", input_schema={"type": "object"}, handler=lambda a, c: "ok"))
 
 @hookimpl
 def on_wake_up():
@@ -59,7 +59,7 @@ def on_wakeup():  # a typo: not a hook ego knows
 
 @hookimpl
 def register_tools(register):
-    register(Tool(name="typo_ping", description="Ping.", input_schema={"type": "object"}, handler=lambda a: "ok"))
+    register(Tool(name="typo_ping", description="Ping.", input_schema={"type": "object"}, handler=lambda a, ctx: "ok"))
 """
 
 

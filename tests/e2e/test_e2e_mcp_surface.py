@@ -39,14 +39,14 @@ DAYS = ["monday", "tuesday", "wednesday"]
 class Almanac:
     @hookimpl
     def register_tools(self, register, ctx):
-        def count_slowly(args):
+        def count_slowly(args, ctx):
             with ctx.progress(STEPS, "counting") as progress:
                 for _ in range(STEPS):
                     time.sleep(0.15)
                     progress.advance()
             return "counted"
 
-        def note(args):
+        def note(args, ctx):
             (ctx.data_dir / "note.txt").write_text(args["text"], encoding="utf-8")
             return "noted"
 

@@ -24,7 +24,8 @@ from ego_core import Tool, hookimpl
 
 @hookimpl
 def register_tools(register):
-    register(Tool(name="{tool}", description="Ping.", input_schema={{"type": "object"}}, handler=lambda a: "{tool}!"))
+    schema = {{"type": "object"}}
+    register(Tool(name="{tool}", description="Ping.", input_schema=schema, handler=lambda args, ctx: "{tool}!"))
 """
 
 NEEDS_ALPHA = (

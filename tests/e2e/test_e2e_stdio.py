@@ -68,7 +68,7 @@ async def test_stdio_serves_installed_plugins_through_entry_points(world: EgoWor
         def register_tools(register):
             register(Tool(name="echo", description="Echo.", input_schema={
                 "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-                handler=lambda args: "echo: " + args["text"]))
+                handler=lambda args, _ctx: "echo: " + args["text"]))
 
         @hookimpl
         def on_wake_up():
@@ -97,7 +97,7 @@ def on_startup():
 
 @hookimpl
 def register_tools(register):
-    def handler(args):
+    def handler(args, ctx):
         print("NOISE: in a tool")
         return "quiet result"
 

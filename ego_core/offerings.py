@@ -8,15 +8,11 @@ tokens until someone uses them. Their text goes through the redaction pipeline b
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import attrs
-
-if TYPE_CHECKING:
-    from ego_core.kernel.dispatch import HostHooks
-    from ego_core.kernel.status import FailureLog
 
 PROMPT_NAME = re.compile(r"^[a-z][a-z0-9-]{0,63}$")
 """Prompt names: lower case words joined by ``-`` (``wake-up``), as clients show them as slash commands."""
@@ -153,72 +149,6 @@ def check_resource(resource: Any) -> None:
     )
 
 
-class Offerings:
-    """The prompts, resources and resource templates the host's plugins registered, with their plugin ids."""
-
-    def __init__(self, hooks: HostHooks, failures: FailureLog) -> None:
-        self._hooks = hooks
-        self._failures = failures
-        self.prompts: dict[str, tuple[str, Prompt]] = {}
-        self.resources: dict[str, tuple[str, Resource]] = {}
-        self.templates: dict[str, tuple[str, ResourceTemplate]] = {}
-
-    def collect(self, plugin_ids: Sequence[str]) -> None:
-        """Ask every plugin; all or nothing per plugin and hook (a hook that raises registers nothing), a name or
-        URI another plugin registered first is refused and recorded, the first kept."""
-        self.prompts, self.resources, self.templates = {}, {}, {}
-        for plugin_id in plugin_ids:
-            self._collect_prompts(plugin_id)
-            self._collect_resources(plugin_id)
-
-    def _refuse(self, plugin_id: str, hook: str, what: str, owner: str) -> None:
-        self._failures.record(
-            plugin_id, "register", f"{what} is already registered by plugin {owner!r}; the first one is kept", hook
-        )
-
-    def _collect_prompts(self, plugin_id: str) -> None:
-        pending: dict[str, Prompt] = {}
-
-        def add(prompt: Prompt) -> None:
-            check_prompt(prompt)
-            if prompt.name in self.prompts or prompt.name in pending:
-                owner = self.prompts[prompt.name][0] if prompt.name in self.prompts else plugin_id
-                self._refuse(plugin_id, "register_prompts", f"prompt {prompt.name!r}", owner)
-                return
-            pending[prompt.name] = prompt
-
-        outcome = self._hooks.register_prompts(plugin_id, register=add)
-        if outcome is not None and outcome.ok:
-            self.prompts.update({name: (plugin_id, prompt) for name, prompt in pending.items()})
-
-    def _collect_resources(self, plugin_id: str) -> None:
-        resources: dict[str, Resource] = {}
-        templates: dict[str, ResourceTemplate] = {}
-
-        def add(item: Resource | ResourceTemplate) -> None:
-            check_resource(item)
-            if isinstance(item, Resource):
-                if item.uri in self.resources or item.uri in resources:
-                    owner = self.resources[item.uri][0] if item.uri in self.resources else plugin_id
-                    self._refuse(plugin_id, "register_resources", f"resource {item.uri!r}", owner)
-                    return
-                resources[item.uri] = item
-                return
-            shape = _shape(item.uri_template)
-            taken = {_shape(t): p for t, (p, _item) in self.templates.items()} | dict.fromkeys(
-                (_shape(t) for t in templates), plugin_id
-            )
-            if shape in taken:
-                self._refuse(plugin_id, "register_resources", f"resource template {item.uri_template!r}", taken[shape])
-                return
-            templates[item.uri_template] = item
-
-        outcome = self._hooks.register_resources(plugin_id, register=add)
-        if outcome is not None and outcome.ok:
-            self.resources.update({uri: (plugin_id, item) for uri, item in resources.items()})
-            self.templates.update({uri: (plugin_id, item) for uri, item in templates.items()})
-
-
-def _shape(template: str) -> str:
+def template_shape(template: str) -> str:
     """A template with its variable names left out: two templates of one shape would match the same URIs."""
     return TEMPLATE_VARIABLE.sub("{}", template)
