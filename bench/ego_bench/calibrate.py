@@ -52,8 +52,8 @@ from ego_bench.ja import load_jsquad, load_pairs, load_tanaka
 from ego_core import Clock, EmbedRole, Settings, SimilarityProfile
 from ego_memory.contrast import contrast
 from ego_memory.embedding.profiles import profile_for
-from ego_memory.memories import Memories
 from ego_memory.progress import progress
+from ego_memory.service import Memories
 
 GRID: Final = tuple(round(0.80 + 0.01 * i, 2) for i in range(19))
 """The duplicate and merge values tried, 0.80..0.98."""

@@ -15,8 +15,8 @@ import attrs
 import numpy as np
 
 from ego_core import Clock, Embedder, EmbedRole, PluginHost, Settings, Vectors, __version__, build_host
-from ego_memory.memories import Memories
 from ego_memory.plugin import MemoryPlugin
+from ego_memory.service import Memories
 
 T = TypeVar("T")
 

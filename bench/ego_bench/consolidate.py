@@ -23,8 +23,8 @@ from typing import Any
 from ego_bench.common import copy_store, memory_host, report_header
 from ego_bench.scale import bulk_load
 from ego_core import Clock, Settings
-from ego_memory.lifecycle import CONSOLIDATION_WINDOW, MAX_REPLAY, PRUNE_BELOW, Lifecycle
-from ego_memory.memories import Memories
+from ego_memory.service import Memories
+from ego_memory.tools.lifecycle import CONSOLIDATION_WINDOW, MAX_REPLAY, PRUNE_BELOW, Lifecycle
 
 DENSE_TAIL = 1440
 VARIANTS = ("quiet", "busy")
@@ -76,12 +76,12 @@ def run_consolidate(
             copy_store(base, work)
             last = tail_start + timedelta(minutes=DENSE_TAIL - 1)
             now = last + timedelta(minutes=DENSE_TAIL - recent) + timedelta(seconds=30)
-            with memory_host(work, settings, table, Clock(now)) as (_host, memories):
+            with memory_host(work, settings, table, Clock(now)) as (host, memories):
                 if variant == "busy":
                     make_busy(memories, now, seed=recent)
                 lifecycle = Lifecycle(memories)
                 started = time.perf_counter()
-                response = lifecycle.consolidate({})
+                response = lifecycle.consolidate({}, host.context("memory"))
                 elapsed = (time.perf_counter() - started) * 1000
             runs.append(
                 {

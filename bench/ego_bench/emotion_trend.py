@@ -34,10 +34,10 @@ import numpy as np
 from ego_bench.common import percentiles, report_header
 from ego_bench.scale import directory_size, synthetic_sentences
 from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, PluginHost, Settings, build_host
-from ego_memory.emotions import EMOTION_PROFILES
-from ego_memory.memories import Memories, new_memory_id
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.progress import progress
+from ego_memory.record.emotions import EMOTION_PROFILES
+from ego_memory.service import Memories, new_memory_id
 
 FADING_FREE_DAYS = 200
 FADED = ("nostalgic", "melancholy")
@@ -156,8 +156,9 @@ def run_emotion_trend(
             reader = TrendReader(service, config, spans)
             trend = reader.read()
             month_ms = timed(reader.month, runs, "month", show)
-            tool_ms = timed(lambda: plugin.emotion_trend({}), runs, "tool", show)
-            answer = plugin.emotion_trend({}).data
+            ctx = host.context("emotion_trend")
+            tool_ms = timed(lambda: plugin.emotion_trend({}, ctx), runs, "tool", show)
+            answer = plugin.emotion_trend({}, ctx).data
             in_window = {
                 name: service.tally(span.start, span.end).count
                 for name, span in (("recent", spans.recent), ("week", spans.week), ("month", spans.month))

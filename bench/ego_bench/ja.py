@@ -5,7 +5,7 @@
 Everything goes through ego's real paths with the default plugins for memory (``memory`` and ``dedup``, the
 configured ``[plugins.memory]`` / ``[plugins.dedup]`` tables, whatever embedder and text processing the
 install uses): memories are stored by the ``remember`` tool's handler (the duplicate guard on, no ``force``),
-questions are asked the way the ``recall`` tool searches (``Memories.query`` + ``Memories.search``, with
+questions are asked the way the ``recall`` tool searches (``recall_query`` + ``Memories.search``, with
 ``n_results=10``), merge candidates come from the ``consolidate`` tool and pairs are removed with ``forget``.
 Each task runs on a fresh store (a fresh host in its own folder) on a simulated clock, one minute per remember.
 
@@ -44,9 +44,10 @@ import attrs
 from ego_bench.common import RANKING_ONLY, load_average, percentiles, report_header
 from ego_core import Clock, PluginHost, Response, Settings, build_host
 from ego_dedup import DedupPlugin
-from ego_memory.memories import Memories
+from ego_memory.arguments import recall_query
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.progress import progress
+from ego_memory.service import Memories
 
 TASKS = ("jsquad", "tanaka", "pairs")
 FILES = {"jsquad": "jsquad.json", "tanaka": "tanaka.json", "pairs": "pairs.json"}
@@ -201,7 +202,7 @@ class Session:
         found = self.host.tool(tool)
         if found is None:
             raise RuntimeError(f"the {tool} tool is not served")
-        result = found[1].handler(args)
+        result = found[1].handler(args, self.host.context(found[0]))
         self.check()
         return result if isinstance(result, Response) else Response(data=str(result))
 
@@ -222,7 +223,7 @@ class Session:
     def recall(self, context: str) -> list[str]:
         """The contents of recall's top ``K`` hits, searched as the recall tool searches (timed)."""
         started = time.perf_counter()
-        query, filters = self.memories.query({"context": context, "n_results": K})
+        query, filters = recall_query({"context": context, "n_results": K}, self.memories.ctx)
         hits, _pool, _lines = self.memories.search(query, filters)
         self.recall_ms.append((time.perf_counter() - started) * 1000)
         self.check()

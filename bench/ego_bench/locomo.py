@@ -31,11 +31,11 @@ import numpy as np
 
 from ego_bench.common import RANKING_ONLY, copy_store, memory_host, percentiles, report_header
 from ego_core import Clock, RecallQuery, RememberDraft, Settings, Vectors
-from ego_memory.filters import Filters
-from ego_memory.memories import Memories
 from ego_memory.progress import progress
-from ego_memory.recall import Candidates
-from ego_memory.text import words_query
+from ego_memory.recall.candidates import Candidates
+from ego_memory.service import Memories
+from ego_memory.store.filters import Filters
+from ego_memory.text.terms import words_query
 
 TIME_FORMAT = "%I:%M %p on %d %B, %Y"
 CATEGORIES = (1, 2, 3, 4)

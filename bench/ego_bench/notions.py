@@ -26,10 +26,10 @@ import numpy as np
 from ego_bench.common import percentiles, report_header
 from ego_bench.scale import synthetic_sentences
 from ego_core import Clock, ConsolidationRun, EmotionalTrace, Memory, MemoryLink, Settings, build_host
-from ego_memory.emotions import EMOTION_PROFILES
-from ego_memory.memories import Memories, new_memory_id
 from ego_memory.plugin import MemoryPlugin
 from ego_memory.progress import progress
+from ego_memory.record.emotions import EMOTION_PROFILES
+from ego_memory.service import Memories, new_memory_id
 from ego_notions import Notion, NotionBook, NotionsPlugin
 from ego_notions.graph import network, walk
 from ego_notions.store import new_id

@@ -29,10 +29,10 @@ from typing import Any
 import numpy as np
 
 from ego_bench.common import load_average, memory_host, percentiles, report_header
-from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, Settings, Vectors
-from ego_memory.emotions import EMOTION_PROFILES
-from ego_memory.memories import Memories, new_memory_id
+from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, PluginHost, Settings, Vectors
 from ego_memory.progress import progress
+from ego_memory.record.emotions import EMOTION_PROFILES
+from ego_memory.service import Memories, new_memory_id
 
 SUBJECTS = ("I", "Master and I", "We", "My friend and I", "The team", "Everyone at home", "My sister", "The neighbours")
 ACTIVITIES = (
@@ -268,6 +268,20 @@ class LinkedLoader:
             self.vectors.append(np.stack([found[m.id] for m in kept]).astype(np.float32))
 
 
+def _handler(host: PluginHost, name: str) -> Any:
+    """The memory plugin's tool ``name`` as the host serves it, called with the plugin's context (``call(args)``)."""
+    found = host.tool(name)
+    if found is None:
+        raise RuntimeError(f"the memory plugin serves no {name} tool")
+    plugin, tool = found
+    ctx = host.context(plugin)
+
+    def call(args: Mapping[str, Any]) -> Any:
+        return tool.handler(args, ctx)
+
+    return call
+
+
 def _timed(operation: Any, calls: Sequence[Mapping[str, Any]], desc: str, show: bool) -> list[float]:
     samples = []
     for args in progress(calls, desc=desc, enabled=show):
@@ -304,7 +318,7 @@ def run_scale(
     with tempfile.TemporaryDirectory(prefix="ego-scale-", dir=work_dir) as tmp:
         data_dir = Path(tmp)
         clock = Clock(origin)
-        with memory_host(data_dir, settings, table, clock) as (_host, memories):
+        with memory_host(data_dir, settings, table, clock) as (host, memories):
             model = memories.embedding_model
             loaded = 0
             for size in sizes:
@@ -319,11 +333,11 @@ def run_scale(
                     {"content": text, "emotion": "curious", "force": True}
                     for text in synthetic_sentences(operations, seed=11, start=loaded)
                 ]
-                remember_ms = _timed(memories.remember, remember_calls, f"remember @{size}", show)
+                remember_ms = _timed(_handler(host, "remember"), remember_calls, f"remember @{size}", show)
                 recall_calls = [
                     {"context": text.split(" (entry")[0]} for text in synthetic_sentences(operations, seed=13)
                 ]
-                recall_ms = _timed(memories.recall, recall_calls, f"recall @{size}", show)
+                recall_ms = _timed(_handler(host, "recall"), recall_calls, f"recall @{size}", show)
                 results.append(
                     {
                         "size": count_before,
@@ -368,7 +382,7 @@ def run_realistic_scale(
     with tempfile.TemporaryDirectory(prefix="ego-scale-", dir=work_dir) as tmp:
         store_dir = Path(tmp)
         clock = Clock(origin)
-        with memory_host(store_dir, settings, table, clock) as (_host, memories):
+        with memory_host(store_dir, settings, table, clock) as (host, memories):
             model = memories.embedding_model
             loader = LinkedLoader(memories, turns, origin, spacing)
             for size in sizes:
@@ -386,10 +400,10 @@ def run_realistic_scale(
                     {"content": f"{turns[rng.randrange(len(turns))]} (copy {fresh_copy}, {i})", "force": True}
                     for i in range(operations)
                 ]
-                remember_ms = _timed(memories.remember, remember_calls, f"remember @{size}", show)
+                remember_ms = _timed(_handler(host, "remember"), remember_calls, f"remember @{size}", show)
                 loader.adopt_latest(operations)
                 recall_calls = [{"context": questions[rng.randrange(len(questions))]} for _ in range(operations)]
-                recall_ms = _timed(memories.recall, recall_calls, f"recall @{size}", show)
+                recall_ms = _timed(_handler(host, "recall"), recall_calls, f"recall @{size}", show)
                 results.append(
                     {
                         "size": count_before,

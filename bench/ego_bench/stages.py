@@ -29,8 +29,8 @@ import attrs
 from ego_bench.common import copy_store, memory_host, report_header
 from ego_bench.scale import synthetic_sentences
 from ego_core import Clock, RecallQuery, RememberDraft, Settings
-from ego_memory.filters import Filters
-from ego_memory.memories import Memories
+from ego_memory.service import Memories
+from ego_memory.store.filters import Filters
 
 PEOPLE = ("Mia", "Ken", "Aiko", "Tom", "Lena", "Ravi", "Sora", "Nina")
 FACTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (

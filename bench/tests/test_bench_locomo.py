@@ -298,7 +298,7 @@ def test_hopfield_completion_pulls_toward_the_cluster_the_lexical_evidence_point
     leans toward the theme and the target overtakes the distractor. A no-op Hopfield stage fails this test."""
     from ego_bench.common import memory_host
     from ego_core import Clock
-    from ego_memory.recall import Candidates
+    from ego_memory.recall.candidates import Candidates
 
     query = _unit(e0=1.0)
     patterns = {

@@ -20,11 +20,11 @@ from ego_memory.embedding.onnx import (
     missing_files,
 )
 from ego_memory.errors import StoreError
-from ego_memory.privacy import PrivateContentRedactor
 from ego_memory.progress import reporting
 from ego_memory.runtime import open_runtime
-from ego_memory.vector_index import describe
-from ego_memory.wording import count_of
+from ego_memory.store.vector_index import describe
+from ego_memory.text.privacy import PrivateContentRedactor
+from ego_memory.text.wording import count_of
 
 _log = logging.getLogger("ego.plugin.memory")
 

@@ -88,13 +88,13 @@ class RecallConfig:
     relevance: bool = True
     """Only memories related to the context are returned: above the embedding model's calibrated floor of
     similarity, or holding a word of the context; the shown score is that relevance (0-1) fitted to the order
-    (:func:`ego_memory.memories.shown_scores`), and the header counts the related memories. Nothing related:
+    (:func:`ego_memory.service.shown_scores`), and the header counts the related memories. Nothing related:
     "No related memories found."."""
     hedges: bool = True
     """Words that only hedge a question (likely, might, probably, considered) are left out of the lexical
     query: rare in memories, they would otherwise weigh as much as the words that name what is asked."""
     equivalents: bool = True
-    """The context's words also find the memories holding other words for them (:mod:`ego_memory.equivalents`):
+    """The context's words also find the memories holding other words for them (:mod:`ego_memory.text.equivalents`):
     a Japanese synonym in the lexical channel at half weight (最初 finds 初めて), a word of the other language as
     evidence of its own ("scolded" finds 叱る, 褒める finds "praised"), weighed by ``translation_weight``. (A proper
     noun's reading is the same name, not an equivalent: "Uji" meets 宇治 through the word index itself.)"""

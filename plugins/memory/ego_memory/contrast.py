@@ -11,7 +11,7 @@ import functools
 import re
 from typing import Final, Literal
 
-from ego_memory.language import CONTENT_POS, POS_WORD, negation_count, numbers, tokens
+from ego_memory.text.language import CONTENT_POS, POS_WORD, negation_count, numbers, tokens
 
 Contrast = Literal["negation", "number", "wording"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 import attrs
@@ -20,6 +21,7 @@ from ego_core import (
     ImportFormat,
     PluginContext,
     Redactor,
+    Response,
     ScaffoldItem,
     ScaffoldLine,
     Section,
@@ -30,24 +32,26 @@ from ego_core import (
     relative_age,
     truncate,
 )
-from ego_memory import importers, portable
-from ego_memory.anticipation import surfacing_claims, surfacing_line
+from ego_memory.api import MemoryHooks, MemorySpecs
 from ego_memory.commands import memory_commands
 from ego_memory.config import CONFIG_ENV, MemoryConfig
 from ego_memory.embedding import BUILTIN_EMBEDDERS
 from ego_memory.embedding.errors import ProviderError
-from ego_memory.embers import EMBER_NEWEST, embers
 from ego_memory.errors import StoreError
-from ego_memory.involuntary import unbidden, unbidden_claims, unbidden_line
-from ego_memory.lifecycle import Lifecycle
-from ego_memory.mcp_surface import MemorySurface
-from ego_memory.memories import Memories, remember_log_view
-from ego_memory.privacy import QUOTE_MIN, PrivateContentRedactor
+from ego_memory.exchange import importers, portable
 from ego_memory.progress import reporting
 from ego_memory.runtime import MemoryRuntime, open_runtime
-from ego_memory.thought import thought_quote
-from ego_memory.tools import lifecycle_tools, memory_tools, revise_tool
-from ego_memory.wording import count_of
+from ego_memory.service import Memories
+from ego_memory.surfacing.anticipation import surfacing_claims, surfacing_line
+from ego_memory.surfacing.embers import EMBER_NEWEST, embers
+from ego_memory.surfacing.involuntary import unbidden, unbidden_claims, unbidden_line
+from ego_memory.text.privacy import QUOTE_MIN, PrivateContentRedactor
+from ego_memory.text.thought import thought_quote
+from ego_memory.text.wording import count_of
+from ego_memory.tools.lifecycle import Lifecycle
+from ego_memory.tools.memory import MemoryTools, remember_log_view
+from ego_memory.tools.schemas import lifecycle_tools, memory_tools, revise_tool
+from ego_memory.tools.surface import MemorySurface
 
 _log = logging.getLogger("ego.plugin.memory")
 
@@ -60,17 +64,10 @@ THOUGHT_TOKENS = 30
 """... and at most this many tokens, what binds a Japanese quote (a character is about a token: some thirty of
 them, cut at a word) and text narrow but dear in tokens (decomposed accents, emoji sequences): at most a fifth of
 wake_up's 150."""
-THOUGHT_PRIORITY = 90
-"""The agent's own continuing thought is the last thing wake_up's budget lets go of."""
-UNBIDDEN_PRIORITY = 40
-ANTICIPATION_PRIORITY = 80
-"""An arrival is told once: it keeps its place when wake_up's budget is short."""
 THOUGHT_WIDE = 2
 """A CJK character counts the two columns it takes: the quote is bound in tokens (``THOUGHT_TOKENS``)."""
 THOUGHT_FRAME = "(your own thought)"
 """Offered as the agent's own continuing thought (the inner monologue), not as a record."""
-ANTICIPATION_ORDER = 18
-"""After the memory line and the embers, before the desire currents (wake_up); before them in attune too."""
 INTROSPECT_SAVE = ScaffoldLine(
     "If this is a genuinely new insight, save with remember (category: introspection).", needs={"remember"}
 )
@@ -107,9 +104,9 @@ def _store_errors_as_tool_errors(handler: ToolHandler) -> ToolHandler:
     """A store that cannot serve (re-indexed by another process, unreadable) or an embedding provider that
     fails (a refused key, an outage) answers with an isError result the agent can act on, not a crash."""
 
-    def guarded(args: Mapping[str, Any]) -> Any:
+    def guarded(args: Mapping[str, Any], ctx: PluginContext) -> Any:
         try:
-            return handler(args)
+            return handler(args, ctx)
         except StoreError as exc:
             raise ToolError(f"The memory store cannot serve this call: {exc}") from None
         except EmbeddingError as exc:
@@ -119,6 +116,9 @@ def _store_errors_as_tool_errors(handler: ToolHandler) -> ToolHandler:
     return guarded
 
 
+ToolsMethod = Callable[[MemoryTools, Mapping[str, Any], PluginContext], Response]
+LifecycleMethod = Callable[[Lifecycle, Mapping[str, Any], PluginContext], Response]
+
 INTROSPECT_QUOTE_TOKENS = 24
 """Tokens of each recent memory introspect quotes (about 24 Japanese characters or 18 English words): five of them
 leave room in its 400 tokens for the desires, the questions, the self and the people."""
@@ -127,10 +127,13 @@ leave room in its 400 tokens for the desires, the questions, the self and the pe
 class MemoryPlugin(MemorySurface):
     config_class = MemoryConfig
     config_env = CONFIG_ENV
+    hookspecs = (MemorySpecs,)
 
     def __init__(self) -> None:
         self.runtime: MemoryRuntime | None = None
         self.memories: Memories | None = None
+        """The ``memory.store`` service."""
+        self.tools: MemoryTools | None = None
         self.lifecycle: Lifecycle | None = None
         self.redactor = PrivateContentRedactor()
 
@@ -138,6 +141,11 @@ class MemoryPlugin(MemorySurface):
         if self.memories is None:
             raise RuntimeError("the memory plugin has not started")
         return self.memories
+
+    def _tools(self) -> MemoryTools:
+        if self.tools is None:
+            raise RuntimeError("the memory plugin has not started")
+        return self.tools
 
     def _lifecycle(self) -> Lifecycle:
         if self.lifecycle is None:
@@ -161,22 +169,31 @@ class MemoryPlugin(MemorySurface):
         config: MemoryConfig = ctx.config
         tools = [
             *memory_tools(
-                lambda args: self._require().remember(args),
-                lambda args: self._require().recall(args),
-                lambda args: self._require().search_memories(args),
+                partial(self._on_tools, MemoryTools.remember),
+                partial(self._on_tools, MemoryTools.recall),
+                partial(self._on_tools, MemoryTools.search_memories),
                 remember_log_view,
             ),
             *lifecycle_tools(
-                lambda args: self._lifecycle().forget(args),
-                lambda args: self._lifecycle().link(args),
-                lambda args: self._lifecycle().create_episode(args),
-                lambda args: self._lifecycle().get_episode(args),
-                lambda args: self._lifecycle().consolidate(args),
+                partial(self._on_lifecycle, Lifecycle.forget),
+                partial(self._on_lifecycle, Lifecycle.link),
+                partial(self._on_lifecycle, Lifecycle.create_episode),
+                partial(self._on_lifecycle, Lifecycle.get_episode),
+                partial(self._on_lifecycle, Lifecycle.consolidate),
             ),
-            revise_tool(lambda args: self._lifecycle().revise(args), offered=config.revise_tool),
+            revise_tool(partial(self._on_lifecycle, Lifecycle.revise), offered=config.revise_tool),
         ]
         for tool in tools:
             register(attrs.evolve(tool, handler=_store_errors_as_tool_errors(tool.handler)))
+
+    def _on_tools(self, method: ToolsMethod, args: Mapping[str, Any], ctx: PluginContext) -> Response:
+        """A handler of remember, recall or search_memories, on the tools opened at startup."""
+        return method(self._tools(), args, ctx)
+
+    def _on_lifecycle(self, method: LifecycleMethod, args: Mapping[str, Any], ctx: PluginContext) -> Response:
+        """A handler of forget, link_memories, the episodes, consolidate or revise_memory, on the store opened at
+        startup."""
+        return method(self._lifecycle(), args, ctx)
 
     @hookimpl
     def register_commands(self, register: Callable[[Command], None]) -> None:
@@ -189,7 +206,8 @@ class MemoryPlugin(MemorySurface):
     @hookimpl
     def on_startup(self, ctx: PluginContext) -> None:
         runtime = open_runtime(ctx, self.redactor)
-        self.runtime, self.memories, self.lifecycle = runtime, runtime.memories, runtime.lifecycle
+        self.runtime, self.memories, self.tools = runtime, runtime.memories, runtime.tools
+        self.lifecycle = runtime.lifecycle
         runtime.lifecycle.guard_episodes()  # summaries written before a member turned private (or this rule)
         ctx.provide(MEMORY_STORE, runtime.memories)
 
@@ -197,7 +215,7 @@ class MemoryPlugin(MemorySurface):
     def on_shutdown(self) -> None:
         if self.runtime is not None:
             self.runtime.close()
-        self.runtime = self.memories = self.lifecycle = None
+        self.runtime = self.memories = self.tools = self.lifecycle = None
 
     @hookimpl
     def doctor_checks(self, ctx: PluginContext) -> Sequence[Check]:
@@ -267,8 +285,7 @@ class MemoryPlugin(MemorySurface):
         return Section(
             key="memory.anticipation",
             text=line,
-            order=ANTICIPATION_ORDER,
-            priority=ANTICIPATION_PRIORITY,
+            slot="memory.anticipation",
             claims=surfacing_claims(memory),
         )
 
@@ -329,11 +346,11 @@ class MemoryPlugin(MemorySurface):
         else:
             newest = store.latest(1)
             if not newest:
-                return [Section(key="memory", text="No memories yet.", order=10, priority=THOUGHT_PRIORITY)]
+                return [Section(key="memory", text="No memories yet.", slot="memory.thought")]
             age = relative_age(newest[0].timestamp, now)
             text = f"Memories: {store.count()}, the newest from {age}."
             claims = ()
-        sections = [Section(key="memory", text=text, order=10, priority=THOUGHT_PRIORITY, claims=claims)]
+        sections = [Section(key="memory", text=text, slot="memory.thought", claims=claims)]
         if surfaced is not None:
             unbidden_memory = surfaced
             sections.append(
@@ -341,10 +358,9 @@ class MemoryPlugin(MemorySurface):
                     key="memory.unbidden",
                     text=unbidden_line(surfaced, now, ctx.settings.tz),
                     claims=unbidden_claims(surfaced, now, ctx.settings.tz),
-                    order=11,
-                    priority=UNBIDDEN_PRIORITY,
+                    slot="memory.unbidden",
                     # the other plugins hear of it only if the agent does: a crowded wake_up leaves it out
-                    on_shown=lambda: ctx.hooks.on_memory_surfaced(memory=unbidden_memory, how="involuntary"),
+                    on_shown=lambda: MemoryHooks(ctx).on_memory_surfaced(memory=unbidden_memory, how="involuntary"),
                 )
             )
         return sections
@@ -363,7 +379,7 @@ class MemoryPlugin(MemorySurface):
             return None
         recent = self.memories.store.latest(5)
         if not recent:
-            return Section(key="memory", text="Recent memories: none yet.", order=10)
+            return Section(key="memory", text="Recent memories: none yet.", slot="memory.recent")
         now = ctx.now()
         lines = ["Recent memories:"]
         for memory in recent:
@@ -372,7 +388,7 @@ class MemoryPlugin(MemorySurface):
             lines.append(
                 f"- [{relative_age(memory.timestamp, now)}] {quote} ({memory.emotional_trace.primary}){private}"
             )
-        return Section(key="memory", text="\n".join(lines), order=10)
+        return Section(key="memory", text="\n".join(lines), slot="memory.recent")
 
     @hookimpl
     def scaffold_for(self, tool: str) -> Sequence[ScaffoldItem] | None:

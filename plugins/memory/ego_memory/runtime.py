@@ -18,14 +18,16 @@ from ego_memory.embedding import CachedEmbedder
 from ego_memory.embedding.english import EnglishEncoder
 from ego_memory.embedding.errors import API_KEY_ENV_SETTING
 from ego_memory.embedding.onnx import ModelDirError
-from ego_memory.language import tokens
-from ego_memory.lifecycle import Lifecycle
-from ego_memory.maintenance import Advance
-from ego_memory.memories import Memories
-from ego_memory.privacy import PrivateContentRedactor
+from ego_memory.index.public_passages import PublicPassages
 from ego_memory.progress import progress_bar
-from ego_memory.public_passages import PublicPassages
-from ego_memory.store import MemoryStore
+from ego_memory.service import Memories
+from ego_memory.store.maintenance import Advance
+from ego_memory.store.memory_store import MemoryStore
+from ego_memory.store.schema import FILE_NAME, open_in
+from ego_memory.text.language import tokens
+from ego_memory.text.privacy import PrivateContentRedactor
+from ego_memory.tools.lifecycle import Lifecycle
+from ego_memory.tools.memory import MemoryTools
 
 _log = logging.getLogger("ego.plugin.memory")
 
@@ -101,6 +103,7 @@ class MemoryRuntime:
     redactor: PrivateContentRedactor
     memories: Memories
     lifecycle: Lifecycle
+    tools: MemoryTools
     warming: threading.Thread | None = None
     """The warm-up thread: closing waits for it, so no native code of the model is running when the process
     ends (a short command such as ``ego memory reindex`` could otherwise exit in the middle of it)."""
@@ -147,6 +150,7 @@ def open_runtime(
         embedder.model_id,
         chroma_url=config.chroma_url,
         exact_search_limit=config.exact_search_limit,
+        database=lambda: open_in(ctx),
     )
     store.on_private_contents = redactor.load
     reembed = not allow_model_change and config.embedder in LOCAL_EMBEDDERS
@@ -170,7 +174,7 @@ def open_runtime(
         except BaseException:
             store.close()
             raise
-    redactor.public = PublicPassages(store.directory / "memory.sqlite3")
+    redactor.public = PublicPassages(lambda: ctx.read_database(FILE_NAME))
     warming = threading.Thread(target=_warm_up, args=(embedder, english), name="ego-memory-warm-up", daemon=True)
     warming.start()
-    return MemoryRuntime(embedder, store, redactor, memories, Lifecycle(memories), warming)
+    return MemoryRuntime(embedder, store, redactor, memories, Lifecycle(memories), MemoryTools(memories), warming)

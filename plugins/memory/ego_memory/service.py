@@ -1,25 +1,19 @@
-"""The memory plugin's behaviour: remember, recall, search, and the ``memory.store`` service."""
+"""The ``memory.store`` service: what other plugins and the memory tools ask of the memories."""
 
 from __future__ import annotations
 
 import logging
-import math
 import secrets
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import date, datetime, time, timedelta
+from datetime import datetime
 from typing import Any
 
 import attrs
 import numpy as np
 
 from ego_core import (
-    BODY_SENSE,
-    EMOTIONS,
-    PRIVATE_MARK,
-    BodySense,
-    Claim,
     Embedder,
     EmbedRole,
     EmotionalTrace,
@@ -31,176 +25,56 @@ from ego_core import (
     RecallNote,
     RecallQuery,
     RememberDraft,
-    Response,
-    ScaffoldItem,
-    Section,
     SimilarityProfile,
-    ToolError,
     Vectors,
-    is_blank,
-    relative_age,
-    truncate,
 )
-from ego_memory import emotion_queries
-from ego_memory.anticipation import parse_anticipated, when_words
-from ego_memory.blas import one_blas_thread
+from ego_memory.api import MemoryHooks
+from ego_memory.arguments import recall_query
 from ego_memory.config import MemoryConfig
 from ego_memory.contrast import contrast
-from ego_memory.echoes import ECHO_POOL, resurface
 from ego_memory.embedding.english import EnglishEncoder, reads_as_english
 from ego_memory.embedding.profiles import profile_for
-from ego_memory.emotions import CATEGORIES, EMOTION_PROFILES, VIVID_INTENSITY
-from ego_memory.filters import Filters
-from ego_memory.fuzzy import recall_texts
-from ego_memory.involuntary import explicit_filter, proust
-from ego_memory.limits import (
-    MAX_LABEL_CHARS,
-    MAX_SECONDARY,
-    MAX_TAG_CHARS,
-    MAX_TAGS,
-    body_state_problem,
-    label_problem,
-    list_problem,
-)
-from ego_memory.model import (
-    normal_category,
-    normal_emotion,
-    normal_importance,
-    normal_secondary,
-    normal_tags,
-    signed_unit,
-    unit,
-)
-from ego_memory.privacy import PrivateContentRedactor
-from ego_memory.recall import Matches, RecallEngine, SearchResult
-from ego_memory.rows import content_hash, to_millis
-from ego_memory.store import MemoryStore
-from ego_memory.strength import Strengths, people_of, precious_rows
-from ego_memory.thought import INTROSPECTION_SCAFFOLD
-from ego_memory.wording import count_of
+from ego_memory.index.blas import one_blas_thread
+from ego_memory.recall import emotion_history
+from ego_memory.recall.engine import RecallEngine
+from ego_memory.recall.neighbours import NearestMemo
+from ego_memory.recall.ranking import Matches, SearchResult
+from ego_memory.recall.strength import Strengths, people_of, precious_rows
+from ego_memory.store.filters import Filters
+from ego_memory.store.memory_store import MemoryStore
+from ego_memory.store.rows import to_millis
+from ego_memory.surfacing.echoes import ECHO_POOL
+from ego_memory.surfacing.involuntary import explicit_filter, proust
+from ego_memory.text.privacy import PrivateContentRedactor
 
 _log = logging.getLogger("ego.plugin.memory")
-
-REMEMBER_SCAFFOLD = "Do any of these connections surprise you? Is there a pattern forming?"
-UNLINKED_SCAFFOLD = "Is this the beginning of something new? What might it connect to later?"
-RECALL_SCAFFOLD = "How do these memories connect to the current moment?"
-PRIVATE_SAVED_NOTE = "Kept private: it stays internal (never synced to workspace files or logs)."
-SHOWN_LINKS = 3
-PRIVATE_RELATED = "(private) "
-"""Marks a private memory on remember's ``Most related:`` lines: ``- [2h ago] (private) … (similarity: 0.82)``."""
-RECALL_ROOM = 2400
-"""Columns (a CJK character counting 2) the contents recall shows share: one hit may take them all."""
-RECALL_LEAST = 160
-"""Columns a content recall shows always has, however many hits share the room."""
-SEARCH_WIDTH = 160
-"""Columns of a memory's text on a search_memories line (a compact line per memory, for finding ids)."""
 
 
 def new_memory_id() -> str:
     return "mem_" + secrets.token_hex(6)
 
 
-def relevance(hit: RecallHit) -> float:
-    """The hit's calibrated relevance (0-1, comparable across queries), or, when the ranking did not measure
-    one, its ranking score squashed into 0-1."""
-    if hit.relevance is not None:
-        return hit.relevance
-    return 1.0 / (1.0 + math.exp(-hit.score))
+@attrs.frozen
+class Remembered:
+    """A memory remember stored, the memories it linked to (with their similarity), and the memories nearest it
+    before it was stored (the echoes read them)."""
+
+    memory: Memory
+    linked: list[tuple[Memory, float]]
+    near: Sequence[tuple[str, float]]
 
 
-def shown_scores(hits: Sequence[RecallHit]) -> list[float | None]:
-    """The score recall and search_memories show beside each hit, in the order shown: non-increasing down the list.
+@attrs.frozen
+class Vetoed:
+    """A plugin's ``before_remember`` refused the draft: its answer stands for remember's."""
 
-    A memory a link brought (``linked``) or one that came back unbidden shows no score (None): neither holds its
-    place by it. The others show their relevance where the ranking agrees with it; where the ranking puts a less
-    related memory above a more related one (for its recency, emotion, importance or links), the memories between
-    show their mean relevance (an isotonic fit, pool adjacent violators), so the score is a non-decreasing
-    function of the ranking score: memories tied in the ranking show one score."""
-    scored = [i for i, hit in enumerate(hits) if not (hit.linked or hit.unbidden)]
-    blocks: list[tuple[float, int, float]] = []  # (sum of relevance, count, ranking score of the block's last)
-    for i in scored:
-        hit = hits[i]
-        if blocks and blocks[-1][2] == hit.score:  # a tie in the ranking: one score
-            total, count, _ = blocks.pop()
-            blocks.append((total + relevance(hit), count + 1, hit.score))
-        else:
-            blocks.append((relevance(hit), 1, hit.score))
-        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] < blocks[-1][0] / blocks[-1][1]:
-            total, count, score = blocks.pop()
-            before_total, before_count, _ = blocks.pop()
-            blocks.append((before_total + total, before_count + count, score))
-    values = [total / count for total, count, _ in blocks for _ in range(count)]
-    shown: list[float | None] = [None] * len(hits)
-    for i, value in zip(scored, values, strict=True):
-        shown[i] = value
-    return shown
-
-
-def matches_header(hits: Sequence[RecallHit], matches: Matches | None) -> str:
-    """``3 of 7 matches:`` — how many of the memories shown match the context, of how many match it in all (the
-    candidates related to the context that the filters admit; ``60+``: at least that many). Memories shown that
-    do not match are counted after it (``2 of 7 matches, 1 linked:``). Without a relevance measure (the stage
-    off): ``3 memories:``."""
-    if matches is None:
-        return f"{count_of(len(hits), 'memory', 'memories')}:"
-    linked = sum(1 for hit in hits if hit.linked)
-    stray = sum(1 for hit in hits if hit.unbidden and not hit.linked and not relevance(hit))
-    shown = len(hits) - linked - stray
-    total = max(matches.count, shown)
-    header = f"{shown} of {total}{'+' if matches.capped else ''} {'match' if total == 1 else 'matches'}"
-    if linked:
-        header += f", {linked} linked"
-    if stray:
-        header += f", {stray} unbidden"
-    return header + ":"
-
-
-def score_words(score: float | None, hit: RecallHit, *, label: str = "score ") -> str:
-    """What a result line shows for its score: ``score 0.81``, or what the memory is when it has none
-    (``linked``: a link brought it; ``unbidden``: it came back on its own)."""
-    if score is not None:
-        return f"{label}{score:.2f}"
-    return "linked" if hit.linked else "unbidden"
-
-
-def argument_error(tool: str, parameter: str, expected: str) -> ToolError:
-    """An argument the schema let through but the tool refuses, in the form of the schema's own errors."""
-    return ToolError(f"Invalid arguments for {tool}: `{parameter}` {expected}. Fix the call and try again.")
-
-
-def _finite(args: Mapping[str, Any], name: str, default: float) -> float:
-    value = args.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise argument_error("remember", name, "must be a finite number")
-    if isinstance(value, int):  # any size: clamped like other values out of range, never made a float first
-        return float(max(-1_000_000, min(1_000_000, value)))
-    if not math.isfinite(value):
-        raise argument_error("remember", name, "must be a finite number")
-    return value
-
-
-def _labels(args: Mapping[str, Any], name: str, max_items: int, max_chars: int) -> list[object]:
-    values = args.get(name) or []
-    if not isinstance(values, list | tuple):
-        raise argument_error("remember", name, f"must be a list of at most {max_items} items, each a string")
-    problem = list_problem(values, max_items, max_chars)
-    if problem:
-        raise argument_error("remember", name, problem)
-    return list(values)
-
-
-def render_emotion(trace: EmotionalTrace) -> str:
-    if trace.intensity >= VIVID_INTENSITY:
-        return f"{trace.primary}({trace.intensity:.1f})"
-    return trace.primary
-
-
-RANGE_LEAST: Mapping[str, float] = {"valence_range": -1.0, "arousal_range": 0.0}
-"""The lower bound of each range filter (the upper is 1)."""
+    response: object
 
 
 class Memories:
-    """Everything the memory tools do, over one store and one (cached) embedder."""
+    """The ``memory.store`` service (:class:`ego_core.MemoryService`, what other plugins get from
+    ``ctx.services``) over one store and one (cached) embedder: reading memories, the similarity questions,
+    storing a draft, and the recall search the tools word (:mod:`ego_memory.tools`)."""
 
     def __init__(
         self,
@@ -226,8 +100,11 @@ class Memories:
         self.engine = RecallEngine(store, config.recall, profile_for(embedder.model_id))
         self.strengths = Strengths(store, config.recall, lambda: people_of(ctx))
         self.engine.precious = lambda rows: precious_rows(rows, people_of(ctx))
-        self._neighbors_lock = threading.Lock()
-        self._neighbors: tuple[str, int, int, list[tuple[str, float]]] | None = None
+        self.neighbours = NearestMemo(
+            store, lambda text: self.embedder.embed([text])[0], depth=max(config.max_links + 1, ECHO_POOL)
+        )
+        """The nearest memories of the text being remembered: the guard's ``nearest``, the echoes and the links
+        share one search (:class:`~ego_memory.recall.neighbours.NearestMemo`)."""
         self.last_search: SearchResult | None = None
         """The engine's answer to the latest recall (stages run, pool size), for diagnostics and tests."""
 
@@ -263,7 +140,7 @@ class Memories:
         return self.store.find_by_content(content)
 
     def nearest(self, text: str, k: int = 1) -> list[tuple[Memory, float]]:
-        pairs = self._nearest_ids(text, max(k, self.config.max_links))[:k]
+        pairs = self.neighbours.nearest_ids(text, max(k, self.config.max_links))[:k]
         found = {m.id: m for m in self.store.get([i for i, _ in pairs])}
         return [(found[i], sim) for i, sim in pairs if i in found]
 
@@ -280,7 +157,7 @@ class Memories:
         return self.store.embeddings(list(memory_ids))
 
     def tally(self, since: datetime, until: datetime) -> EmotionTally:
-        return emotion_queries.tally(self.store, since.timestamp(), until.timestamp())
+        return emotion_history.tally(self.store, since.timestamp(), until.timestamp())
 
     def faded_emotions(
         self,
@@ -292,7 +169,7 @@ class Memories:
         strength: float = 0.5,
     ) -> dict[str, datetime]:
         recall = self.config.recall
-        return emotion_queries.faded_emotions(
+        return emotion_history.faded_emotions(
             self.store,
             emotions,
             before=before.timestamp(),
@@ -328,135 +205,34 @@ class Memories:
     def dormant_near(self, text: str, k: int = 5, *, at: datetime) -> list[tuple[Memory, float]]:
         return self.strengths.dormant_near(self.embedder.embed([text], "query")[0], k, at)
 
-    def _nearest_ids(self, text: str, k: int) -> list[tuple[str, float]]:
-        """Nearest memories by cosine similarity; the last answer is reused while the store is unchanged.
-
-        The duplicate guard, auto-linking and the echoes ask the same question about the same text within one
-        remember; the index is searched once, for as many as the largest of them needs.
-        """
-        key = content_hash(text)
-        generation = self.store.generation()
-        with self._neighbors_lock:
-            cached = self._neighbors
-        if cached is not None and cached[0] == key and cached[1] == generation and cached[2] >= k:
-            return cached[3][:k]
-        asked = max(k, self.config.max_links + 1, ECHO_POOL)
-        vector = self.embedder.embed([text])[0]
-        pairs = [(memory_id, sim) for memory_id, sim, _ in self.store.dense(vector, asked)]
-        with self._neighbors_lock:
-            self._neighbors = (key, generation, asked, pairs)
-        return pairs[:k]
-
     # ------------------------------------------------------------------------------------------
     # remember
 
-    def draft(self, args: Mapping[str, Any]) -> tuple[RememberDraft, list[str]]:
-        """Normalise remember's arguments into a draft, with notes about anything substituted."""
-        notes: list[str] = []
-        limit = self.config.max_content_chars
-        content = str(args["content"]).strip()
-        if is_blank(content):
-            raise argument_error(
-                "remember", "content", f"must contain text: a non-empty string of at most {limit} characters"
-            )
-        if len(content) > limit:
-            raise argument_error("remember", "content", f"must be a non-empty string of at most {limit} characters")
-        for name in ("emotion", "category"):
-            problem = label_problem(str(args.get(name) or ""))
-            if problem:
-                raise argument_error("remember", name, problem)
-        emotion, known = normal_emotion(args.get("emotion"))
-        if not known:
-            notes.append(f"Unknown emotion, stored as neutral. Known: {', '.join(EMOTIONS)}.")
-        profile = EMOTION_PROFILES[emotion]
-        secondary, dropped = normal_secondary(_labels(args, "secondary", MAX_SECONDARY, MAX_LABEL_CHARS))
-        if dropped:
-            notes.append(f"Unknown secondary emotion(s) dropped. Known: {', '.join(EMOTIONS)}.")
-        tags = normal_tags(_labels(args, "tags", MAX_TAGS, MAX_TAG_CHARS))
-        category, known = normal_category(args.get("category"))
-        if not known:
-            notes.append(f"Unknown category, stored as daily. Known: {', '.join(CATEGORIES)}.")
-        given = args.get("body_state") or {}
-        if not isinstance(given, Mapping):
-            raise argument_error("remember", "body_state", "must be an object")
-        problem = body_state_problem(given)
-        if problem:
-            raise argument_error("remember", "body_state", problem)
-        body_state = dict(given)
-        if not body_state:
-            body = self.ctx.services.get(BODY_SENSE, BodySense)
-            if body is not None:
-                body_state = dict(body.body_state())
-        anticipated: datetime | None = None
-        if "anticipated_at" in args:
-            now = self.ctx.now()
-            anticipated, note = parse_anticipated(args["anticipated_at"], self.ctx.settings.tz, now)
-            if note:
-                notes.append(note)
-            elif anticipated is not None:
-                notes.append(f"Looking forward to it: {when_words(anticipated, now, self.ctx.settings.tz)}.")
-        draft = RememberDraft(
-            content=content,
-            emotion=emotion,
-            secondary=secondary,
-            intensity=unit(_finite(args, "intensity", profile.intensity)),
-            valence=signed_unit(_finite(args, "valence", profile.valence)),
-            arousal=unit(_finite(args, "arousal", profile.arousal)),
-            importance=normal_importance(_finite(args, "importance", 3)),
-            category=category,
-            tags=tags,
-            is_private=bool(args.get("private", False)),
-            force=bool(args.get("force", False)),
-            body_state=body_state,
-            anticipated=anticipated,
-            together=tuple(dict.fromkeys(name.strip() for name in args.get("with", ()) if name.strip())),
-        )
-        return draft, notes
-
-    @one_blas_thread
-    def remember(self, args: Mapping[str, Any]) -> Response:
-        draft, notes = self.draft(args)
-        # The check and the save are one step: a concurrent remember (another thread or process) cannot
-        # slip a near-duplicate in between.
+    def remember(self, draft: RememberDraft) -> Remembered | Vetoed:
+        """Store a draft unless a plugin vetoes it (``before_remember``: the duplicate guard). The check and the
+        save are one step: a concurrent remember (another thread or process) cannot slip a near-duplicate in
+        between."""
         with self.store.writing():
-            veto = self.ctx.hooks.before_remember(draft=draft)
+            veto = MemoryHooks(self.ctx).before_remember(draft=draft)
             if veto is not None:
-                _plugin, response = veto
-                return response if isinstance(response, Response) else Response(data=str(response))
-            near = self._nearest_ids(draft.content, ECHO_POOL)  # before the store: the guard's search, reused
-            memory, linked = self.store_draft(draft)
-        lines = [f"Saved (id: {memory.id}). Linked to {count_of(len(linked), 'existing memory', 'existing memories')}."]
-        if linked:
-            lines.append("Most related:")
-            now = self.ctx.now()
-            for other, similarity in linked[:SHOWN_LINKS]:
-                age = relative_age(other.timestamp, now)
-                # A private memory is marked, like recall's `private: true`: the agent decides what it says aloud.
-                private = PRIVATE_RELATED if other.is_private else ""
-                lines.append(f"- [{age}] {private}{truncate(other.content, 70)} (similarity: {similarity:.2f})")
-        else:
-            lines.append("No similar memories found yet.")
-        lines.extend(self._echoes(memory, near, shown=[other.id for other, _ in linked[:SHOWN_LINKS]]))
-        lines.extend(notes)
-        if memory.is_private:
-            lines.append(PRIVATE_SAVED_NOTE)
-        claims: list[Claim] = []
-        lines.extend(extra_lines(self.ctx.hooks.on_remember(memory=memory, together=draft.together), claims))
-        if memory.category == "introspection":  # asks the monologue for its open end
-            return Response(data="\n".join(lines), scaffold=INTROSPECTION_SCAFFOLD, claims=tuple(claims))
-        scaffold = (REMEMBER_SCAFFOLD if linked else UNLINKED_SCAFFOLD,)
-        return Response(data="\n".join(lines), scaffold=scaffold, claims=tuple(claims))
-
-    def _echoes(self, memory: Memory, near: Sequence[tuple[str, float]], *, shown: Sequence[str]) -> list[str]:
-        """The dormant memories a new one echoes (:mod:`ego_memory.echoes`): touched, announced, one quoted."""
-        return resurface(self.ctx, self.store, self.strengths, self.similarity_profile, memory, near=near, shown=shown)
+                return Vetoed(veto[1])
+            near = self.neighbours.nearest_ids(draft.content)  # before the store: the guard's search, reused
+            memory, linked = self.store_draft(draft, neighbours=near)
+        return Remembered(memory, linked, near[:ECHO_POOL])
 
     def store_draft(
-        self, draft: RememberDraft, *, timestamp: datetime | None = None
+        self,
+        draft: RememberDraft,
+        *,
+        timestamp: datetime | None = None,
+        neighbours: Sequence[tuple[str, float]] | None = None,
     ) -> tuple[Memory, list[tuple[Memory, float]]]:
-        """Store a draft with auto-links; returns the memory and the linked memories with similarities."""
+        """Store a draft with auto-links; returns the memory and the linked memories with similarities.
+        ``neighbours``: the memories nearest its text, best first (default: searched now)."""
         vector = self.embedder.embed([draft.content])[0]
-        neighbors = self._nearest_ids(draft.content, self.config.max_links)
+        if neighbours is None:
+            neighbours = self.neighbours.nearest_ids(draft.content)
+        neighbors = neighbours[: self.config.max_links]
         threshold = self.link_threshold
         chosen = [(memory_id, sim) for memory_id, sim in neighbors if sim >= threshold]
         chosen = chosen[: self.config.max_links]
@@ -498,77 +274,17 @@ class Memories:
     # ------------------------------------------------------------------------------------------
     # recall / search_memories
 
-    def _date(self, tool: str, args: Mapping[str, Any], name: str, *, end: bool) -> float | None:
-        value = args.get(name)
-        if value is None:
-            return None
-        try:
-            day = date.fromisoformat(str(value))
-        except ValueError:
-            raise argument_error(tool, name, "must be a date YYYY-MM-DD, e.g. 2026-11-22") from None
-        moment = datetime.combine(day, time.min, tzinfo=self.ctx.settings.tz)
-        if end:
-            moment += timedelta(days=1)
-            return moment.timestamp() - 1e-6
-        return moment.timestamp()
-
-    @staticmethod
-    def _range(tool: str, args: Mapping[str, Any], name: str) -> tuple[float, float] | None:
-        value = args.get(name)
-        if value is None:
-            return None
-        low, high = float(value[0]), float(value[1])
-        if not (math.isfinite(low) and math.isfinite(high)):
-            raise argument_error(tool, name, "must be [min, max] of finite numbers")
-        least = RANGE_LEAST[name]
-        if not (least <= low <= 1 and least <= high <= 1):
-            raise argument_error(tool, name, f"must be exactly 2 numbers [min, max], each from {least:g} to 1")
-        if low > high:
-            raise argument_error(tool, name, "must be [min, max] with min ≤ max")
-        return (low, high)
-
     def query(self, args: Mapping[str, Any], tool: str = "recall") -> tuple[RecallQuery, Filters]:
-        """The query and filters of a recall (or ``search_memories``: ``tool`` names it in errors)."""
-        context = str(args["context"]).strip()
-        if is_blank(context):
-            raise argument_error(tool, "context", "must contain text, not only whitespace")
-        emotion = args.get("emotion_filter")
-        if emotion is not None and str(emotion).lower() not in EMOTIONS:
-            raise argument_error(tool, "emotion_filter", f"must be one of: {', '.join(EMOTIONS)}")
-        category = args.get("category_filter")
-        if category is not None and str(category).lower() not in CATEGORIES:
-            raise argument_error(tool, "category_filter", f"must be one of: {', '.join(CATEGORIES)}")
-        ts_from = self._date(tool, args, "date_from", end=False)
-        ts_to = self._date(tool, args, "date_to", end=True)
-        if ts_from is not None and ts_to is not None and ts_from > ts_to:
-            raise argument_error(tool, "date_to", "must not be before date_from")
-        filters = Filters(
-            emotion=str(emotion).lower() if emotion is not None else None,
-            category=str(category).lower() if category is not None else None,
-            ts_from=ts_from,
-            ts_to=ts_to,
-            valence=self._range(tool, args, "valence_range"),
-            arousal=self._range(tool, args, "arousal_range"),
-        )
-        query = RecallQuery(
-            context=context,
-            n_results=int(args.get("n_results", 3)),
-            emotion_filter=filters.emotion,
-            category_filter=filters.category,
-            date_from=datetime.fromtimestamp(ts_from, self.ctx.settings.tz) if ts_from is not None else None,
-            date_to=datetime.fromtimestamp(ts_to, self.ctx.settings.tz) if ts_to is not None else None,
-            valence_range=filters.valence,
-            arousal_range=filters.arousal,
-        )
-        return query, filters
+        """The query and filters ``recall`` (or ``search_memories``: ``tool`` names it in errors) makes of
+        ``args``, for :meth:`search`: the dashboard's search runs the very path the tools do."""
+        return recall_query(args, self.ctx, tool)
 
-    @one_blas_thread
     def search(
         self, query: RecallQuery, filters: Filters, *, touch: bool = True, involuntary: bool = False
     ) -> tuple[list[RecallHit], Matches | None, list[str]]:
         """Ranked hits, how many memories match (:meth:`RecallEngine.matches`), and extra lines from
         ``on_recall_result``; ``involuntary``: a dormant memory may take the last place
-        (:func:`ego_memory.involuntary.proust`)."""
+        (:func:`ego_memory.surfacing.involuntary.proust`)."""
         self.settle_english()  # read your writes: the English vectors of every memory remembered before
         vector, english = self._query_vectors(query.context)
         now = self.ctx.now().astimezone(self.ctx.settings.tz)  # a period the context names is in local days
@@ -600,10 +316,10 @@ class Memories:
         if touch and hits:
             self.store.touch([h.memory.id for h in hits], now.timestamp())
         if surfaced is not None:
-            self.ctx.hooks.on_memory_surfaced(memory=surfaced, how="involuntary")
+            MemoryHooks(self.ctx).on_memory_surfaced(memory=surfaced, how="involuntary")
         lines: list[str] = []
         boosts: dict[str, float] = {}
-        for _plugin, note in self.ctx.hooks.on_recall_result(query=query, results=tuple(hits)):
+        for _plugin, note in MemoryHooks(self.ctx).on_recall_result(query=query, results=tuple(hits)):
             if isinstance(note, RecallNote):
                 lines.extend(note.lines)
                 for memory_id, delta in note.boosts.items():
@@ -665,93 +381,3 @@ class Memories:
             if progress is not None:
                 progress(len(rows))
         return done
-
-    def recall(self, args: Mapping[str, Any]) -> Response:
-        query, filters = self.query(args)
-        hits, matches, lines = self.search(query, filters, involuntary=True)
-        if not hits:
-            return Response(data="No related memories found.", scaffold=self._recall_scaffold(0))
-        now = self.ctx.now()
-        texts = recall_texts(
-            [hit.memory for hit in hits],
-            self.strengths,
-            people_of(self.ctx),
-            present=self.engine.present(now),
-            now=now,
-            tz=self.ctx.settings.tz,
-            room=RECALL_ROOM,
-            least=RECALL_LEAST,
-        )
-        out = [matches_header(hits, matches)]
-        claims = [Claim(kind="recalled", memory_ids=tuple(hit.memory.id for hit in hits))]
-        claims.extend(
-            Claim(kind="quote", memory_id=hit.memory.id, words=texts[hit.memory.id], whole=hit.memory.content)
-            for hit in hits
-        )
-        scores = shown_scores(hits)
-        for number, (hit, score) in enumerate(zip(hits, scores, strict=True), start=1):
-            memory = hit.memory
-            trace = memory.emotional_trace
-            feeling = render_emotion(trace)
-            if trace.secondary:
-                feeling += f", undercurrent {', '.join(trace.secondary)}"
-            meta = [
-                feeling,
-                f"importance {memory.importance}",
-                score_words(score, hit),
-                f"private: {'true' if memory.is_private else 'false'}",
-            ]
-            out.append(f"{number}. [{relative_age(memory.timestamp, now)}] {texts[memory.id]}")
-            out.append("   " + " · ".join(meta))
-        out.extend(lines)
-        return Response(data="\n".join(out), scaffold=self._recall_scaffold(len(hits)), claims=tuple(claims))
-
-    @staticmethod
-    def _recall_scaffold(shown: int) -> tuple[ScaffoldItem, ...]:
-        """Only the question: the header already says how many of how many, the filters are in the tool's schema,
-        and the ids (for forget or link_memories) are in search_memories' lines."""
-        return (RECALL_SCAFFOLD,) if shown else ("Try other words, or fewer filters.",)
-
-    def search_memories(self, args: Mapping[str, Any]) -> Response:
-        query, filters = self.query(args, "search_memories")
-        hits, matches, lines = self.search(query, filters)
-        if not hits:
-            return Response(data="No related memories found.")
-        now = self.ctx.now()
-        out = [matches_header(hits, matches)]
-        recalled = Claim(kind="recalled", memory_ids=tuple(hit.memory.id for hit in hits))
-        for hit, score in zip(hits, shown_scores(hits), strict=True):
-            m = hit.memory
-            out.append(
-                f"{m.id} | {relative_age(m.timestamp, now)} | {m.emotional_trace.primary} | {m.category} | "
-                f"{score_words(score, hit, label='')} | private: {'true' if m.is_private else 'false'} | "
-                f"{truncate(m.content, SEARCH_WIDTH)}"
-            )
-        out.extend(lines)
-        return Response(data="\n".join(out), claims=(recalled,))
-
-
-def extra_lines(results: Sequence[tuple[str, Any]], claims: list[Claim] | None = None) -> list[str]:
-    """The response lines plugins returned from a notification (a single string counts as one line; a
-    :class:`~ego_core.Section` gives its text, and its claims to ``claims`` when given)."""
-    lines: list[str] = []
-    for _plugin, extra in results:
-        for item in [extra] if isinstance(extra, str | Section) else extra:
-            if isinstance(item, Section):
-                lines.extend(item.text.splitlines())
-                if claims is not None:
-                    claims.extend(item.claims)
-            else:
-                lines.append(str(item))
-    return lines
-
-
-def remember_log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
-    """What of a remember call may be logged: nothing free-text when ``private`` is true."""
-    view = dict(args)
-    if args.get("private"):
-        for key in ("content", "secondary", "tags", "body_state", "anticipated_at", "with"):
-            if key in view:
-                view[key] = PRIVATE_MARK
-        view["content_length"] = len(str(args.get("content", "")))
-    return view

@@ -20,7 +20,7 @@ from memory_support import packaged_model_dir
 from ego_core import Clock, EmbedderSettings, PluginHost, Settings, build_host
 from ego_memory.embedding import OnnxEmbedder, UseEmbedder
 from ego_memory.plugin import MemoryPlugin
-from ego_memory.store import MemoryStore
+from ego_memory.store.memory_store import MemoryStore
 
 EGO = [sys.executable, "-m", "ego_core.mcp.cli"]
 

@@ -346,8 +346,10 @@ def test_sentence_transformers_provider(monkeypatch: pytest.MonkeyPatch, tmp_pat
 def test_a_host_configured_with_onnx_remembers_and_recalls_with_minilm(memory_hosts: Any) -> None:
     """The onnx provider end to end: configured by name (the default is the multilingual model), with its profile;
     without a model directory it is the int8 all-MiniLM-L6-v2 installed with ego."""
-    _host, plugin = memory_hosts(memory={"embedder": "onnx"})
+    host, plugin = memory_hosts(memory={"embedder": "onnx"})
+    ctx = host.context("memory")
     memories = plugin._require()
+    tools = plugin._tools()
     assert memories.embedding_model == "onnx:all-MiniLM-L6-v2-int8"
     assert memories.store.model_id == "onnx:all-MiniLM-L6-v2-int8"
     assert memories.english is None  # the embedder is the English channel's model already
@@ -359,8 +361,8 @@ def test_a_host_configured_with_onnx_remembers_and_recalls_with_minilm(memory_ho
         "Watched a documentary about volcanoes in Iceland.",
         "Repaired the bicycle chain before the rain started.",
     ):
-        assert "Saved (id: " in memories.remember({"content": text}).data
-    recalled = recalled_contents(memories.recall({"context": "a loaf fresh from the oven", "n_results": 3}).data)
+        assert "Saved (id: " in tools.remember({"content": text}, ctx).data
+    recalled = recalled_contents(tools.recall({"context": "a loaf fresh from the oven", "n_results": 3}, ctx).data)
     assert recalled[0] == "Baked sourdough bread with rye flour; the crust cracked nicely."
     # below MiniLM's recall floor (0.30): int8 -0.018 (float32 -0.018)
     assert "Watched a documentary about volcanoes in Iceland." not in recalled
@@ -368,7 +370,9 @@ def test_a_host_configured_with_onnx_remembers_and_recalls_with_minilm(memory_ho
 
 def test_a_host_with_a_model_directory_uses_its_files(memory_hosts: Any, model_dir: Path) -> None:
     """A configured ``model_dir`` still runs the files it holds, under the directory's model id."""
-    _host, plugin = memory_hosts(memory={"embedder": "onnx", "model_dir": str(model_dir)})
+    host, plugin = memory_hosts(memory={"embedder": "onnx", "model_dir": str(model_dir)})
+    ctx = host.context("memory")
     memories = plugin._require()
+    tools = plugin._tools()
     assert memories.embedding_model == f"onnx:{model_dir.name}"
-    assert "Saved (id: " in memories.remember({"content": "Walked the dog along the river at dawn."}).data
+    assert "Saved (id: " in tools.remember({"content": "Walked the dog along the river at dawn."}, ctx).data

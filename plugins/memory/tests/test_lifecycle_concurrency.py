@@ -17,9 +17,9 @@ import pytest
 from memory_support import saved_id
 
 from ego_core import Clock, Memory, ToolError
-from ego_memory.lifecycle import Lifecycle
-from ego_memory.memories import Memories
-from ego_memory.store import MemoryStore
+from ego_memory.service import Memories
+from ego_memory.store.memory_store import MemoryStore
+from ego_memory.tools.lifecycle import Lifecycle
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -45,11 +45,13 @@ def assert_consistent(store: MemoryStore, alive: set[str]) -> None:
 
 
 def test_two_lifecycle_users_in_threads_keep_the_link_invariant(memory_hosts: MemoryHosts) -> None:
-    _host, plugin = memory_hosts()
+    host, plugin = memory_hosts()
+    ctx = host.context("memory")
     memories = plugin.memories
+    tools = plugin._tools()
     assert memories is not None
     ids = [
-        saved_id(memories.remember({"content": f"{topic} (day {day})", "force": True}).data)
+        saved_id(tools.remember({"content": f"{topic} (day {day})", "force": True}, ctx).data)
         for day in range(4)
         for topic in TOPICS
     ]
@@ -70,16 +72,16 @@ def test_two_lifecycle_users_in_threads_keep_the_link_invariant(memory_hosts: Me
                 alive = [m for m in mine if m not in forgotten[index]]
                 if step % 7 == 6 and len(alive) > 4:
                     victim = rng.choice(alive)
-                    assert lifecycle.forget({"memory_id": victim}).data.startswith(f"Forgot (id: {victim}")
+                    assert lifecycle.forget({"memory_id": victim}, ctx).data.startswith(f"Forgot (id: {victim}")
                     forgotten[index].add(victim)
                 elif forgotten[index] and step % 11 == 10:
                     gone = rng.choice(sorted(forgotten[index]))
                     with pytest.raises(ToolError, match="Memory not found"):
-                        lifecycle.link({"source_id": rng.choice(alive), "target_id": gone})
+                        lifecycle.link({"source_id": rng.choice(alive), "target_id": gone}, ctx)
                 else:
                     a, b = rng.sample(alive, 2)
                     kind = rng.choice(LINK_TYPES)
-                    text = lifecycle.link({"source_id": a, "target_id": b, "link_type": kind}).data
+                    text = lifecycle.link({"source_id": a, "target_id": b, "link_type": kind}, ctx).data
                     assert text.startswith(("Linked ", "Already linked: "))
                     linked[index].add((a, b, kind))
         except BaseException as exc:
@@ -90,8 +92,8 @@ def test_two_lifecycle_users_in_threads_keep_the_link_invariant(memory_hosts: Me
         try:
             barrier.wait()
             while not stop.is_set():
-                memories.recall({"context": "walking the dog by the river", "n_results": 5})
-                lifecycle.consolidate({})
+                tools.recall({"context": "walking the dog by the river", "n_results": 5}, ctx)
+                lifecycle.consolidate({}, ctx)
         except BaseException as exc:
             errors.append(exc)
 
@@ -121,13 +123,15 @@ def test_a_memory_forgotten_while_consolidate_runs_leaves_no_dangling_link(
 ) -> None:
     now = datetime(2026, 4, 1, 22, 0, tzinfo=UTC)
     clock = Clock(now)
-    _host, plugin = memory_hosts(clock=clock)
+    host, plugin = memory_hosts(clock=clock)
+    ctx = host.context("memory")
     memories = plugin.memories
+    tools = plugin._tools()
     assert memories is not None
     ids = []
     for i, topic in enumerate(TOPICS[2:]):  # different topics, two hours apart: no links yet
         clock.set(now - timedelta(hours=8 - 2 * i))
-        ids.append(saved_id(memories.remember({"content": topic, "force": True}).data))
+        ids.append(saved_id(tools.remember({"content": topic, "force": True}, ctx).data))
     clock.set(now)
     store = memories.store
     assert store.db.execute("SELECT count(*) FROM links").fetchone()[0] == 0
@@ -136,12 +140,12 @@ def test_a_memory_forgotten_while_consolidate_runs_leaves_no_dangling_link(
 
     def forget_first(chosen: Sequence[str]) -> list[tuple[str, str, str, float]]:
         # another user forgets a replayed memory after consolidate read the window
-        Lifecycle(memories).forget({"memory_id": victim})
+        Lifecycle(memories).forget({"memory_id": victim}, ctx)
         return real_links_among(chosen)
 
     monkeypatch.setattr(store, "links_among", forget_first)
     assert plugin.lifecycle is not None
-    plugin.lifecycle.consolidate({})
+    plugin.lifecycle.consolidate({}, ctx)
     monkeypatch.undo()
     assert_consistent(store, set(ids) - {victim})
 
@@ -149,21 +153,23 @@ def test_a_memory_forgotten_while_consolidate_runs_leaves_no_dangling_link(
 def test_a_neighbour_forgotten_while_remember_runs_leaves_no_dangling_link(
     memory_hosts: MemoryHosts, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _host, plugin = memory_hosts()
+    host, plugin = memory_hosts()
+    ctx = host.context("memory")
     memories: Memories | None = plugin.memories
     assert memories is not None
-    first = saved_id(memories.remember({"content": "Planted tomato seedlings in pots on the balcony."}).data)
+    tools = plugin._tools()
+    first = saved_id(tools.remember({"content": "Planted tomato seedlings in pots on the balcony."}, ctx).data)
     store = memories.store
     real_previous = store.previous
 
     def forget_first(before: float, window: float, limit: int) -> list[str]:
         # another user forgets the similar memory after remember chose it as a link target
-        Lifecycle(memories).forget({"memory_id": first})
+        Lifecycle(memories).forget({"memory_id": first}, ctx)
         return real_previous(before, window, limit)
 
     monkeypatch.setattr(store, "previous", forget_first)
     try:
-        second = saved_id(memories.remember({"content": "Watered the tomato seedlings in the balcony pots."}).data)
+        second = saved_id(tools.remember({"content": "Watered the tomato seedlings in the balcony pots."}, ctx).data)
     except ToolError:  # refusing the remember cleanly would be acceptable too
         second = None
     monkeypatch.undo()

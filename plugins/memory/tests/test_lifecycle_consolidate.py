@@ -11,9 +11,9 @@ import pytest
 from memory_support import recalled_contents
 
 from ego_core import Clock, ConsolidationRun, EmotionalTrace, Memory, Section, hookimpl
-from ego_memory.memories import Memories, new_memory_id
 from ego_memory.plugin import MemoryPlugin
-from ego_memory.store import MemoryStore
+from ego_memory.service import Memories, new_memory_id
+from ego_memory.store.memory_store import MemoryStore
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -40,7 +40,7 @@ class ConsolidationProbe:
     def __init__(self) -> None:
         self.runs: list[ConsolidationRun] = []
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_consolidate(self, run: ConsolidationRun) -> Section:
         self.runs.append(run)
         return Section(
@@ -55,9 +55,9 @@ def memories_of(plugin: MemoryPlugin) -> Memories:
     return plugin.memories
 
 
-def remember_at(memories: Memories, clock: Clock, moment: datetime, content: str) -> str:
+def remember_at(plugin: MemoryPlugin, clock: Clock, moment: datetime, content: str) -> str:
     clock.set(moment)
-    text = memories.remember({"content": content, "force": True}).data
+    text = plugin._tools().remember({"content": content, "force": True}, memories_of(plugin).ctx).data
     return text.split("(id: ", 1)[1].split(")", 1)[0]
 
 
@@ -76,14 +76,15 @@ def pair(rows: dict[tuple[str, str, str], tuple[float, str]], a: str, b: str, ki
 def test_consolidate_replays_the_last_day_links_strengthens_and_prunes(memory_hosts: MemoryHosts) -> None:
     clock = Clock(NOW)
     probe = ConsolidationProbe()
-    _host, plugin = memory_hosts(clock=clock, plugins={"probe": probe})
+    host, plugin = memory_hosts(clock=clock, plugins={"probe": probe})
+    ctx = host.context("memory")
     memories = memories_of(plugin)
     store = memories.store
     lifecycle = plugin.lifecycle
     assert lifecycle is not None
 
-    old = [remember_at(memories, clock, NOW - timedelta(days=3, hours=2 * i), c) for i, c in enumerate(OLD)]
-    r1, r2, r3, r4 = (remember_at(memories, clock, NOW - timedelta(hours=10 - 2 * i), c) for i, c in enumerate(RECENT))
+    old = [remember_at(plugin, clock, NOW - timedelta(days=3, hours=2 * i), c) for i, c in enumerate(OLD)]
+    r1, r2, r3, r4 = (remember_at(plugin, clock, NOW - timedelta(hours=10 - 2 * i), c) for i, c in enumerate(RECENT))
     assert links(store) == {}  # different topics, hours apart: no automatic links
     assert store.link(r1, r3, "related", 0.9)  # both ends recalled in the window: strengthened
     assert store.link(r2, r4, "related", 0.05)  # weak: pruned
@@ -93,7 +94,7 @@ def test_consolidate_replays_the_last_day_links_strengthens_and_prunes(memory_ho
     store.touch([r2], (NOW - timedelta(hours=30)).timestamp())  # recalled, but before the window
 
     clock.set(NOW)
-    response = lifecycle.consolidate({})
+    response = lifecycle.consolidate({}, ctx)
     summary, report = response.data.split("\n\n")
     assert summary == (
         "Consolidation complete. Replayed 4 events, strengthened 1 co-activated link(s), created 3 link(s), "
@@ -122,18 +123,18 @@ def test_consolidate_replays_the_last_day_links_strengthens_and_prunes(memory_ho
     assert run.recent_ids == (r1, r2, r3, r4)
 
     # a second run creates nothing new; the co-activated link grows again, capped at 1.0
-    second = lifecycle.consolidate({}).data.split("\n\n")[0]
+    second = lifecycle.consolidate({}, ctx).data.split("\n\n")[0]
     assert second == (
         "Consolidation complete. Replayed 4 events, strengthened 1 co-activated link(s), created 0 link(s), "
         "pruned 0 weak link(s)."
     )
     assert pair(links(store), r1, r3, "related") == (1.0, "")
-    third = lifecycle.consolidate({}).data.split("\n\n")[0]
+    third = lifecycle.consolidate({}, ctx).data.split("\n\n")[0]
     assert "strengthened 0 co-activated link(s), created 0 link(s)" in third
 
     # a day and a half later nothing is recent any more
     clock.set(NOW + timedelta(hours=36))
-    later = lifecycle.consolidate({}).data.split("\n\n")[0]
+    later = lifecycle.consolidate({}, ctx).data.split("\n\n")[0]
     assert later == (
         "Consolidation complete. Replayed 0 events, strengthened 0 co-activated link(s), created 0 link(s), "
         "pruned 0 weak link(s)."
@@ -142,9 +143,10 @@ def test_consolidate_replays_the_last_day_links_strengthens_and_prunes(memory_ho
 
 
 def test_consolidate_on_an_empty_store(memory_hosts: MemoryHosts) -> None:
-    _host, plugin = memory_hosts(clock=Clock(NOW))
+    host, plugin = memory_hosts(clock=Clock(NOW))
+    ctx = host.context("memory")
     assert plugin.lifecycle is not None
-    response = plugin.lifecycle.consolidate({})
+    response = plugin.lifecycle.consolidate({}, ctx)
     assert response.data == (
         "Consolidation complete. Replayed 0 events, strengthened 0 co-activated link(s), created 0 link(s), "
         "pruned 0 weak link(s)."
@@ -154,22 +156,25 @@ def test_consolidate_on_an_empty_store(memory_hosts: MemoryHosts) -> None:
 
 def test_recall_co_activation_strengthens_links_through_the_real_recall(memory_hosts: MemoryHosts) -> None:
     clock = Clock(NOW)
-    _host, plugin = memory_hosts(clock=clock)
+    host, plugin = memory_hosts(clock=clock)
+    ctx = host.context("memory")
     memories = memories_of(plugin)
     store = memories.store
     assert plugin.lifecycle is not None
-    a = remember_at(memories, clock, NOW - timedelta(hours=5), "Planted tomato seedlings in pots on the balcony.")
-    b = remember_at(memories, clock, NOW - timedelta(hours=3), "Watered the tomato seedlings in the balcony pots.")
+    a = remember_at(plugin, clock, NOW - timedelta(hours=5), "Planted tomato seedlings in pots on the balcony.")
+    b = remember_at(plugin, clock, NOW - timedelta(hours=3), "Watered the tomato seedlings in the balcony pots.")
     rows = links(store)
     assert pair(rows, a, b, "similar") is not None  # auto-linked by similarity
     before = pair(rows, a, b, "similar")
     assert before is not None
     clock.set(NOW - timedelta(hours=1))
-    recalled = recalled_contents(memories.recall({"context": "tomato seedlings on the balcony", "n_results": 5}).data)
+    recalled = recalled_contents(
+        plugin._tools().recall({"context": "tomato seedlings on the balcony", "n_results": 5}, ctx).data
+    )
     assert "Planted tomato seedlings in pots on the balcony." in recalled
     assert "Watered the tomato seedlings in the balcony pots." in recalled
     clock.set(NOW)
-    summary = plugin.lifecycle.consolidate({}).data
+    summary = plugin.lifecycle.consolidate({}, ctx).data
     assert "strengthened 1 co-activated link(s)" in summary
     after = pair(links(store), a, b, "similar")
     assert after is not None
@@ -195,7 +200,8 @@ def _bulk(memories: Memories, moments: Sequence[datetime], prefix: str) -> list[
 
 def test_consolidate_reads_only_the_recent_window(memory_hosts: MemoryHosts, monkeypatch: pytest.MonkeyPatch) -> None:
     clock = Clock(NOW)
-    _host, plugin = memory_hosts(clock=clock)
+    host, plugin = memory_hosts(clock=clock)
+    ctx = host.context("memory")
     memories = memories_of(plugin)
     store = memories.store
     old = _bulk(memories, [NOW - timedelta(days=2, minutes=i) for i in range(200)], "old")
@@ -223,7 +229,7 @@ def test_consolidate_reads_only_the_recent_window(memory_hosts: MemoryHosts, mon
     monkeypatch.setattr(store.chroma, "all_ids", refuse)
 
     assert plugin.lifecycle is not None
-    summary = plugin.lifecycle.consolidate({}).data
+    summary = plugin.lifecycle.consolidate({}, ctx).data
     assert summary.startswith("Consolidation complete. Replayed 30 events,")
     [(since, limit)] = calls["recent"]
     assert since == (NOW - timedelta(hours=24)).timestamp()
@@ -235,11 +241,12 @@ def test_consolidate_reads_only_the_recent_window(memory_hosts: MemoryHosts, mon
 
 def test_consolidate_replays_at_most_the_latest_500_and_says_so(memory_hosts: MemoryHosts) -> None:
     clock = Clock(NOW)
-    _host, plugin = memory_hosts(clock=clock)
+    host, plugin = memory_hosts(clock=clock)
+    ctx = host.context("memory")
     memories = memories_of(plugin)
     ids = _bulk(memories, [NOW - timedelta(hours=23, minutes=-i) for i in range(503)], "busy")
     assert plugin.lifecycle is not None
-    summary = plugin.lifecycle.consolidate({}).data
+    summary = plugin.lifecycle.consolidate({}, ctx).data
     assert summary.startswith("Consolidation complete. Replayed 500 events,")
     assert "(Only the latest 500 of the last 24h were replayed.)" in summary
     rows = links(memories.store)

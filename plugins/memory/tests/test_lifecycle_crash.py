@@ -24,9 +24,9 @@ from memory_support import saved_id
 
 from ego_core import EmotionalTrace, Memory, MemoryLink
 from ego_memory.embedding import UseEmbedder
-from ego_memory.memories import new_memory_id
-from ego_memory.store import MemoryStore
-from ego_memory.vector_index import chroma_metadata
+from ego_memory.service import new_memory_id
+from ego_memory.store.memory_store import MemoryStore
+from ego_memory.store.vector_index import chroma_metadata
 
 if TYPE_CHECKING:
     from conftest import EgoChild

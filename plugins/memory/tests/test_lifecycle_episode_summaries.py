@@ -16,7 +16,7 @@ from memory_support import saved_id
 
 from ego_core import PRIVATE_MARK
 from ego_core.testing import ToolRunner, call_ok, mcp_client, tool_text
-from ego_memory.summaries import SENTENCE_MIN, mask_sentences, sentences
+from ego_memory.text.summaries import SENTENCE_MIN, mask_sentences, sentences
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts

@@ -51,7 +51,7 @@ class ForgetProbe:
     def __init__(self) -> None:
         self.forgotten: list[Memory] = []
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_forget(self, memory: Memory) -> None:
         self.forgotten.append(memory)
 
@@ -182,7 +182,7 @@ async def test_forget_response_for_a_short_memory_and_its_defaults(memory_hosts:
 class DeferredCleanup:
     """A plugin whose trace of a memory could not be removed at once, and says so."""
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_forget(self, memory: Memory) -> list[str]:
         return [f"Its mirror line could not be removed yet ({memory.id}); it will be at the next write."]
 

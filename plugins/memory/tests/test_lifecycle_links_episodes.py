@@ -12,7 +12,7 @@ from memory_support import saved_id
 from ego_core import PRIVATE_MARK, Clock, ToolError
 from ego_core.testing import call_error, call_ok, mcp_client
 from ego_memory.plugin import MemoryPlugin
-from ego_memory.privacy import mask_quotes
+from ego_memory.text.privacy import mask_quotes
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -93,6 +93,7 @@ async def test_link_memories_is_bidirectional_and_repeating_it_is_a_no_op(memory
 async def test_link_memories_rejects_self_links_unknown_ids_and_unknown_types(memory_hosts: MemoryHosts) -> None:
     clock = Clock(BASE)
     host, plugin = memory_hosts(clock=clock)
+    ctx = host.context("memory")
     async with mcp_client(host) as client:
         a, b = await remember_spaced(client, clock, CONTENTS[:2])
 
@@ -124,7 +125,7 @@ async def test_link_memories_rejects_self_links_unknown_ids_and_unknown_types(me
     # the handler validates the type itself too (not only the MCP schema)
     assert plugin.lifecycle is not None
     with pytest.raises(ToolError, match="link_type"):
-        plugin.lifecycle.link({"source_id": a, "target_id": a, "link_type": "best_friends"})
+        plugin.lifecycle.link({"source_id": a, "target_id": a, "link_type": "best_friends"}, ctx)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -12,8 +12,8 @@ import pytest
 
 from ego_core import PRIVATE_MARK, Clock, RecallQuery
 from ego_core.testing import PortableError, export_file, import_file
-from ego_memory.filters import Filters
-from ego_memory.lifecycle import Lifecycle
+from ego_memory.store.filters import Filters
+from ego_memory.tools.lifecycle import Lifecycle
 
 if TYPE_CHECKING:
     from conftest import EgoChild, MemoryHosts
@@ -33,16 +33,18 @@ QUERIES = ["the sunset on the balcony", "heartbeat interval", "a lonely evening"
 def populate(memory_hosts: MemoryHosts, data_dir: Path) -> list[str]:
     clock = Clock(START)
     host, plugin = memory_hosts(data_dir, clock=clock)
+    ctx = host.context("memory")
     memories = plugin.memories
+    tools = plugin._tools()
     assert memories is not None
     ids = []
     for index, (content, fields) in enumerate(TEXTS):
         clock.set(START + timedelta(hours=index * 5, seconds=0.123 * index))
-        response = memories.remember({"content": content, "force": True, **fields})
+        response = tools.remember({"content": content, "force": True, **fields}, ctx)
         ids.append(response.data.split("(id: ")[1].split(")")[0])
     lifecycle = Lifecycle(memories)
-    lifecycle.link({"source_id": ids[0], "target_id": ids[4], "link_type": "related"})
-    lifecycle.create_episode({"memory_ids": ids[:3], "summary": "An evening and a morning."})
+    lifecycle.link({"source_id": ids[0], "target_id": ids[4], "link_type": "related"}, ctx)
+    lifecycle.create_episode({"memory_ids": ids[:3], "summary": "An evening and a morning."}, ctx)
     for query in QUERIES[:3]:
         memories.search(RecallQuery(context=query, n_results=3), Filters())  # access statistics
     host.stop()
@@ -158,8 +160,9 @@ def test_an_unreadable_file_is_refused_and_changes_nothing(
     bad = tmp_path / "bad.jsonl"
     bad.write_text("\n".join(corrupt(good)) + "\n", encoding="utf-8")
     host, plugin = memory_hosts(tmp_path / "target")
+    ctx = host.context("memory")
     assert plugin.memories is not None
-    plugin.memories.remember({"content": "Something that was here before the import.", "force": True})
+    plugin._tools().remember({"content": "Something that was here before the import.", "force": True}, ctx)
     before = exported_text(host, tmp_path / "before.jsonl")
     with pytest.raises(PortableError):
         import_file(host, bad)

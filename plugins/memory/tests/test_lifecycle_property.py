@@ -20,9 +20,9 @@ from hypothesis.stateful import Bundle, RuleBasedStateMachine, invariant, rule, 
 from ego_core import Clock, EmbedderFactory, Settings, ToolError, hookimpl
 from ego_core.testing import HostFactory
 from ego_memory.embedding import UseEmbedder
-from ego_memory.lifecycle import Lifecycle
-from ego_memory.memories import Memories
 from ego_memory.plugin import MemoryPlugin
+from ego_memory.service import Memories
+from ego_memory.tools.lifecycle import Lifecycle
 
 BASE = datetime(2026, 2, 1, 7, 0, tzinfo=UTC)
 
@@ -72,6 +72,8 @@ def make_machine(make_host: HostFactory, root: Path, embedder: UseEmbedder) -> t
             assert plugin.memories is not None
             assert plugin.lifecycle is not None
             self.memories: Memories = plugin.memories
+            self.tools = plugin._tools()
+            self.ctx = self.host.context("memory")
             self.lifecycle: Lifecycle = plugin.lifecycle
             self.store = plugin.memories.store
             self.alive: set[str] = set()
@@ -86,7 +88,7 @@ def make_machine(make_host: HostFactory, root: Path, embedder: UseEmbedder) -> t
 
         @rule(target=memories_bundle, content=st.sampled_from(CONTENTS), n=st.integers(0, 3), private=st.booleans())
         def remember(self, content: str, n: int, private: bool) -> str:
-            response = self.memories.remember({"content": f"{content} ({n})", "force": True, "private": private})
+            response = self.tools.remember({"content": f"{content} ({n})", "force": True, "private": private}, self.ctx)
             found = re.search(r"Saved \(id: (mem_[0-9a-f]{12})\)", response.data)
             assert found, response.data
             self.alive.add(found.group(1))
@@ -101,9 +103,9 @@ def make_machine(make_host: HostFactory, root: Path, embedder: UseEmbedder) -> t
             args = {"source_id": source, "target_id": other, "link_type": link_type}
             if source == other or source in self.dead or other in self.dead:
                 with pytest.raises(ToolError):
-                    self.lifecycle.link(args)
+                    self.lifecycle.link(args, self.ctx)
                 return
-            text = self.lifecycle.link(args).data
+            text = self.lifecycle.link(args, self.ctx).data
             assert text.startswith(("Linked ", "Already linked: "))
 
         @rule(source=memories_bundle, other=memories_bundle)
@@ -115,22 +117,22 @@ def make_machine(make_host: HostFactory, root: Path, embedder: UseEmbedder) -> t
         def forget(self, memory: str) -> None:
             if memory in self.dead:
                 with pytest.raises(ToolError, match="Memory not found"):
-                    self.lifecycle.forget({"memory_id": memory})
+                    self.lifecycle.forget({"memory_id": memory}, self.ctx)
                 return
-            text = self.lifecycle.forget({"memory_id": memory}).data
+            text = self.lifecycle.forget({"memory_id": memory}, self.ctx).data
             assert text.startswith(f"Forgot (id: {memory}, ")
             self.alive.discard(memory)
             self.dead.add(memory)
 
         @rule(context=st.sampled_from(CONTENTS))
         def recall(self, context: str) -> None:
-            text = self.memories.recall({"context": context, "n_results": 5}).data
+            text = self.tools.recall({"context": context, "n_results": 5}, self.ctx).data
             for memory in self.dead:
                 assert memory not in text
 
         @rule()
         def consolidate(self) -> None:
-            text = self.lifecycle.consolidate({}).data
+            text = self.lifecycle.consolidate({}, self.ctx).data
             assert text.startswith("Consolidation complete. Replayed ")
 
         @rule(target=episodes_bundle, members=st.lists(memories_bundle, min_size=1, max_size=4, unique=True))
@@ -138,9 +140,9 @@ def make_machine(make_host: HostFactory, root: Path, embedder: UseEmbedder) -> t
             args = {"memory_ids": members, "summary": "Some moments together."}
             if any(m in self.dead for m in members):
                 with pytest.raises(ToolError, match="Memory not found"):
-                    self.lifecycle.create_episode(args)
+                    self.lifecycle.create_episode(args, self.ctx)
                 return "ep_000000000000"
-            found = re.search(r"Episode (ep_[0-9a-f]{12}) created", self.lifecycle.create_episode(args).data)
+            found = re.search(r"Episode (ep_[0-9a-f]{12}) created", self.lifecycle.create_episode(args, self.ctx).data)
             assert found
             self.episodes[found.group(1)] = tuple(members)
             return found.group(1)
@@ -149,9 +151,9 @@ def make_machine(make_host: HostFactory, root: Path, embedder: UseEmbedder) -> t
         def get_episode(self, episode: str) -> None:
             if episode not in self.episodes:
                 with pytest.raises(ToolError, match="Episode not found"):
-                    self.lifecycle.get_episode({"episode_id": episode})
+                    self.lifecycle.get_episode({"episode_id": episode}, self.ctx)
                 return
-            text = self.lifecycle.get_episode({"episode_id": episode}).data
+            text = self.lifecycle.get_episode({"episode_id": episode}, self.ctx).data
             members = self.episodes[episode]
             gone = [m for m in members if m in self.dead]
             for memory in gone:

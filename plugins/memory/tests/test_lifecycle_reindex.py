@@ -23,9 +23,9 @@ from ego_core.testing import tool_text
 from ego_memory.embedding import OnnxEmbedder, UseEmbedder
 from ego_memory.embedding.use import USE_MODEL_ID
 from ego_memory.errors import ModelMismatchError
-from ego_memory.memories import new_memory_id
-from ego_memory.store import MemoryStore
-from ego_memory.vector_index import chroma_metadata, collection_name
+from ego_memory.service import new_memory_id
+from ego_memory.store.memory_store import MemoryStore
+from ego_memory.store.vector_index import chroma_metadata, collection_name
 
 if TYPE_CHECKING:
     from conftest import EgoChild, MemoryHosts
@@ -95,8 +95,9 @@ async def test_a_model_change_is_refused_until_reindex_then_the_server_serves(
     ego_child: EgoChild, memory_hosts: MemoryHosts
 ) -> None:
     host, plugin = memory_hosts(ego_child.data_dir)
+    ctx = host.context("memory")
     assert plugin.memories is not None
-    ids = [plugin.memories.remember({"content": c, "force": True}).data.split("(id: ")[1][:16] for c in CONTENTS]
+    ids = [plugin._tools().remember({"content": c, "force": True}, ctx).data.split("(id: ")[1][:16] for c in CONTENTS]
     assert plugin.memories.embedding_model == STANDARD
     host.stop()
     ego_child.dist("egotest-minilm", "egotest_minilm", OTHER_PROVIDER, ep_name="t_minilm")

@@ -24,7 +24,7 @@ class RevisionProbe:
     def __init__(self) -> None:
         self.seen: list[tuple[Memory, Memory]] = []
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_memory_revised(self, before: Memory, after: Memory) -> list[str]:
         self.seen.append((before, after))
         return ["The probe saw it."]

@@ -8,7 +8,7 @@ import threading
 import numpy as np
 from threadpoolctl import ThreadpoolController, threadpool_limits
 
-from ego_memory.blas import one_blas_thread
+from ego_memory.index.blas import one_blas_thread
 
 np.ones(2) @ np.ones(2)  # OpenBLAS is loaded
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from ego_core import RecallQuery
-from ego_memory.filters import Filters
+from ego_memory.store.filters import Filters
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -67,7 +67,9 @@ def test_remember_recall_forget_through_a_chroma_server(
 ) -> None:
     data = tmp_path / "data"
     host, plugin = memory_hosts(data, memory={"chroma_url": chroma_server})
+    ctx = host.context("memory")
     memories = plugin.memories
+    tools = plugin._tools()
     assert memories is not None
     assert memories.store.chroma.url == chroma_server
     assert not (data / "memory" / "chroma").exists()  # no embedded store beside the server
@@ -76,7 +78,7 @@ def test_remember_recall_forget_through_a_chroma_server(
         "We fixed the heartbeat interval: seconds, not minutes.",
         "The server room code is XQZ-4471.",
     ]
-    ids = [memories.remember({"content": text, "force": True}).data.split("(id: ")[1].split(")")[0] for text in texts]
+    ids = [tools.remember({"content": text, "force": True}, ctx).data.split("(id: ")[1].split(")")[0] for text in texts]
     hits, _pool, _lines = memories.search(RecallQuery(context="XQZ-4471", n_results=3), Filters())
     assert hits[0].memory.id == ids[2]
     assert memories.store.integrity_problems() == []

@@ -17,7 +17,7 @@ from mcp import Client
 
 from ego_core.testing import tool_text
 from ego_memory.embedding import UseEmbedder
-from ego_memory.store import MemoryStore
+from ego_memory.store.memory_store import MemoryStore
 
 if TYPE_CHECKING:
     from conftest import EgoChild, MemoryHosts
@@ -142,9 +142,11 @@ def test_the_raw_check_sees_a_lost_vector_or_fts_row_that_opening_the_store_woul
 ) -> None:
     """The check above is able to fail: a vector and an FTS entry lost on disk are seen before any repair."""
     host, plugin = memory_hosts(tmp_path / "data")
-    memories = plugin._require()
+    ctx = host.context("memory")
+    plugin._require()
+    tools = plugin._tools()
     ids = [
-        SAVED.match(memories.remember({"content": content("A", i), "force": True}).data).group(1)  # type: ignore[union-attr]
+        SAVED.match(tools.remember({"content": content("A", i), "force": True}, ctx).data).group(1)  # type: ignore[union-attr]
         for i in range(3)
     ]
     host.stop()

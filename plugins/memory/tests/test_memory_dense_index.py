@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ego_core import Memory
-from ego_memory.filters import Filters
-from ego_memory.memories import new_memory_id
-from ego_memory.store import MemoryStore
-from ego_memory.vector_rows import VectorRows
+from ego_memory.index.vector_rows import VectorRows
+from ego_memory.service import new_memory_id
+from ego_memory.store.filters import Filters
+from ego_memory.store.memory_store import MemoryStore
 
 TEXTS = [
     "Melanie painted a lake at sunrise.",

@@ -17,7 +17,7 @@ from memory_support import recall_block, recalled_contents
 
 from ego_core.testing import tool_text
 from ego_memory.embedding import UseEmbedder
-from ego_memory.store import MemoryStore
+from ego_memory.store.memory_store import MemoryStore
 
 if TYPE_CHECKING:
     from conftest import EgoChild

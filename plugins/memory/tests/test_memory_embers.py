@@ -12,8 +12,8 @@ import pytest
 
 from ego_core import Clock, PluginHost, Settings, estimate_tokens, word_break
 from ego_core.testing import HostFactory, call_ok, mcp_client, read_log
-from ego_memory.embers import EMBER_TOKENS
 from ego_memory.plugin import MemoryPlugin
+from ego_memory.surfacing.embers import EMBER_TOKENS
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 EMBERS = re.compile(r"^Embers: (.+)$", re.MULTILINE)

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from ego_core import MEMORY_STORE, EmotionalTrace, EmotionTally, Memory, MemoryService
-from ego_memory.decay import half_life, link_strength, recall_strength
-from ego_memory.emotion_queries import unrecalled_floor
-from ego_memory.memories import Memories
+from ego_memory.recall.decay import half_life, link_strength, recall_strength
+from ego_memory.recall.emotion_history import unrecalled_floor
+from ego_memory.service import Memories
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -124,7 +124,7 @@ def test_strongest_loads_only_what_it_returns_from_a_wide_window(
     service: tuple[MemoryService, Memories], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Wider than NARROW_WINDOW: read from the top of the intensity index, never the whole window."""
-    from ego_memory.store import NARROW_WINDOW
+    from ego_memory.store.memory_store import NARROW_WINDOW
 
     memories_service, memories = service
     count = NARROW_WINDOW + 500

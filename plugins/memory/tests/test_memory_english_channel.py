@@ -14,9 +14,9 @@ import pytest
 from ego_core import Memory
 from ego_memory.embedding.english import NOT_ENGLISH, EnglishEncoder, from_blob, reads_as_english, to_blob
 from ego_memory.embedding.onnx import OnnxEmbedder
-from ego_memory.english_index import EnglishIndex
-from ego_memory.memories import new_memory_id
-from ego_memory.schema import SCHEMA, connect
+from ego_memory.index.english import EnglishIndex
+from ego_memory.service import new_memory_id
+from ego_memory.store.schema import open_file
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -80,9 +80,11 @@ def test_a_blob_round_trips_and_a_japanese_memory_keeps_none() -> None:
 
 def test_remember_stores_the_english_vector_and_forget_removes_it(memory_hosts: MemoryHosts) -> None:
     host, plugin = memory_hosts()
+    ctx = host.context("memory")
     memories = plugin._require()
-    memories.remember({"content": "Master taught me how to bake sourdough bread.", "force": True})
-    memories.remember({"content": "マスターにパンの焼き方を教わった。", "force": True})
+    tools = plugin._tools()
+    tools.remember({"content": "Master taught me how to bake sourdough bread.", "force": True}, ctx)
+    tools.remember({"content": "マスターにパンの焼き方を教わった。", "force": True}, ctx)
     memories.settle_english()  # written right after remember returns
     rows = english_rows(host.settings.data_dir)
     blobs = sorted(rows.values(), key=len)
@@ -98,6 +100,7 @@ def test_a_store_from_before_the_channel_is_read_when_it_opens(memory_hosts: Mem
     data_dir = memory_hosts.root / "before"
     host, plugin = memory_hosts(data_dir, memory={"english_channel": False})
     memories = plugin._require()
+    plugin._tools()
     texts = ["Jon opened a dance studio downtown.", "Gina lost her job at the bank.", "ジョンはダンス教室を開いた。"]
     for text in texts:
         memories.store.add(
@@ -115,30 +118,34 @@ def test_a_store_from_before_the_channel_is_read_when_it_opens(memory_hosts: Mem
 
 
 def test_an_english_context_blends_the_channel_and_a_japanese_one_does_not(memory_hosts: MemoryHosts) -> None:
-    _host, plugin = memory_hosts()
+    host, plugin = memory_hosts()
+    ctx = host.context("memory")
     memories = plugin._require()
+    tools = plugin._tools()
     for text in (
         "Melanie painted a lake at sunrise last week.",
         "Caroline joined a support group for transgender people.",
         "Jon decided to open his own dance studio.",
         "今日はマスターと一緒に夕焼けを見た。",
     ):
-        memories.remember({"content": text, "force": True})
-    found = memories.recall({"context": "What did Melanie paint?"})  # waits for the English vectors queued
+        tools.remember({"content": text, "force": True}, ctx)
+    found = tools.recall({"context": "What did Melanie paint?"}, ctx)  # waits for the English vectors queued
     assert "Melanie painted a lake" in str(found.data).splitlines()[1]
     assert memories.last_search is not None
     assert "english" in memories.last_search.stages
-    memories.recall({"context": "夕焼け"})
+    tools.recall({"context": "夕焼け"}, ctx)
     assert memories.last_search is not None
     assert "english" not in memories.last_search.stages
 
 
 def test_switched_off_the_channel_stores_and_blends_nothing(memory_hosts: MemoryHosts) -> None:
     host, plugin = memory_hosts(memory={"english_channel": False})
+    ctx = host.context("memory")
     memories = plugin._require()
-    memories.remember({"content": "Melanie painted a lake at sunrise.", "force": True})
-    memories.remember({"content": "Jon opened a dance studio.", "force": True})
-    memories.recall({"context": "What did Melanie paint?"})
+    tools = plugin._tools()
+    tools.remember({"content": "Melanie painted a lake at sunrise.", "force": True}, ctx)
+    tools.remember({"content": "Jon opened a dance studio.", "force": True}, ctx)
+    tools.recall({"context": "What did Melanie paint?"}, ctx)
     assert english_rows(host.settings.data_dir) == {}
     assert memories.last_search is not None
     assert "english" not in memories.last_search.stages
@@ -152,15 +159,13 @@ def test_the_english_index_reads_new_rows_of_any_writer_and_drops_forgotten_ones
         "Gina lost her job at the bank.",
         "Caroline joined a support group.",
     ]
-    path = tmp_path / "memory.sqlite3"
-    writer = connect(path)
-    writer.executescript(SCHEMA)
-    reader = connect(path)
+    writer = open_file(tmp_path)
+    reader = writer.connect()
     index = EnglishIndex()
 
     def write(pairs: list[tuple[str, bytes]]) -> None:
-        with writer:
-            writer.executemany("INSERT OR REPLACE INTO english_vectors(id, vector) VALUES (?, ?)", pairs)
+        with writer.write() as db:
+            db.executemany("INSERT OR REPLACE INTO english_vectors(id, vector) VALUES (?, ?)", pairs)
 
     def nearest(text: str, n: int = 4) -> list[str]:
         return [memory_id for memory_id, _ in index.nearest(reader, encoder.embed([text])[0], n)]
@@ -172,8 +177,8 @@ def test_the_english_index_reads_new_rows_of_any_writer_and_drops_forgotten_ones
     assert nearest("Who lost a job at a bank?")[0] == "m2"
     write([("m0", blobs[1])])  # rewritten: the old vector no longer counts
     assert nearest("What did Melanie paint?", 4).count("m0") == 1
-    with writer:
-        writer.execute("DELETE FROM english_vectors WHERE id IN ('m0', 'm1', 'm2')")
+    with writer.write() as db:
+        db.execute("DELETE FROM english_vectors WHERE id IN ('m0', 'm1', 'm2')")
     assert nearest("What did Melanie paint?") == ["m3"]  # most rows forgotten: read again from the start
     writer.close()
     reader.close()

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from ego_core import EMOTIONS, Clock
 from ego_core.testing import mcp_client, tool_text
-from ego_memory.emotions import CATEGORIES, EMOTION_PROFILES
-from ego_memory.memories import PRIVATE_SAVED_NOTE, RECALL_SCAFFOLD, REMEMBER_SCAFFOLD, UNLINKED_SCAFFOLD
+from ego_memory.record.emotions import CATEGORIES, EMOTION_PROFILES
+from ego_memory.tools.memory import PRIVATE_SAVED_NOTE, RECALL_SCAFFOLD, REMEMBER_SCAFFOLD, UNLINKED_SCAFFOLD
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -91,6 +91,7 @@ async def test_remember_links_similar_memories_and_shows_three(memory_hosts: Mem
     clock = Clock(NOW - timedelta(days=3))
     host, plugin = memory_hosts(clock=clock)
     memories = plugin._require()
+    plugin._tools()
     variants = [
         "I walked the dog in the park this morning.",
         "This morning I walked my dog in the park.",
@@ -142,6 +143,7 @@ async def test_remember_links_similar_memories_and_shows_three(memory_hosts: Mem
 async def test_remember_notes_unknown_labels_and_privacy(memory_hosts: MemoryHosts) -> None:
     host, plugin = memory_hosts(clock=Clock(NOW))
     memories = plugin._require()
+    plugin._tools()
     async with mcp_client(host) as client:
         saved = await client.call_tool(
             "remember",
@@ -265,8 +267,9 @@ WORDS = (
 
 @pytest.fixture(scope="module")
 def random_memories(module_memory_hosts: MemoryHosts) -> Any:
-    _host, plugin = module_memory_hosts(clock=Clock(NOW))
-    memories = plugin._require()
+    host, plugin = module_memory_hosts(clock=Clock(NOW))
+    ctx = host.context("memory")
+    tools = plugin._tools()
     rng = random.Random(20261122)
     private: dict[str, bool] = {}
     for number in range(60):
@@ -279,10 +282,10 @@ def random_memories(module_memory_hosts: MemoryHosts) -> Any:
             "private": rng.random() < 0.4,
             "force": True,
         }
-        saved = memories.remember(args)
+        saved = tools.remember(args, ctx)
         assert SAVED.match(saved.data.splitlines()[0]), saved.data
         private[args["content"]] = args["private"]
-    return memories, private
+    return tools, ctx, private
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -294,11 +297,11 @@ def random_memories(module_memory_hosts: MemoryHosts) -> Any:
 def test_every_recall_result_states_its_privacy(
     random_memories: Any, words: list[str], n_results: int, use_filter: bool
 ) -> None:
-    memories, private = random_memories
+    tools, ctx, private = random_memories
     args: dict[str, Any] = {"context": " ".join(words), "n_results": n_results}
     if use_filter:
         args["valence_range"] = [-0.5, 1.0]
-    data = memories.recall(args).data
+    data = tools.recall(args, ctx).data
     if data == "No related memories found.":
         return
     results = parse_recall(data)

@@ -67,7 +67,8 @@ def test_private_flag_makes_every_note_private(memory_hosts: MemoryHosts, tmp_pa
 
 def test_a_note_already_remembered_is_not_added_again(memory_hosts: MemoryHosts, tmp_path: Path) -> None:
     host, plugin = memory_hosts()
-    plugin.memories.remember({"content": "朝、駅まで歩いた"})
+    ctx = host.context("memory")
+    plugin._tools().remember({"content": "朝、駅まで歩いた"}, ctx)
     notes = write(tmp_path / "notes", {"2026-12-03.md": "- 朝、駅まで歩いた\n- 夜は静かだった\n"})
     summary = import_source(host, read_source(host, "markdown", notes, private=False))
     assert summary.added == {"memory": 1}

@@ -17,12 +17,12 @@ from hypothesis import strategies as st
 
 from ego_core import EMOTIONS, RecallQuery
 from ego_core.testing import PortableError, export_file, import_file
+from ego_memory.arguments import remember_draft as draft_of
 from ego_memory.config import MemoryConfig
-from ego_memory.emotions import CATEGORIES
-from ego_memory.filters import Filters
-from ego_memory.memories import Memories
-from ego_memory.model import RecordError, read_memory_record
-from ego_memory.portable import check_records
+from ego_memory.exchange.portable import check_records
+from ego_memory.record.emotions import CATEGORIES
+from ego_memory.record.model import RecordError, read_memory_record
+from ego_memory.store.filters import Filters
 
 if TYPE_CHECKING:
     from conftest import EgoChild, MemoryHosts
@@ -49,9 +49,12 @@ CRAFTED: dict[str, Any] = {
 
 
 def remember_draft(args: dict[str, Any]) -> Any:
-    """What remember's own normalisation (Memories.draft) makes of ``args``, without a store."""
-    fake = SimpleNamespace(config=MemoryConfig(), ctx=SimpleNamespace(services=SimpleNamespace(get=lambda *a: None)))
-    draft, _notes = Memories.draft(fake, {"content": "x", "body_state": {"kept": True}, **args})  # type: ignore[arg-type]
+    """What remember's own normalisation (:func:`~ego_memory.arguments.remember_draft`) makes of ``args``,
+    without a store."""
+    ctx = SimpleNamespace(services=SimpleNamespace(get=lambda *a: None))
+    draft, _notes = draft_of(
+        {"content": "x", "body_state": {"kept": True}, **args}, ctx, MemoryConfig().max_content_chars
+    )  # type: ignore[arg-type]
     return draft
 
 
@@ -180,7 +183,7 @@ def test_import_normalises_exactly_as_remember(
 
 
 def memory_record(memory: Any) -> dict[str, Any]:
-    from ego_memory.model import memory_to_dict
+    from ego_memory.record.model import memory_to_dict
 
     return memory_to_dict(memory)
 
@@ -252,6 +255,7 @@ def test_import_stores_the_normalised_values_and_recall_gets_no_outsized_boost(
     host, plugin = memory_hosts(tmp_path / "data")
     assert import_file(host, path).added == {"memory": 1}
     memories = plugin._require()
+    plugin._tools()
     stored = memories.store.get_one(CRAFTED["id"])
     assert stored is not None
     assert (stored.importance, stored.category, stored.emotional_trace.primary) == (5, "daily", "neutral")
@@ -273,7 +277,8 @@ def test_a_wrongly_typed_record_refuses_the_whole_file_and_changes_nothing(
     path = tmp_path / "bad.jsonl"
     path.write_text(export_text(good, bad), encoding="utf-8")
     host, plugin = memory_hosts(tmp_path / "data")
-    plugin._require().remember({"content": "Here before the import.", "force": True})
+    ctx = host.context("memory")
+    plugin._tools().remember({"content": "Here before the import.", "force": True}, ctx)
     export_file(host, tmp_path / "before.jsonl", include_private=True)
     with pytest.raises(PortableError) as refused:
         import_file(host, path)

@@ -25,9 +25,9 @@ from ego_core import EmotionalTrace, Memory
 from ego_core.testing import call_error, call_ok, mcp_client
 from ego_memory.embedding import UseEmbedder
 from ego_memory.errors import VectorIndexError
-from ego_memory.maintenance import INDEX_CHECK, INDEX_DAMAGED
-from ego_memory.store import MemoryStore
-from ego_memory.vector_index import collection_name
+from ego_memory.store.maintenance import INDEX_CHECK, INDEX_DAMAGED
+from ego_memory.store.memory_store import MemoryStore
+from ego_memory.store.vector_index import collection_name
 
 if TYPE_CHECKING:
     from conftest import EgoChild, MemoryHosts
@@ -184,16 +184,18 @@ def test_a_write_that_meets_a_failing_index_leaves_sqlite_consistent(
 ) -> None:
     data_dir = tmp_path / "data"
     host, plugin = memory_hosts(data_dir)
+    ctx = host.context("memory")
     memories = plugin._require()
+    tools = plugin._tools()
     ids = [
-        memories.remember({"content": text, "force": True}).data.split("(id: ")[1][:16]
+        tools.remember({"content": text, "force": True}, ctx).data.split("(id: ")[1][:16]
         for text in ("The bakery opened at six.", "Rain on the tin roof all night.", "A kite stuck in the oak.")
     ]
     poison(data_dir / "memory" / "chroma", embedder)
 
     store = memories.store
     with pytest.raises(Exception, match="Nothing was lost") as refused:
-        memories.remember({"content": "A memory the broken index cannot take.", "force": True})
+        tools.remember({"content": "A memory the broken index cannot take.", "force": True}, ctx)
     assert "rebuilds the index from it at its next start" in str(refused.value)
     assert store.count() == 3
     assert store.db.execute("SELECT count(*) FROM journal").fetchone()[0] == 0
@@ -201,8 +203,8 @@ def test_a_write_that_meets_a_failing_index_leaves_sqlite_consistent(
     assert any("must be rebuilt" in problem for problem in store.integrity_problems())
 
     # what needs only SQLite still works; a forget is kept even though its vector cannot be deleted yet
-    assert plugin._lifecycle().forget({"memory_id": ids[0]}).data.startswith(f"Forgot (id: {ids[0]}")
-    assert plugin._lifecycle().link({"source_id": ids[1], "target_id": ids[2]}).data.startswith("Linked")
+    assert plugin._lifecycle().forget({"memory_id": ids[0]}, ctx).data.startswith(f"Forgot (id: {ids[0]}")
+    assert plugin._lifecycle().link({"source_id": ids[1], "target_id": ids[2]}, ctx).data.startswith("Linked")
     assert store.get_one(ids[0]) is None
     host.stop()
 
@@ -214,7 +216,7 @@ def test_a_write_that_meets_a_failing_index_leaves_sqlite_consistent(
     linked = store.get_one(ids[1])
     assert linked is not None
     assert ids[2] in {link.target_id for link in linked.links}
-    assert "Saved (id: " in plugin._require().remember({"content": "Stored again after the rebuild."}).data
+    assert "Saved (id: " in plugin._tools().remember({"content": "Stored again after the rebuild."}, ctx).data
 
 
 @pytest.mark.anyio

@@ -79,6 +79,7 @@ CASES: list[tuple[str, dict[str, Any], str, list[str], list[str]]] = [
 async def test_bad_input_is_refused_clearly_and_stores_nothing(memory_hosts: MemoryHosts) -> None:
     host, plugin = memory_hosts()
     memories = plugin._require()
+    plugin._tools()
     async with mcp_client(host) as client:
         seeded = await client.call_tool("remember", {"content": "The sea was calm this morning."})
         assert not seeded.is_error
@@ -103,6 +104,7 @@ async def test_bad_input_is_refused_clearly_and_stores_nothing(memory_hosts: Mem
 async def test_out_of_range_values_are_clamped_or_substituted_not_refused(memory_hosts: MemoryHosts) -> None:
     host, plugin = memory_hosts()
     memories = plugin._require()
+    plugin._tools()
     async with mcp_client(host) as client:
         high = await client.call_tool("remember", {"content": "Importance nine.", "importance": 9})
         low = await client.call_tool("remember", {"content": "Importance minus two.", "importance": -2})
@@ -140,7 +142,8 @@ def plausible(keys: list[str]) -> st.SearchStrategy[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def runner(module_memory_hosts: MemoryHosts) -> ToolRunner:
     host, plugin = module_memory_hosts()
-    plugin._require().remember({"content": "A seed memory about the harbour at dawn."})
+    ctx = host.context("memory")
+    plugin._tools().remember({"content": "A seed memory about the harbour at dawn."}, ctx)
     return ToolRunner(host)
 
 

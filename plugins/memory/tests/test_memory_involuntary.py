@@ -15,6 +15,7 @@ import pytest
 from memory_support import recalled_contents, saved_id
 
 from ego_core import (
+    SLOTS,
     Clock,
     ConfigError,
     Memory,
@@ -28,8 +29,8 @@ from ego_core import (
     word_break,
 )
 from ego_core.testing import HostFactory, call_ok, mcp_client, read_log
-from ego_memory.involuntary import UNBIDDEN_TOKENS
-from ego_memory.plugin import UNBIDDEN_PRIORITY, MemoryPlugin
+from ego_memory.plugin import MemoryPlugin
+from ego_memory.surfacing.involuntary import UNBIDDEN_TOKENS
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 LONG_AGO = NOW - timedelta(days=900)
@@ -55,11 +56,11 @@ class Surfaced:
         self.seen: list[tuple[str, str]] = []
         self.hits: list[list[tuple[str, bool]]] = []
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_memory_surfaced(self, memory: Memory, how: str) -> None:
         self.seen.append((memory.id, how))
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_recall_result(self, results: Sequence[RecallHit]) -> None:
         self.hits.append([(hit.memory.id, hit.unbidden) for hit in results])
 
@@ -271,6 +272,7 @@ class Crowding(Surfaced):
         return Section(key="crowd", text=CROWD, order=50, priority=UNBIDDEN_PRIORITY + 5)
 
 
+UNBIDDEN_PRIORITY = next(slot.priority for slot in SLOTS["wake_up"] if slot.name == "memory.unbidden")
 CROWD = (
     "Today is the day of the long-planned move; boxes everywhere, the keys are with the neighbour. " * 3
     + "The kettle is packed, and so are the cups and the old photographs."

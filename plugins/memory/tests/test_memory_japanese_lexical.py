@@ -23,13 +23,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ego_core import Memory, Vectors
-from ego_memory import language, maintenance
 from ego_memory.config import RecallConfig
-from ego_memory.recall import RecallEngine
-from ego_memory.schema import connect
-from ego_memory.store import MemoryStore
-from ego_memory.tables import Tables
-from ego_memory.text import word_terms, words_query
+from ego_memory.recall.engine import RecallEngine
+from ego_memory.store import maintenance
+from ego_memory.store.memory_store import MemoryStore
+from ego_memory.store.schema import open_file
+from ego_memory.store.tables import Tables
+from ego_memory.text.terms import language, word_terms, words_query
 
 MODEL = "test:hashed-words-32"
 BASE = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)
@@ -350,7 +350,7 @@ def test_an_interrupted_migration_carries_on_at_the_next_open(tmp_path: Path) ->
 
         yield advance
 
-    tables = Tables(connect(directory / "memory.sqlite3"))
+    tables = Tables(open_file(directory))  # adopted: the terms column added, the word index not rebuilt yet
     try:
         with pytest.raises(MigrationInterruptedError):
             maintenance.migrate_lexicon(tables, progress=crash_after_the_first_batch, batch=5)
@@ -359,7 +359,7 @@ def test_an_interrupted_migration_carries_on_at_the_next_open(tmp_path: Path) ->
         done = tables.db.execute("SELECT count(*) FROM memories WHERE terms != ''").fetchone()[0]
         assert done == 5
     finally:
-        tables.db.close()
+        tables.database.close()
 
     with open_store(directory) as store:
         assert store.tables.meta("lexicon") == language.LEXICON

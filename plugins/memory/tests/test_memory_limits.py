@@ -16,7 +16,8 @@ from memory_support import saved_id
 
 from ego_core import ToolError
 from ego_core.testing import PortableError, call_error, call_ok, export_file, import_file, mcp_client
-from ego_memory.limits import (
+from ego_memory.exchange.portable import check_records
+from ego_memory.record.limits import (
     MAX_BODY_STATE_CHARS,
     MAX_BODY_STATE_DEPTH,
     MAX_BODY_STATE_KEYS,
@@ -25,7 +26,6 @@ from ego_memory.limits import (
     MAX_TAG_CHARS,
     MAX_TAGS,
 )
-from ego_memory.portable import check_records
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -72,6 +72,7 @@ async def test_oversized_arguments_are_refused_naming_the_limit_and_the_store_ke
 ) -> None:
     host, plugin = memory_hosts()
     memories = plugin._require()
+    plugin._tools()
     async with mcp_client(host) as client:
         before = saved_id(await call_ok(client, "remember", {"content": "The lighthouse keeper waved at us."}))
         problems = []
@@ -103,8 +104,10 @@ async def test_oversized_arguments_are_refused_naming_the_limit_and_the_store_ke
 
 def test_the_handler_refuses_what_the_schema_cannot_say(memory_hosts: MemoryHosts) -> None:
     """Depth, size and non-finite numbers are checked by remember itself (also when called without the schema)."""
-    _host, plugin = memory_hosts()
+    host, plugin = memory_hosts()
+    ctx = host.context("memory")
     memories = plugin._require()
+    tools = plugin._tools()
     for args, parts in (
         ({"body_state": nested(MAX_BODY_STATE_DEPTH + 1)}, [f"at most {MAX_BODY_STATE_DEPTH} levels"]),
         ({"body_state": {"load": float("nan")}}, ["finite"]),
@@ -113,11 +116,11 @@ def test_the_handler_refuses_what_the_schema_cannot_say(memory_hosts: MemoryHost
         ({"tags": ["a"] * (MAX_TAGS + 1)}, ["`tags`", f"at most {MAX_TAGS} items"]),
     ):
         with pytest.raises(ToolError) as refused:
-            memories.remember({"content": "A memory with one bad argument.", **args})
+            tools.remember({"content": "A memory with one bad argument.", **args}, ctx)
         assert all(part in refused.value.message for part in parts), refused.value.message
     assert memories.count() == 0
-    assert memories.remember({"content": "Nested just enough.", "body_state": nested(MAX_BODY_STATE_DEPTH)}).data
-    saved = memories.remember({"content": "A 5,000-digit importance.", "importance": 10**5000, "force": True})
+    assert tools.remember({"content": "Nested just enough.", "body_state": nested(MAX_BODY_STATE_DEPTH)}, ctx).data
+    saved = tools.remember({"content": "A 5,000-digit importance.", "importance": 10**5000, "force": True}, ctx)
     stored = memories.store.get_one(saved.data.split("(id: ")[1][:16])
     assert stored is not None
     assert stored.importance == 5
@@ -194,7 +197,9 @@ async def test_remember_refuses_content_of_only_zero_width_characters(
     like whitespace, by remember and by every other tool that takes text (the core's check, before any tool
     runs), and by `ego import`; the handler refuses it too when called without the schema."""
     host, plugin = memory_hosts()
+    ctx = host.context("memory")
     memories = plugin._require()
+    tools = plugin._tools()
     async with mcp_client(host) as client:
         kept = saved_id(await call_ok(client, "remember", {"content": "The tide came in\u200b over the flats."}))
         refused = {
@@ -213,7 +218,7 @@ async def test_remember_refuses_content_of_only_zero_width_characters(
     assert "`tags[1]` must contain visible text" in refused["tags"]
     assert memories.count() == 1  # only the memory with real text around its zero-width space
     with pytest.raises(ToolError, match="`content`"):
-        memories.remember({"content": invisible})
+        tools.remember({"content": invisible}, ctx)
     problems = check_records([{"type": "meta", "record_version": 1}, record(content=invisible)])
     assert any("`content`: must contain text" in problem for problem in problems), problems
     assert memories.count() == 1
@@ -278,7 +283,8 @@ def test_an_import_with_an_oversized_record_changes_nothing(memory_hosts: Memory
     path = tmp_path / "oversized.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in [header, *body, end]), encoding="utf-8")
     host, plugin = memory_hosts(tmp_path / "data")
-    plugin._require().remember({"content": "Here before the import.", "force": True})
+    ctx = host.context("memory")
+    plugin._tools().remember({"content": "Here before the import.", "force": True}, ctx)
     export_file(host, tmp_path / "before.jsonl", include_private=True)
     with pytest.raises(PortableError) as refused:
         import_file(host, path)

@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ego_core import EMOTIONS, LINK_TYPES, EmotionalTrace, Memory, MemoryLink
-from ego_memory.emotions import CATEGORIES
-from ego_memory.model import memory_from_dict, memory_to_dict
+from ego_memory.record.emotions import CATEGORIES
+from ego_memory.record.model import memory_from_dict, memory_to_dict
 
 MEMORY_ID = st.from_regex(r"mem_[0-9a-f]{12}", fullmatch=True)
 ZONES = st.sampled_from([UTC, timezone(timedelta(hours=9)), timezone(timedelta(hours=-5, minutes=-30))])

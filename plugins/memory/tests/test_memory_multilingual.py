@@ -31,7 +31,7 @@ JAPANESE = (
 def call(host: object, tool: str, args: dict[str, object]) -> str:
     found = host.tool(tool)  # type: ignore[attr-defined]
     assert found is not None, tool
-    reply = found[1].handler(args)
+    reply = found[1].handler(args, host.context(found[0]))  # type: ignore[attr-defined]
     return str(getattr(reply, "data", reply))
 
 

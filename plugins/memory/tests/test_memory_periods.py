@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ego_memory.periods import MONTHS, named_period
+from ego_memory.recall.periods import MONTHS, named_period
 
 PRESENT = datetime(2023, 12, 1, 9, 30, tzinfo=UTC)
 

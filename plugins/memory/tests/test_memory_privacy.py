@@ -19,7 +19,7 @@ from mcp import Client
 from ego_core import PRIVATE_MARK, Clock, Settings, build_host, truncate
 from ego_core.testing import configure_logging, mcp_client, tool_text
 from ego_memory.plugin import MemoryPlugin
-from ego_memory.privacy import (
+from ego_memory.text.privacy import (
     KEY,
     MIN_NEEDLE,
     QUOTE_MIN,
@@ -239,25 +239,27 @@ def leaked_windows(text: str, private: str, width: int = 8) -> list[str]:
 @pytest.fixture(scope="module")
 def private_renderings(module_memory_hosts: MemoryHosts) -> dict[str, Any]:
     host, plugin = module_memory_hosts(clock=Clock(NOW))
+    ctx = host.context("memory")
     memories = plugin._require()
-    memories.remember({"content": LONG_PRIVATE, "private": True, "category": "introspection", "emotion": "sad"})
+    tools = plugin._tools()
+    tools.remember({"content": LONG_PRIVATE, "private": True, "category": "introspection", "emotion": "sad"}, ctx)
     # a similar public memory shows the private one under "Most related:"; then it goes, so that the other
     # renderings show nothing but the private memory
-    similar = memories.remember({"content": LONG_PRIVATE.replace("Tonight", "Tonight again"), "force": True})
+    similar = tools.remember({"content": LONG_PRIVATE.replace("Tonight", "Tonight again"), "force": True}, ctx)
     related = [line for line in similar.data.splitlines() if line.startswith("- [")]
     public_id = re.search(r"mem_[0-9a-f]{12}", similar.data).group(0)  # type: ignore[union-attr]
     assert memories.store.delete(public_id) is not None
     outputs = {
         "remember": "\n".join(related),
-        "recall": memories.recall({"context": "envy the other agent", "n_results": 3}).data,
-        "search_memories": memories.search_memories({"context": "envy the other agent", "n_results": 3}).data,
+        "recall": tools.recall({"context": "envy the other agent", "n_results": 3}, ctx).data,
+        "search_memories": tools.search_memories({"context": "envy the other agent", "n_results": 3}, ctx).data,
     }
     core = host.tool("wake_up")
     assert core is not None
-    outputs["wake_up"] = str(core[1].handler({}).data)  # type: ignore[union-attr]
+    outputs["wake_up"] = str(core[1].handler({}, host.context(core[0])).data)  # type: ignore[union-attr]
     introspect = host.tool("introspect")
     assert introspect is not None
-    outputs["introspect"] = str(introspect[1].handler({}).data)  # type: ignore[union-attr]
+    outputs["introspect"] = str(introspect[1].handler({}, host.context(introspect[0])).data)  # type: ignore[union-attr]
     return {"host": host, "outputs": outputs}
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from ego_core import PRIVATE_MARK
 from ego_core.testing import ToolRunner, tool_text
-from ego_memory.privacy import MIN_RUN, QUOTE_MIN, PrivateContentRedactor, PublicCheck, fold, public_form
+from ego_memory.text.privacy import MIN_RUN, QUOTE_MIN, PrivateContentRedactor, PublicCheck, fold, public_form
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts

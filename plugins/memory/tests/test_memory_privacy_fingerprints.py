@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ego_core import PRIVATE_MARK
-from ego_memory.privacy import (
+from ego_memory.text.privacy import (
     QUOTE_MIN,
     QUOTE_MIN_WIDE,
     SEED,

@@ -18,9 +18,11 @@ from ego_core import Clock, EmotionalTrace, Memory, MemoryLink, RecallHit, Recal
 from ego_core.testing import mcp_client, tool_text
 from ego_memory.config import RecallConfig
 from ego_memory.embedding import OnnxEmbedder, UseEmbedder
-from ego_memory.filters import Filters
-from ego_memory.recall import Candidates, RecallEngine, hopfield_complete
-from ego_memory.store import MemoryStore
+from ego_memory.recall.candidates import Candidates
+from ego_memory.recall.completion import hopfield_complete
+from ego_memory.recall.engine import RecallEngine
+from ego_memory.store.filters import Filters
+from ego_memory.store.memory_store import MemoryStore
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -119,8 +121,10 @@ LANTERN = [
 def test_hopfield_runs_over_every_candidate_including_bm25_only_ones(
     memory_hosts: MemoryHosts, embedder: UseEmbedder
 ) -> None:
-    _host, plugin = memory_hosts(recall={"dense_candidates": 3, "lexical_candidates": 20, "hopfield": True})
+    host, plugin = memory_hosts(recall={"dense_candidates": 3, "lexical_candidates": 20, "hopfield": True})
+    ctx = host.context("memory")
     memories = plugin._require()
+    tools = plugin._tools()
     for number, text in enumerate(LANTERN + BREAD + OTHERS):
         memories.store.add(make_memory(number, text, NOW - timedelta(hours=number)), embedder.embed([text])[0])
 
@@ -130,7 +134,7 @@ def test_hopfield_runs_over_every_candidate_including_bm25_only_ones(
     lexical = {i for i, _ in memories.engine.lexical_ranking(context, 20, None)}
     assert lexical - dense, "the test needs candidates that only BM25 found"
 
-    memories.recall({"context": context, "n_results": 3})
+    tools.recall({"context": context, "n_results": 3}, ctx)
     result = memories.last_search
     assert result is not None
     assert "hopfield" in result.stages
@@ -432,8 +436,10 @@ def test_access_statistics_are_updated_in_one_batch_for_exactly_the_hits(
     memory_hosts: MemoryHosts, embedder: UseEmbedder
 ) -> None:
     clock = Clock(NOW)
-    _host, plugin = memory_hosts(clock=clock)
+    host, plugin = memory_hosts(clock=clock)
+    ctx = host.context("memory")
     memories = plugin._require()
+    tools = plugin._tools()
     for number, text in enumerate(BREAD + OTHERS):
         memories.store.add(make_memory(number, text, NOW - timedelta(days=1)), embedder.embed([text])[0])
     clock.set(NOW + timedelta(hours=5))
@@ -441,7 +447,7 @@ def test_access_statistics_are_updated_in_one_batch_for_exactly_the_hits(
     statements: list[str] = []
     memories.store.db.set_trace_callback(statements.append)
     try:
-        response = memories.recall({"context": "fresh bread from the oven", "n_results": 3})
+        response = tools.recall({"context": "fresh bread from the oven", "n_results": 3}, ctx)
     finally:
         memories.store.db.set_trace_callback(None)
     by_text = {text: mid(number) for number, text in enumerate(BREAD + OTHERS)}
@@ -461,7 +467,7 @@ class Annotator:
     def __init__(self) -> None:
         self.seen: list[tuple[RecallQuery, tuple[RecallHit, ...]]] = []
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_recall_result(self, query: RecallQuery, results: tuple[RecallHit, ...]) -> RecallNote:
         self.seen.append((query, results))
         return RecallNote(lines=("Annotator: a thread runs through these.",), boosts={results[-1].memory.id: 100.0})
@@ -472,6 +478,7 @@ async def test_on_recall_result_lines_and_boosts_are_applied(memory_hosts: Memor
     annotator = Annotator()
     host, plugin = memory_hosts(plugins={"annotator": annotator}, clock=Clock(NOW + timedelta(hours=1)))
     memories = plugin._require()
+    plugin._tools()
     for number, text in enumerate(BREAD + OTHERS):
         memories.store.add(make_memory(number, text, NOW), embedder.embed([text])[0])
     engine = memories.engine.search("bread", embedder.embed(["bread"])[0], 3, host.clock.now(), Filters())
@@ -527,20 +534,21 @@ JAPANESE_CORPUS = [
 
 @pytest.mark.parametrize("context", ["夕焼けを見た日", "夕焼け", "一緒に夕焼けを見たこと"])
 def test_a_japanese_memory_is_found_by_a_japanese_query(context: str, japanese_memories: Any) -> None:
-    memories, _ids = japanese_memories
-    response = memories.recall({"context": context, "n_results": 3})
+    tools, ctx, _ids = japanese_memories
+    response = tools.recall({"context": context, "n_results": 3}, ctx)
     assert recalled_contents(response.data)[0] == JAPANESE_CORPUS[0]
 
 
 @pytest.fixture(scope="module")
 def japanese_memories(module_memory_hosts: MemoryHosts) -> Any:
-    _host, plugin = module_memory_hosts()
-    memories = plugin._require()
+    host, plugin = module_memory_hosts()
+    ctx = host.context("memory")
+    tools = plugin._tools()
     ids = []
     for text in JAPANESE_CORPUS:
-        saved = memories.remember({"content": text})
+        saved = tools.remember({"content": text}, ctx)
         ids.append(re.search(r"mem_[0-9a-f]{12}", saved.data).group(0))  # type: ignore[union-attr]
-    return memories, ids
+    return tools, ctx, ids
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -554,15 +562,16 @@ def japanese_diary(module_memory_hosts: MemoryHosts) -> Any:
     """JAPANESE_CORPUS, then three newer diary lines of the same frame (今日は…), ten minutes apart."""
     texts = JAPANESE_CORPUS + LATER_JAPANESE
     clock = Clock(NOW)
-    _host, plugin = module_memory_hosts(clock=clock)
-    memories = plugin._require()
+    host, plugin = module_memory_hosts(clock=clock)
+    ctx = host.context("memory")
+    tools = plugin._tools()
     ids = []
     for number, text in enumerate(texts):
         clock.set(NOW - timedelta(minutes=10 * (len(texts) - number)))
-        saved = memories.remember({"content": text, "force": True})
+        saved = tools.remember({"content": text, "force": True}, ctx)
         ids.append(re.search(r"mem_[0-9a-f]{12}", saved.data).group(0))  # type: ignore[union-attr]
     clock.set(NOW)
-    return memories, ids
+    return tools, ctx, ids
 
 
 def test_the_model_sees_one_frame_of_japanese_sentences_as_near_identical(
@@ -581,8 +590,8 @@ def test_the_model_sees_one_frame_of_japanese_sentences_as_near_identical(
 def test_an_older_japanese_memory_is_not_buried_by_newer_ones_of_the_same_frame(
     japanese_diary: Any, tool: str, context: str
 ) -> None:
-    memories, ids = japanese_diary
-    response = getattr(memories, tool)({"context": context, "n_results": 3})
+    tools, ctx, ids = japanese_diary
+    response = getattr(tools, tool)({"context": context, "n_results": 3}, ctx)
     if tool == "recall":
         assert recalled_contents(response.data)[0] == JAPANESE_CORPUS[0], response.data
     else:  # the only memory that holds 夕焼け
@@ -621,7 +630,8 @@ async def test_an_overlong_context_is_refused_naming_the_parameter_and_the_limit
     memory_hosts: MemoryHosts, tool: str
 ) -> None:
     host, plugin = memory_hosts()
-    plugin._require().remember({"content": "We watched the sunset from the harbour."})
+    ctx = host.context("memory")
+    plugin._tools().remember({"content": "We watched the sunset from the harbour."}, ctx)
     async with mcp_client(host) as client:
         refused = await client.call_tool(tool, {"context": "secret-context " * 534})  # 8010 characters
         text = tool_text(refused)

@@ -22,8 +22,8 @@ from memory_support import recalled_contents
 
 from ego_core import Clock, PluginHost
 from ego_core.testing import call_ok, mcp_client
-from ego_memory import equivalents, language
-from ego_memory.text import STOPWORDS, alternatives, cues_in, word_terms
+from ego_memory.text import equivalents, language
+from ego_memory.text.terms import STOPWORDS, alternatives, cues_in, word_terms
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts

@@ -21,7 +21,7 @@ from memory_support import recalled_contents
 from ego_core import Clock, PluginHost
 from ego_core.testing import call_ok, mcp_client
 from ego_memory.plugin import MemoryPlugin
-from ego_memory.text import cues_translated, word_terms
+from ego_memory.text.terms import cues_translated, word_terms
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts

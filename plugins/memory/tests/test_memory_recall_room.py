@@ -10,7 +10,7 @@ import pytest
 
 from ego_core import Clock, text_width
 from ego_core.testing import call_ok, mcp_client
-from ego_memory.memories import RECALL_LEAST, RECALL_ROOM, SEARCH_WIDTH
+from ego_memory.tools.memory import RECALL_LEAST, RECALL_ROOM, SEARCH_WIDTH
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts

@@ -227,7 +227,9 @@ def seeded_host(module_memory_hosts: MemoryHosts) -> PluginHost:
     """A store of 60 random memories, English and Japanese, of varied age, emotion and importance, some linked."""
     clock = Clock(NOW)
     host, plugin = module_memory_hosts(clock=clock)
+    ctx = host.context("memory")
     memories = plugin._require()
+    tools = plugin._tools()
     rng = random.Random(20261206)
     ids: list[str] = []
     for number in range(60):
@@ -235,14 +237,15 @@ def seeded_host(module_memory_hosts: MemoryHosts) -> PluginHost:
         words = [rng.choice(WORDS_JA if japanese else WORDS) for _ in range(rng.randint(3, 9))]
         content = ("、".join(words) + "。") if japanese else " ".join(words).capitalize() + f" ({number})."
         clock.set(NOW - timedelta(days=rng.randint(0, 400), minutes=number))
-        saved = memories.remember(
+        saved = tools.remember(
             {
                 "content": content,
                 "emotion": rng.choice(["happy", "sad", "curious", "nostalgic", "neutral", "anxious"]),
                 "intensity": round(rng.random(), 2),
                 "importance": rng.randint(1, 5),
                 "force": True,
-            }
+            },
+            ctx,
         )
         ids.append(saved_id(saved.data))
     for _ in range(15):

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import ego_memory
 from ego_memory.embedding import UseEmbedder
-from ego_memory.store import MemoryStore
+from ego_memory.store.memory_store import MemoryStore
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -65,7 +65,8 @@ def test_a_store_reopened_after_a_foreign_write_keeps_no_stale_files(embedder: U
 def test_starting_and_stopping_hosts_releases_their_files(memory_hosts: MemoryHosts, tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     host, plugin = memory_hosts(data_dir)
-    plugin._require().remember({"content": "The kettle whistled twice."})
+    ctx = host.context("memory")
+    plugin._tools().remember({"content": "The kettle whistled twice."}, ctx)
     host.stop()
     before = open_fds()
     for _ in range(ROUNDS):

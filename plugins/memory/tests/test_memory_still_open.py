@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from ego_core import Clock, PluginHost, Settings, estimate_tokens, truncate
 from ego_core.testing import HostFactory, call_ok, mcp_client, read_log
 from ego_memory.plugin import THOUGHT_BUDGET, THOUGHT_TOKENS, THOUGHT_WIDE, MemoryPlugin
-from ego_memory.thought import clip, tail, thought_quote
+from ego_memory.text.thought import clip, tail, thought_quote
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 LAST = re.compile(r'^Last introspection \(([^)]*)\): "(.*)" \(your own thought\)$', re.MULTILINE)

@@ -14,10 +14,10 @@ import pytest
 from ego_core import EmotionalTrace, Memory, MemoryLink
 from ego_memory.embedding import UseEmbedder
 from ego_memory.errors import ModelMismatchError
-from ego_memory.filters import Filters
-from ego_memory.store import MemoryStore
-from ego_memory.text import trigram_query, words_query
-from ego_memory.vector_index import chroma_metadata
+from ego_memory.store.filters import Filters
+from ego_memory.store.memory_store import MemoryStore
+from ego_memory.store.vector_index import chroma_metadata
+from ego_memory.text.terms import trigram_query, words_query
 
 OpenStore = Callable[..., MemoryStore]
 BASE = datetime(2025, 6, 1, 12, 0, tzinfo=UTC)

@@ -1,4 +1,4 @@
-"""Turning free text into FTS5 queries (``ego_memory.text``): never a syntax error, whatever the text."""
+"""Turning free text into FTS5 queries (``ego_memory.text.terms``): never a syntax error, whatever the text."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from ego_core import Memory
 from ego_memory.config import RecallConfig
 from ego_memory.embedding import OnnxEmbedder
-from ego_memory.recall import RecallEngine
-from ego_memory.store import MemoryStore
-from ego_memory.text import (
+from ego_memory.recall.engine import RecallEngine
+from ego_memory.store.memory_store import MemoryStore
+from ego_memory.text.terms import (
     cjk_trigrams,
     cue_terms,
     cues_in,

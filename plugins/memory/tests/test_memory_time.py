@@ -367,6 +367,7 @@ async def test_anticipation_columns_are_added_to_a_store_from_before(make_host: 
         db.execute("DROP INDEX memories_anticipated")
         db.execute("ALTER TABLE memories DROP COLUMN anticipated")
         db.execute("ALTER TABLE memories DROP COLUMN anticipation_surfaced")
+        db.execute("PRAGMA user_version = 0")  # as the releases before user_version left it
         db.commit()
     reopened = memory_host(make_host, data, Clock(NOW))
     async with mcp_client(reopened) as client:

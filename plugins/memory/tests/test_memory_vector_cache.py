@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from ego_core import Memory
-from ego_memory.memories import new_memory_id
-from ego_memory.vector_cache import VectorCache
+from ego_memory.index.vector_cache import VectorCache
+from ego_memory.service import new_memory_id
 
 
 def vector(value: float) -> Any:

@@ -9,7 +9,7 @@ import pytest
 from memory_support import saved_id
 
 from ego_core.testing import call_ok, mcp_client
-from ego_memory.memories import REMEMBER_SCAFFOLD, UNLINKED_SCAFFOLD
+from ego_memory.tools.memory import REMEMBER_SCAFFOLD, UNLINKED_SCAFFOLD
 
 if TYPE_CHECKING:
     from conftest import MemoryHosts
@@ -20,6 +20,7 @@ SEPARATOR = "\n\n---\n"
 @pytest.mark.anyio
 async def test_counts_agree_with_their_nouns_and_scaffolds_fit(memory_hosts: MemoryHosts) -> None:
     host, plugin = memory_hosts()
+    ctx = host.context("memory")
     async with mcp_client(host) as client:
         first = await call_ok(
             client, "remember", {"content": "The cat slept on the warm windowsill.", "emotion": "happy"}
@@ -43,6 +44,6 @@ async def test_counts_agree_with_their_nouns_and_scaffolds_fit(memory_hosts: Mem
 
     checks = {check.name: check.detail for check in plugin.doctor_checks(host.context("memory"))}
     assert checks["store"].startswith("2 memories, indexes consistent")
-    plugin._lifecycle().forget({"memory_id": saved_id(first)})
+    plugin._lifecycle().forget({"memory_id": saved_id(first)}, ctx)
     checks = {check.name: check.detail for check in plugin.doctor_checks(host.context("memory"))}
     assert checks["store"].startswith("1 memory, indexes consistent")

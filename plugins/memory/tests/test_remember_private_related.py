@@ -21,11 +21,13 @@ PUBLIC = "Master said the newer agent is fast, and I wondered if I will be repla
 def test_a_private_memory_is_marked_on_the_most_related_lines(memory_hosts: MemoryHosts) -> None:
     clock = Clock(NOW - timedelta(hours=2))
     host, plugin = memory_hosts(clock=clock)
-    memories = plugin._require()
-    memories.remember({"content": PRIVATE, "private": True, "emotion": "anxious"})
-    memories.remember({"content": PUBLIC, "force": True})
+    ctx = host.context("memory")
+    plugin._require()
+    tools = plugin._tools()
+    tools.remember({"content": PRIVATE, "private": True, "emotion": "anxious"}, ctx)
+    tools.remember({"content": PUBLIC, "force": True}, ctx)
     clock.set(NOW)
-    saved = memories.remember({"content": "Will Master replace me with the newer agent one day?", "force": True})
+    saved = tools.remember({"content": "Will Master replace me with the newer agent one day?", "force": True}, ctx)
     lines = str(saved.data).splitlines()
     assert lines[1] == "Most related:", lines
     related = [m for m in (RELATED.match(line) for line in lines[2:]) if m]

@@ -21,7 +21,7 @@ import numpy as np
 
 from ego_core import Vectors
 from ego_memory.embedding.onnx import PACKAGED_MODEL_ID, PACKAGED_TOKENIZER_FILE, OnnxEmbedder
-from ego_memory.text import has_cjk
+from ego_memory.text.terms import has_cjk
 
 ENGLISH_MODEL_ID = PACKAGED_MODEL_ID
 ENGLISH_DIMENSION = 384

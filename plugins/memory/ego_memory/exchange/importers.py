@@ -1,7 +1,7 @@
 """The memory plugin's readers for ``ego import --from``: ``markdown`` (a folder or file of notes) and its part of
 ``ego-mcp`` (the memories and episodes in an ego-mcp 1.x data directory's Chroma store).
 
-Both give memory records in the plugin's export schema (``ego_memory.portable``) with ids derived from the
+Both give memory records in the plugin's export schema (``ego_memory.exchange.portable``) with ids derived from the
 source, and a ``meta`` record asking for the duplicate guard (``duplicate_guard``): a memory that repeats one
 already stored (or one imported before it in the same run) is not added. docs/importing.md says what maps to what.
 """
@@ -29,9 +29,9 @@ from ego_core import (
     read_text,
     stable_id,
 )
-from ego_memory.emotions import CATEGORIES
-from ego_memory.limits import MAX_LINK_NOTE_CHARS, MAX_TAG_CHARS, MAX_TAGS
-from ego_memory.portable import MEMORY_ID, RECORD_VERSION
+from ego_memory.exchange.portable import MEMORY_ID, RECORD_VERSION
+from ego_memory.record.emotions import CATEGORIES
+from ego_memory.record.limits import MAX_LINK_NOTE_CHARS, MAX_TAG_CHARS, MAX_TAGS
 
 PLUGIN = "memory"
 

@@ -2,7 +2,7 @@
 and episodes as records. Vectors are not exported; an import embeds the text again with the configured model.
 
 An import obeys the data model like ``remember`` does: a record whose values have the wrong type, or beyond
-the bounds of :mod:`ego_memory.limits`, refuses the whole file before anything is written; values outside
+the bounds of :mod:`ego_memory.record.limits`, refuses the whole file before anything is written; values outside
 their range are normalised.
 """
 
@@ -17,11 +17,19 @@ import attrs
 import numpy as np
 
 from ego_core import Memory, RememberDraft
-from ego_memory.blas import one_blas_thread
-from ego_memory.limits import MAX_EPISODE_MEMBERS, MAX_SUMMARY_CHARS
-from ego_memory.memories import Memories
-from ego_memory.model import RecordError, converter, memory_to_dict, normal_importance, read_memory_record, read_strict
-from ego_memory.rows import Episode, content_hash
+from ego_memory.api import MemoryHooks
+from ego_memory.index.blas import one_blas_thread
+from ego_memory.record.limits import MAX_EPISODE_MEMBERS, MAX_SUMMARY_CHARS
+from ego_memory.record.model import (
+    RecordError,
+    converter,
+    memory_to_dict,
+    normal_importance,
+    read_memory_record,
+    read_strict,
+)
+from ego_memory.service import Memories
+from ego_memory.store.rows import Episode, content_hash
 
 _log = logging.getLogger("ego.plugin.memory")
 
@@ -210,7 +218,7 @@ def _choose(memories: Memories, chunk: Sequence[Memory], unit: Any, seen: set[st
             is_private=memory.is_private,
             anticipated=memory.anticipated,
         )
-        if memories.ctx.hooks.before_remember(draft=draft) is not None:
+        if MemoryHooks(memories.ctx).before_remember(draft=draft) is not None:
             continue
         seen.add(key)
         kept.append(index)

@@ -13,7 +13,7 @@ import threading
 
 from ego_core import Vectors
 from ego_memory.embedding.english import ENGLISH_DIMENSION, from_blob
-from ego_memory.vector_rows import VectorRows
+from ego_memory.index.vector_rows import VectorRows
 
 STALE_SHARE = 0.1
 

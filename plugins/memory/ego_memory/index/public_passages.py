@@ -3,8 +3,8 @@
 A diary repeats itself ("Today Master and I talked about …"): a private memory that shares such a phrase with
 public ones must not make the private-content redactor mask that phrase in every public line. A passage that
 also occurs in a public memory reveals nothing private, so the redactor leaves it (see
-:mod:`ego_memory.privacy`). The check runs on the trigram full-text index of the store's SQLite file, through
-its own read-only connection (the redactor is called from any thread, while logging), and answers from a cache
+:mod:`ego_memory.text.privacy`). The check runs on the trigram full-text index of the store's SQLite file, through
+its own read-only database (the redactor is called from any thread, while logging), and answers from a cache
 that is dropped whenever the store's generation moves (any memory added, changed or forgotten, in any process).
 """
 
@@ -12,33 +12,40 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from pathlib import Path
+from collections.abc import Callable
+
+from ego_core import Database
 
 CACHE_LIMIT = 20_000
 """Answers kept per generation (a passage is at most a few hundred characters)."""
 MIN_PHRASE = 3
 """The trigram index cannot look up anything shorter."""
+BUSY_TIMEOUT_MS = 5000
+"""How long a check waits for a locked file before it answers "no" (it runs while logging)."""
 
 
 class PublicPassages:
     """``passages(text, before)``: whether ``text`` (a private memory's own wording of a passage, in
-    :func:`~ego_memory.privacy.public_form`: NFKC, one space per whitespace run, lower case) occurs in a public
+    :func:`~ego_memory.text.privacy.public_form`: NFKC, one space per whitespace run, lower case) occurs in a public
     memory stored before ``before`` (UTC seconds). Unsure (the file cannot be read, the phrase is too short)
-    counts as "no": the redactor masks."""
+    counts as "no": the redactor masks.
 
-    def __init__(self, database: Path) -> None:
-        self.database = database
+    ``read`` opens the store's file read-only (``ctx.read_database``; ``None`` while there is no file), once it
+    is first needed."""
+
+    def __init__(self, read: Callable[[], Database | None]) -> None:
+        self._read = read
         self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
+        self._database: Database | None = None
         self._generation = -1
         self._cache: dict[tuple[str, float], bool] = {}
 
-    def _connection(self) -> sqlite3.Connection:
-        if self._db is None:
-            uri = f"{self.database.resolve().as_uri()}?mode=ro"
-            self._db = sqlite3.connect(uri, uri=True, timeout=5.0, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA busy_timeout=5000")
-        return self._db
+    def _connection(self) -> sqlite3.Connection | None:
+        if self._database is None:
+            self._database = self._read()
+            if self._database is not None:
+                self._database.db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        return None if self._database is None else self._database.db
 
     def __call__(self, passage: str, before: float) -> bool:
         if len(passage.strip()) < MIN_PHRASE:
@@ -46,6 +53,8 @@ class PublicPassages:
         with self._lock:
             try:
                 db = self._connection()
+                if db is None:
+                    return False
                 generation = int(db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
                 if generation != self._generation or len(self._cache) > CACHE_LIMIT:
                     self._cache = {}
@@ -65,6 +74,6 @@ class PublicPassages:
 
     def close(self) -> None:
         with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+            if self._database is not None:
+                self._database.close()
+                self._database = None

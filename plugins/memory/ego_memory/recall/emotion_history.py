@@ -14,8 +14,8 @@ from collections.abc import Collection, Iterator, Sequence
 from datetime import UTC, datetime
 
 from ego_core import EmotionTally
-from ego_memory.decay import DAY, half_life, link_strength, recall_strength
-from ego_memory.store import MemoryStore
+from ego_memory.recall.decay import DAY, half_life, link_strength, recall_strength
+from ego_memory.store.memory_store import MemoryStore
 
 FETCH = 64
 """Rows fetched at a time while looking for faded emotions (the scan usually stops early)."""

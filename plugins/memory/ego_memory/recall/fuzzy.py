@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
-from ego_core import Memory, People, text_width, truncate, when_words
-from ego_memory.keywords import gist
-from ego_memory.strength import Strengths, precious_ids
+from ego_core import Memory, text_width, truncate, when_words
+from ego_memory.recall.strength import Strengths, precious_ids
+from ego_memory.text.keywords import gist
+from ego_self_model.api import People
 
 VIVID = 0.5
 GIST = 0.2

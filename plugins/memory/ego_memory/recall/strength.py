@@ -1,9 +1,10 @@
 """Recall strength as other plugins and recall's display read it: dormant memories near a text, precious and
 protected memories.
 
-A memory's recall strength is :func:`ego_memory.decay.strength_at`: the time decay of the recall pipeline (its
+A memory's recall strength is :func:`ego_memory.recall.decay.strength_at`: the time decay of the recall pipeline (its
 half-life grows with access and links), 1 until an anticipated moment. A precious memory counts as at least
-:data:`~ego_memory.decay.PRECIOUS_FLOOR` in ranking only; what is shown and what counts as dormant is the raw value.
+:data:`~ego_memory.recall.decay.PRECIOUS_FLOOR` in ranking only; what is shown and what counts as dormant is the raw
+value.
 """
 
 from __future__ import annotations
@@ -11,20 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime
 
-from ego_core import (
-    PEOPLE,
-    PRECIOUS_INTENSITY,
-    PRECIOUS_RETURNS,
-    EmotionalTrace,
-    Memory,
-    People,
-    PluginContext,
-    Vectors,
-    preciousness,
-)
+from ego_core import EmotionalTrace, Memory, PluginContext, Vectors
 from ego_memory.config import RecallConfig
-from ego_memory.decay import DORMANT, link_strength, strength_at
-from ego_memory.store import MemoryStore
+from ego_memory.recall.decay import DORMANT, link_strength, strength_at
+from ego_memory.store.memory_store import MemoryStore
+from ego_self_model.api import PEOPLE, PRECIOUS_INTENSITY, PRECIOUS_RETURNS, People, preciousness
 
 DORMANT_POOL = 30
 """``dormant_near`` looks among this many most similar memories."""
@@ -50,7 +42,7 @@ def shared_with(people: People | None, memory_ids: Sequence[str]) -> dict[str, l
 
 
 def precious_ids(memories: Sequence[Memory], people: People | None) -> set[str]:
-    """The precious memories among ``memories`` (:func:`ego_core.preciousness`); the people service is asked
+    """The precious memories among ``memories`` (:func:`ego_self_model.api.preciousness`); the people service is asked
     once, and only about the memories intense enough to be a shared peak."""
     peaks = [m.id for m in memories if m.emotional_trace.intensity >= PRECIOUS_INTENSITY]
     persons = shared_with(people, peaks)
@@ -117,7 +109,8 @@ class Strengths:
 
     def dormant_near(self, vector: Vectors, k: int, at: datetime) -> list[tuple[Memory, float]]:
         """Among the :data:`DORMANT_POOL` memories most similar to the query ``vector``, those whose strength at
-        ``at`` is below :data:`~ego_memory.decay.DORMANT`, most similar first, at most ``k`` (none is touched)."""
+        ``at`` is below :data:`~ego_memory.recall.decay.DORMANT`, most similar first, at most ``k`` (none is
+        touched)."""
         if k <= 0:
             return []
         pairs = [(memory_id, similarity) for memory_id, similarity, _ in self.store.dense(vector, DORMANT_POOL)]

@@ -6,7 +6,7 @@ older version that lacks a field reads it with its default (``is_private`` absen
 The normalisation rules live here too, shared by ``remember`` (:meth:`Memories.draft`) and ``ego import``
 (:func:`read_memory_record`), so that an imported memory obeys exactly what a remembered one does: known
 emotions and categories, importance 1-5, intensity/arousal 0-1, valence -1-1, lists as lists, and the bounds
-of :mod:`ego_memory.limits`.
+of :mod:`ego_memory.record.limits`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from cattrs.cols import homogenous_tuple_structure_factory
 from cattrs.gen import make_dict_structure_fn
 
 from ego_core import EMOTIONS, EmotionalTrace, Memory, MemoryLink, is_blank
-from ego_memory.emotions import CATEGORIES, DEFAULT_CATEGORY, DEFAULT_EMOTION, clamp
-from ego_memory.limits import (
+from ego_memory.record.emotions import CATEGORIES, DEFAULT_CATEGORY, DEFAULT_EMOTION, clamp
+from ego_memory.record.limits import (
     MAX_LABEL_CHARS,
     MAX_LINK_NOTE_CHARS,
     MAX_LINKS,

@@ -12,18 +12,10 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Protocol
 
 from ego_core import Vectors
-from ego_memory.language import LEXICON, segmented
-from ego_memory.schema import (
-    ANTICIPATION_COLUMNS,
-    ANTICIPATION_INDEX,
-    FTS_TABLES,
-    LEXICAL_DROP,
-    LEXICAL_SCHEMA,
-    SCHEMA_VERSION,
-    TERMS_COLUMN,
-)
-from ego_memory.tables import Tables
-from ego_memory.vector_index import ChromaIndex, chroma_metadata
+from ego_memory.store.schema import FTS_TABLES, LEXICAL_DROP, LEXICAL_SCHEMA
+from ego_memory.store.tables import Tables
+from ego_memory.store.vector_index import ChromaIndex, chroma_metadata
+from ego_memory.text.language import LEXICON, segmented
 
 _log = logging.getLogger("ego.plugin.memory.store")
 
@@ -38,7 +30,7 @@ INDEX_CHECK = "index_check"
 """Meta key: set while an open checks the vector index; found at the next open, Chroma crashed the process."""
 EMBED_BATCH = 256
 LEXICON_KEY = "lexicon"
-"""Meta key: the segmentation the word index was built with (:data:`ego_memory.language.LEXICON`)."""
+"""Meta key: the segmentation the word index was built with (:data:`ego_memory.text.language.LEXICON`)."""
 LEXICON_PROGRESS = "lexicon_progress"
 """Meta key while the word index is rebuilt for a new segmentation: ``<lexicon> <last rid segmented>``."""
 SEGMENT_BATCH = 500
@@ -97,26 +89,16 @@ def rebuild_fts(tables: Tables) -> None:
                 tables.db.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
 
 
-def migrate_anticipation(tables: Tables) -> None:
-    """Give a store from before anticipation its two columns and their index (caller holds the exclusive lock);
-    nothing to do on a store that has them."""
-    with tables.transaction():
-        present = tables.columns("memories")
-        for column, statement in ANTICIPATION_COLUMNS.items():
-            if column not in present:
-                tables.db.execute(statement)
-        tables.db.execute(ANTICIPATION_INDEX)
-
-
 def migrate_lexicon(tables: Tables, *, progress: Progress = no_progress, batch: int = SEGMENT_BATCH) -> int:
     """Build the word index with this ego's segmentation unless the store already has it (caller holds the
     exclusive lock). Returns how many memories were segmented (0 when nothing had to be done).
 
-    A store of schema version 1 (its word index read the raw text, so Japanese words could not match) or one
-    segmented otherwise gets the ``terms`` column, its word index and the FTS triggers are dropped, every
-    memory's terms are computed in batches (one transaction each, the last rid done recorded with it), then
-    the word index and the triggers are created again and rebuilt in one transaction that records the
-    lexicon. Interrupted anywhere, the next open finds the lexicon missing and carries on from the last batch.
+    A store of legacy version 1 (its word index read the raw text, so Japanese words could not match; the
+    adoption step gave it the ``terms`` column) or one segmented otherwise: its word index and the FTS triggers
+    are dropped, every memory's terms are computed in batches (one transaction each, the last rid done recorded
+    with it), then the word index and the triggers are created again and rebuilt in one transaction that
+    records the lexicon. Interrupted anywhere, the next open finds the lexicon missing and carries on from the
+    last batch.
     """
     if tables.meta(LEXICON_KEY) == LEXICON:
         with tables.transaction():  # the word index exists unless something outside ego removed it
@@ -124,8 +106,6 @@ def migrate_lexicon(tables: Tables, *, progress: Progress = no_progress, batch: 
                 tables.db.execute(statement)
         return 0
     with tables.transaction():
-        if "terms" not in tables.columns("memories"):
-            tables.db.execute(TERMS_COLUMN)
         for statement in LEXICAL_DROP:  # no trigger may touch the indexes while terms change
             tables.db.execute(statement)
         state = (tables.meta(LEXICON_PROGRESS) or "").split()
@@ -162,7 +142,6 @@ def migrate_lexicon(tables: Tables, *, progress: Progress = no_progress, batch: 
             tables.db.execute(statement)
         tables.db.execute("INSERT INTO fts_words(fts_words) VALUES ('rebuild')")
         tables.set_meta(LEXICON_KEY, LEXICON)
-        tables.set_meta("schema_version", str(SCHEMA_VERSION))
         tables.delete_meta(LEXICON_PROGRESS)
     if total:
         _event(

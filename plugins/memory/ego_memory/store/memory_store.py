@@ -4,9 +4,9 @@ index, both under one inter-process lock.
 Layout under ``<data dir>/memory/``:
 
 - ``memory.sqlite3``: the memories (the commit point of every write), bidirectional links, access
-  statistics, episodes, FTS5 indexes, a write journal and the store's metadata (:mod:`ego_memory.schema`).
-- ``chroma/``: the vector index (:mod:`ego_memory.vector_index`), rebuilt from SQLite whenever it cannot
-  serve (:mod:`ego_memory.maintenance`).
+  statistics, episodes, FTS5 indexes, a write journal and the store's metadata (:mod:`ego_memory.store.schema`).
+- ``chroma/``: the vector index (:mod:`ego_memory.store.vector_index`), rebuilt from SQLite whenever it cannot
+  serve (:mod:`ego_memory.store.maintenance`).
 - ``.lock``: the inter-process writer lock.
 
 This module keeps the invariants:
@@ -35,15 +35,16 @@ from typing import Any
 
 import attrs
 
-from ego_core import LinkType, Memory, MemoryLink, Vectors
-from ego_memory import maintenance
-from ego_memory.dense_index import DenseIndex
-from ego_memory.english_index import EnglishIndex
+from ego_core import Database, DatabaseVersionError, LinkType, Memory, MemoryLink, Vectors
 from ego_memory.errors import REINDEX_COMMAND, ModelMismatchError, StoreError, VectorIndexError
-from ego_memory.filters import Filters
-from ego_memory.locking import FileLock
-from ego_memory.maintenance import INDEX_CHECK, INDEX_DAMAGED, EmbedFn, Progress, no_progress
-from ego_memory.rows import (
+from ego_memory.index.dense import DenseIndex
+from ego_memory.index.english import EnglishIndex
+from ego_memory.index.vector_cache import VectorCache
+from ego_memory.store import maintenance
+from ego_memory.store.filters import Filters
+from ego_memory.store.locking import FileLock
+from ego_memory.store.maintenance import INDEX_CHECK, INDEX_DAMAGED, EmbedFn, Progress, no_progress
+from ego_memory.store.rows import (
     EPISODE_COLUMNS,
     INSERT_MEMORY,
     MEMORY_COLUMNS,
@@ -53,10 +54,9 @@ from ego_memory.rows import (
     memory_row,
     row_to_episode,
 )
-from ego_memory.schema import FTS_TABLES, SCHEMA, SCHEMA_VERSION, connect
-from ego_memory.tables import Tables, chunks
-from ego_memory.vector_cache import VectorCache
-from ego_memory.vector_index import ChromaIndex, chroma_metadata, collection_name
+from ego_memory.store.schema import FILE_NAME, FTS_TABLES, open_file
+from ego_memory.store.tables import Tables, chunks
+from ego_memory.store.vector_index import ChromaIndex, chroma_metadata, collection_name
 
 _log = logging.getLogger("ego.plugin.memory.store")
 
@@ -80,8 +80,11 @@ class MemoryStore:
         *,
         chroma_url: str | None = None,
         exact_search_limit: int = EXACT_SEARCH_LIMIT,
+        database: Callable[[], Database] | None = None,
     ) -> None:
         self.directory = directory
+        self._database = database or (lambda: open_file(directory))
+        """Opens ``<directory>/memory.sqlite3`` and migrates it (the plugin passes ``schema.open_in``)."""
         self.model_id = model_id
         """The model the store's vectors come from (after ``open``: the one recorded in the store)."""
         self.configured_model = model_id
@@ -123,24 +126,21 @@ class MemoryStore:
         a Chroma server is only rebuilt with ``rebuild_broken_index=True`` (otherwise: VectorIndexError).
         """
         self.directory.mkdir(parents=True, exist_ok=True)
-        self._tables = Tables(connect(self.directory / "memory.sqlite3"))
         try:
-            with self.lock.exclusive():
+            with self.lock.exclusive():  # the migrations run under the writers' lock too
+                self._tables = Tables(self._open_database())
                 tables = self.tables
-                tables.db.executescript(SCHEMA)
                 with tables.transaction():
                     stored_model = tables.meta("embedding_model")
                     if stored_model is None:
                         tables.set_meta("embedding_model", self.model_id)
                         tables.set_meta("collection", collection_name(self.model_id))
-                        tables.set_meta("schema_version", str(SCHEMA_VERSION))
                         tables.set_meta("generation", "0")
                         tables.set_meta("created", datetime.now(UTC).isoformat())
                         stored_model = self.model_id
                     elif stored_model != self.model_id and not allow_model_change:
                         raise ModelMismatchError(stored_model, self.model_id)
                 self.model_id = stored_model
-                maintenance.migrate_anticipation(tables)
                 maintenance.migrate_lexicon(tables, progress=progress)
                 name = tables.meta("collection") or collection_name(stored_model)
                 self._chroma = ChromaIndex(self.directory / "chroma", name, stored_model, self.chroma_url)
@@ -153,6 +153,14 @@ class MemoryStore:
         except BaseException:
             self.close()
             raise
+
+    def _open_database(self) -> Database:
+        try:
+            return self._database()
+        except DatabaseVersionError as exc:
+            raise StoreError(
+                f"{self.directory / FILE_NAME} was written by a newer version of ego-memory ({exc})"
+            ) from None
 
     def _open_index(self, embed: EmbedFn | None, progress: Progress, *, rebuild: bool) -> None:
         """Open and check the vector index, recover the journal, reconcile; rebuild it when it cannot serve."""
@@ -213,7 +221,7 @@ class MemoryStore:
             self._chroma.close()
             self._chroma = None
         if self._tables is not None:
-            self._tables.db.close()
+            self._tables.database.close()
             self._tables = None
         self.lock.close()
 
@@ -546,7 +554,7 @@ class MemoryStore:
     def lexical(
         self, match: str, n: int, filters: Filters | None = None, table: str = "fts_words"
     ) -> list[tuple[str, float]]:
-        """FTS5 BM25 ranking for an FTS5 query expression (see :mod:`ego_memory.text`); best first."""
+        """FTS5 BM25 ranking for an FTS5 query expression (see :mod:`ego_memory.text.terms`); best first."""
         if table not in FTS_TABLES:
             raise ValueError(f"unknown FTS table {table}")
         if not match:

@@ -11,7 +11,7 @@ from typing import Any
 import attrs
 
 from ego_core import EmotionalTrace, Memory, MemoryLink
-from ego_memory.language import segmented
+from ego_memory.text.language import segmented
 
 MEMORY_COLUMNS = (
     "id, ts, content, emotion, secondary, intensity, valence, arousal, body_state, importance, category, tags, "

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ego_core import Memory, MemoryLink, write_transaction
-from ego_memory.rows import MEMORY_COLUMNS, row_to_memory
+from ego_core import Database, Memory, MemoryLink
+from ego_memory.store.rows import MEMORY_COLUMNS, row_to_memory
 
 CHUNK = 500
 """Ids per ``IN (...)`` list (SQLite limits the number of parameters of a statement)."""
@@ -21,12 +21,13 @@ def chunks(ids: Sequence[str], size: int = CHUNK) -> Iterator[list[str]]:
 
 
 class Tables:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    def __init__(self, database: Database) -> None:
+        self.database = database
+        self.db = database.db
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        with write_transaction(self.db) as db:
+        with self.database.write() as db:
             yield db
 
     # ------------------------------------------------------------------------------------------
@@ -52,9 +53,6 @@ class Tables:
     def bump_generation(self) -> int:
         self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
         return self.generation()
-
-    def columns(self, table: str) -> set[str]:
-        return {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
 
     # ------------------------------------------------------------------------------------------
     # Memories and links

@@ -21,7 +21,7 @@ import numpy as np
 
 from ego_core import Memory, Vectors
 from ego_memory.errors import StoreError, VectorIndexError
-from ego_memory.rows import to_epoch
+from ego_memory.store.rows import to_epoch
 
 _log = logging.getLogger("ego.plugin.memory.store")
 logging.getLogger("chromadb.config").setLevel(logging.INFO)

@@ -1,6 +1,6 @@
 """Anticipation: a memory that looks forward to a moment ("dinner with Master on Friday").
 
-Until the moment it does not fade (:func:`ego_memory.decay.strength_at`) and grows more present as the moment
+Until the moment it does not fade (:func:`ego_memory.recall.decay.strength_at`) and grows more present as the moment
 nears (the approach salience); when the moment has come, wake_up or attune asks once how it was. Afterwards it
 fades from the moment on, like a memory written then.
 """
@@ -13,8 +13,8 @@ from datetime import date, datetime, time, timedelta, tzinfo
 from typing import Literal
 
 from ego_core import Claim, Memory, duration_words, truncate
-from ego_memory.rows import to_millis
-from ego_memory.store import MemoryStore
+from ego_memory.store.memory_store import MemoryStore
+from ego_memory.store.rows import to_millis
 
 Band = Literal["arrived", "imminent", "approaching", "distant"]
 

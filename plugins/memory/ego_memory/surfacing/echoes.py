@@ -1,7 +1,7 @@
 """Echoes on ``remember``: a new memory stirs dormant ones that are related to it.
 
 Among the :data:`ECHO_POOL` memories nearest to the new one, up to :data:`ECHO_MAX` whose similarity is above the
-model's ``related`` threshold and whose recall strength is below :data:`~ego_memory.decay.DORMANT` are echoed:
+model's ``related`` threshold and whose recall strength is below :data:`~ego_memory.recall.decay.DORMANT` are echoed:
 they count as recalled (so they fade more slowly from now on), ``on_memory_surfaced(how="echo")`` fires for each,
 and the first one that remember's ``Most related:`` lines do not show already is quoted in one line.
 """
@@ -12,9 +12,10 @@ from collections.abc import Collection, Sequence
 from datetime import datetime, tzinfo
 
 from ego_core import Memory, PluginContext, SimilarityProfile, truncate, when_words
-from ego_memory.decay import DORMANT
-from ego_memory.store import MemoryStore
-from ego_memory.strength import Strengths
+from ego_memory.api import MemoryHooks
+from ego_memory.recall.decay import DORMANT
+from ego_memory.recall.strength import Strengths
+from ego_memory.store.memory_store import MemoryStore
 
 ECHO_POOL = 20
 """How many memories nearest to the new one are looked at."""
@@ -70,6 +71,6 @@ def resurface(
         return []
     store.touch([other.id for other in echoed], now.timestamp())
     for other in echoed:
-        ctx.hooks.on_memory_surfaced(memory=other, how="echo")
+        MemoryHooks(ctx).on_memory_surfaced(memory=other, how="echo")
     fresh = next((other for other in echoed if other.id not in shown), None)
     return [echo_line(fresh, now, ctx.settings.tz)] if fresh is not None else []

@@ -13,7 +13,7 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from ego_core import Claim, Ember, Memory
-from ego_memory.thought import clip
+from ego_memory.text.thought import clip
 
 EMBER_NEWEST = 5
 EMBER_HOURS = 24

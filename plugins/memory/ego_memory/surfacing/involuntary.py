@@ -2,8 +2,8 @@
 ``wake_up`` (an unbidden recollection), by chance (``involuntary_probability``, drawn from ``ctx.random``).
 
 - **recall**: only without an explicit filter (emotion, category, dates; valence and arousal ranges keep it).
-  Among the :data:`~ego_memory.strength.DORMANT_POOL` candidates the pipeline found most similar to the context,
-  those whose recall strength is below :data:`~ego_memory.decay.DORMANT` (the first :data:`DORMANT_KEEP`) are
+  Among the :data:`~ego_memory.recall.strength.DORMANT_POOL` candidates the pipeline found most similar to the context,
+  those whose recall strength is below :data:`~ego_memory.recall.decay.DORMANT` (the first :data:`DORMANT_KEEP`) are
   dormant; the most similar one not already shown takes the last place of the answer, so recall never shows more
   than ``n_results``. Its line shows ``unbidden`` where a score would be (its place is not the ranking's), and it
   is counted as recalled like every hit.
@@ -22,12 +22,12 @@ from datetime import datetime, time, timedelta, tzinfo
 import numpy as np
 
 from ego_core import Claim, Memory, PluginContext, RecallHit, SimilarityProfile, calendar_days, when_words
-from ego_memory.decay import DORMANT
-from ego_memory.filters import Filters
-from ego_memory.recall import Candidates
-from ego_memory.store import MemoryStore
-from ego_memory.strength import DORMANT_POOL, Strengths
-from ego_memory.thought import clip
+from ego_memory.recall.candidates import Candidates
+from ego_memory.recall.decay import DORMANT
+from ego_memory.recall.strength import DORMANT_POOL, Strengths
+from ego_memory.store.filters import Filters
+from ego_memory.store.memory_store import MemoryStore
+from ego_memory.text.thought import clip
 
 DORMANT_KEEP = 5
 """How many dormant candidates a recall considers (the most similar ones)."""

@@ -7,7 +7,7 @@ though "scolded" and 叱られた alone have 0.71. Looked up word by word in the
 not find the translation either: among the 9,000 Japanese words of the JSQuAD and Tanaka paragraphs the nearest to
 "scold" are 乱す, 陥る and 落胆 (0.75 to 0.71), and 叱る comes at 0.63. So the words of a diary that a user asks
 for across languages, or by a synonym (最初 for 初めて), are written down here: a query word finds the memories
-holding another word of its line (:func:`ego_memory.text.alternatives`): a Japanese synonym at half the weight of
+holding another word of its line (:func:`ego_memory.text.terms.alternatives`): a Japanese synonym at half the weight of
 the word itself, a word of the other language as evidence of its own beside the embedding's
 (``recall.translation_weight``), and in a store holding both languages as much as the word itself weighs there
 (``recall.across_languages``).

@@ -1,10 +1,10 @@
 """The keywords of a half-remembered memory (fuzzy recall's gist). A private memory's keywords are private
-content: the redactor masks them as it masks the memory's text (:mod:`ego_memory.privacy`)."""
+content: the redactor masks them as it masks the memory's text (:mod:`ego_memory.text.privacy`)."""
 
 from __future__ import annotations
 
-from ego_memory.language import POS_NOUN, POS_PROPER, POS_WORD, tokens
-from ego_memory.text import STOPWORDS
+from ego_memory.text.language import POS_NOUN, POS_PROPER, POS_WORD, tokens
+from ego_memory.text.terms import STOPWORDS
 
 KEYWORDS = 5
 LATIN_MIN = 4

@@ -24,7 +24,7 @@ included. Two passes:
 
 Only what is distinctive to private memories is masked: a passage that a public memory said *before* the
 private memories holding it reveals nothing private (a diary says "Today Master and I talked about …" in
-public and private entries alike). So with a ``public`` check (:class:`~ego_memory.public_passages.
+public and private entries alike). So with a ``public`` check (:class:`~ego_memory.index.public_passages.
 PublicPassages`, asked about a private memory's own wording of a passage, in :func:`public_form`) a match keeps
 only its stretches that no such window covers (windows weighing ``QUOTE_MIN``, gaps not counted), from
 ``MIN_RUN`` (gaps counted) or ``MIN_RUN_WIDE`` Japanese or Chinese characters on. A public memory written after a
@@ -46,7 +46,7 @@ from typing import Any
 import attrs
 
 from ego_core import PRIVATE_MARK
-from ego_memory.keywords import keywords
+from ego_memory.text.keywords import keywords
 
 MIN_NEEDLE = 8
 """Shorter private texts (or lines), in folded characters, are not masked on their own: too likely to be ordinary

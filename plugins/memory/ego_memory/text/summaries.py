@@ -2,7 +2,7 @@
 and no private member's text stays in it — when the episode is created, when a member turns private later
 (``revise_memory``), and for the episodes stored before this rule (checked at every start).
 
-A summary passes the private redactor, then :func:`~ego_memory.privacy.mask_quotes` (every passage quoted from a
+A summary passes the private redactor, then :func:`~ego_memory.text.privacy.mask_quotes` (every passage quoted from a
 private member), then :func:`mask_sentences`: every sentence of a private member it repeats, however short (from
 :data:`SENTENCE_MIN` characters, :data:`SENTENCE_MIN_WIDE` of kana or kanji), is masked too — "Aiko has cancer"
 is shorter than any quote the redactor looks for, and it is the whole secret.
@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 from ego_core import PRIVATE_MARK
-from ego_memory.privacy import mask_quotes
+from ego_memory.text.privacy import mask_quotes
 
 SENTENCE_MIN: Final = 8
 """A private member's sentence this long (folded) is masked wherever a summary repeats it."""

@@ -1,7 +1,7 @@
 """Turning a free-text recall context into FTS5 queries.
 
 The word index (``fts_words``, ``porter unicode61``) reads each memory's segmented text
-(:func:`ego_memory.language.segmented`): Latin-script words as written, Japanese as Sudachi words. A query's
+(:func:`ego_memory.text.language.segmented`): Latin-script words as written, Japanese as Sudachi words. A query's
 word terms are its Latin words (stop words dropped) and the content words of its Japanese (particles,
 auxiliaries and symbols dropped unless nothing else is left), OR-ed, so BM25 ranks by how many rare terms
 match: 詩 or 雨 alone finds the memories holding that word. Runs of CJK characters also go to the ``trigram``
@@ -9,7 +9,7 @@ index as overlapping 3-character windows (substrings, and words the segmenter re
 
 A query word may also stand for other words (:func:`alternatives`): a Japanese proper noun for its reading in Latin
 letters (宇治 for "uji", which the word index holds beside 宇治), and a word of the equivalents table
-(:mod:`ego_memory.equivalents`) for the other words of its line (最初 for 初めて, "scolded" for 叱る). Recall
+(:mod:`ego_memory.text.equivalents`) for the other words of its line (最初 for 初めて, "scolded" for 叱る). Recall
 searches a reading as the name itself, a synonym at a lower weight, a word of the other language as evidence of
 its own beside the embedding's (``recall.translation_weight``; in a store of both languages also as the word itself
 would weigh, ``recall.across_languages``), and a memory holding an alternative of a cue holds that cue.
@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ego_memory import equivalents, language
+from ego_memory.text import equivalents, language
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff\uff66-\uff9f]+")
@@ -136,7 +136,7 @@ EQUIVALENT_SHARE = 0.5
 
 def cue_share(cues: list[str], text: str) -> float:
     """The share of ``cues`` that ``text`` holds (0-1): a cue held as written or by a proper noun's reading counts
-    whole, one held through an equivalent only (:mod:`ego_memory.equivalents`) :data:`EQUIVALENT_SHARE`."""
+    whole, one held through an equivalent only (:mod:`ego_memory.text.equivalents`) :data:`EQUIVALENT_SHARE`."""
     if not cues:
         return 0.0
     words = _words(text)
@@ -205,7 +205,7 @@ def latin_reading(term: str) -> str:
 def alternatives(term: str) -> frozenset[str]:
     """The other words that stand for a query term (from :func:`word_terms`) in the word index: for a Japanese
     word, its reading when it is a proper noun (:func:`latin_reading`; the index holds a proper noun's reading
-    beside it, :func:`ego_memory.language.segmented`) and the other words of its lines in the equivalents table
+    beside it, :func:`ego_memory.text.language.segmented`) and the other words of its lines in the equivalents table
     (最初 → 初めて, 初め, first); for a Latin word, the Japanese words of its lines (scolded → 叱る, 叱責, 怒る)."""
     if not has_cjk(term):
         return equivalents.of_english(term)

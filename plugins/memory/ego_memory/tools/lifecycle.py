@@ -16,6 +16,7 @@ from ego_core import (
     LinkType,
     Memory,
     MemoryLink,
+    PluginContext,
     Response,
     ScaffoldItem,
     ScaffoldLine,
@@ -25,13 +26,15 @@ from ego_core import (
     relative_age,
     truncate,
 )
+from ego_memory.api import MemoryHooks
 from ego_memory.errors import StoreError
-from ego_memory.limits import MAX_EPISODE_MEMBERS, MAX_TAG_CHARS, MAX_TAGS, list_problem
-from ego_memory.memories import Memories, extra_lines
-from ego_memory.model import normal_importance, normal_tags
-from ego_memory.rows import Episode, to_millis
-from ego_memory.summaries import guarded
-from ego_memory.wording import count_of
+from ego_memory.record.limits import MAX_EPISODE_MEMBERS, MAX_TAG_CHARS, MAX_TAGS, list_problem
+from ego_memory.record.model import normal_importance, normal_tags
+from ego_memory.service import Memories
+from ego_memory.store.rows import Episode, to_millis
+from ego_memory.text.summaries import guarded
+from ego_memory.text.wording import count_of
+from ego_memory.tools.render import extra_lines
 
 MEMORY_ID = re.compile(r"^mem_[0-9a-f]{12}$")
 EPISODE_ID = re.compile(r"^ep_[0-9a-f]{12}$")
@@ -83,7 +86,6 @@ class Lifecycle:
     def __init__(self, memories: Memories) -> None:
         self.memories = memories
         self.store = memories.store
-        self.ctx = memories.ctx
 
     def _not_found(self, memory_id: str) -> ToolError:
         return ToolError(f"Memory not found: {_shown_id(memory_id, MEMORY_ID, 'memory')}", NOT_FOUND_SCAFFOLD)
@@ -91,14 +93,14 @@ class Lifecycle:
     # ------------------------------------------------------------------------------------------
     # forget
 
-    def forget(self, args: Mapping[str, Any]) -> Response:
+    def forget(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         memory_id = str(args["memory_id"]).strip()
         memory = self.store.delete(memory_id) if MEMORY_ID.match(memory_id) else None
         if memory is None:
             raise self._not_found(memory_id)
         self.memories.redactor.remove(memory.id)
-        extra = extra_lines(self.ctx.hooks.on_forget(memory=memory))
-        age = relative_age(memory.timestamp, self.ctx.now())
+        extra = extra_lines(MemoryHooks(ctx).on_forget(memory=memory))
+        age = relative_age(memory.timestamp, ctx.now())
         data = (
             f"Forgot (id: {memory.id}, {age}): {truncate(memory.content, 120)}\n"
             f"Emotion: {memory.emotional_trace.primary} | Importance: {memory.importance}"
@@ -108,7 +110,7 @@ class Lifecycle:
     # ------------------------------------------------------------------------------------------
     # revise_memory
 
-    def revise(self, args: Mapping[str, Any]) -> Response:
+    def revise(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         memory_id = str(args["memory_id"]).strip()
         if not any(name in args for name in REVISABLE):
             raise InvalidArgumentError("memory_id", f"give at least one of {', '.join(REVISABLE)} to change")
@@ -139,13 +141,13 @@ class Lifecycle:
                 notes.append(f"Its words were left out of the summary of {count_of(masked, 'episode')}.")
         elif before.is_private and not after.is_private:
             self.memories.redactor.remove(after.id)
-        extra = extra_lines(self.ctx.hooks.on_memory_revised(before=before, after=after))
+        extra = extra_lines(MemoryHooks(ctx).on_memory_revised(before=before, after=after))
         return Response(data="\n".join([f"Revised (id: {memory_id}): {'; '.join(changes)}.", *notes, *extra]))
 
     # ------------------------------------------------------------------------------------------
     # link_memories
 
-    def link(self, args: Mapping[str, Any]) -> Response:
+    def link(self, args: Mapping[str, Any], _ctx: PluginContext) -> Response:
         source = str(args["source_id"]).strip()
         target = str(args["target_id"]).strip()
         link_type = cast("LinkType", str(args.get("link_type") or "related"))
@@ -169,7 +171,7 @@ class Lifecycle:
     # ------------------------------------------------------------------------------------------
     # episodes
 
-    def create_episode(self, args: Mapping[str, Any]) -> Response:
+    def create_episode(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         requested = list(dict.fromkeys(str(i).strip() for i in args["memory_ids"]))
         if not requested:
             raise InvalidArgumentError("memory_ids", "give at least one memory id")
@@ -197,10 +199,10 @@ class Lifecycle:
             start=ordered[0].timestamp,
             end=ordered[-1].timestamp,
             importance=max(m.importance for m in ordered),
-            created=to_millis(self.ctx.now()),
+            created=to_millis(ctx.now()),
         )
         self.store.add_episode(episode)
-        tz = self.ctx.settings.tz
+        tz = ctx.settings.tz
         data = (
             f"Episode {episode.id} created: {count_of(len(ordered), 'memory', 'memories')}, "
             f"{episode.start.astimezone(tz):%Y-%m-%d %H:%M} to {episode.end.astimezone(tz):%Y-%m-%d %H:%M}, "
@@ -210,7 +212,7 @@ class Lifecycle:
 
     def guard_episodes(self, memory_id: str | None = None) -> int:
         """Mask in the summaries of the episodes holding ``memory_id`` (of every episode: None) what they quote of
-        their private members (:mod:`ego_memory.summaries`); how many summaries changed."""
+        their private members (:mod:`ego_memory.text.summaries`); how many summaries changed."""
         episodes = self.store.episodes() if memory_id is None else self.store.episodes_holding(memory_id)
         members = list(dict.fromkeys(i for e in episodes for i in e.memory_ids))
         private = {m.id: m.content for m in self.store.get(members, with_links=False) if m.is_private}
@@ -223,7 +225,7 @@ class Lifecycle:
         self.store.set_summaries(changed)
         return len(changed)
 
-    def get_episode(self, args: Mapping[str, Any]) -> Response:
+    def get_episode(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         episode_id = str(args["episode_id"]).strip()
         episode = self.store.get_episode(episode_id) if EPISODE_ID.match(episode_id) else None
         if episode is None:
@@ -232,8 +234,8 @@ class Lifecycle:
                 (ScaffoldLine("Episode ids start with ep_; create_episode returns them.", needs={"create_episode"}),),
             )
         members = self.store.get(list(episode.memory_ids), with_links=False)
-        tz = self.ctx.settings.tz
-        now = self.ctx.now()
+        tz = ctx.settings.tz
+        now = ctx.now()
         lines = [
             f"Episode {episode.id} (importance {episode.importance}): {episode.summary}",
             f"From {episode.start.astimezone(tz):%Y-%m-%d %H:%M} to {episode.end.astimezone(tz):%Y-%m-%d %H:%M}.",
@@ -251,10 +253,10 @@ class Lifecycle:
     # ------------------------------------------------------------------------------------------
     # consolidate
 
-    def consolidate(self, _args: Mapping[str, Any]) -> Response:
-        until = self.ctx.now()
+    def consolidate(self, _args: Mapping[str, Any], ctx: PluginContext) -> Response:
+        until = ctx.now()
         since = until - CONSOLIDATION_WINDOW
-        with self.ctx.progress(CONSOLIDATE_STEPS, "consolidate: reading the last day") as progress:
+        with ctx.progress(CONSOLIDATE_STEPS, "consolidate: reading the last day") as progress:
             recent = self.store.recent(since.timestamp(), MAX_REPLAY + 1)
             truncated = len(recent) > MAX_REPLAY
             recent = recent[-MAX_REPLAY:]
@@ -263,7 +265,7 @@ class Lifecycle:
             progress.advance(REPLAY_STEPS)
             run = ConsolidationRun(since=since, until=until, recent_ids=tuple(m.id for m in recent))
             with progress.part(HOOK_STEPS, "consolidate: what the other plugins make of it"):
-                texts, scaffold = compose_sections(self.ctx.hooks.on_consolidate(run=run))
+                texts, scaffold = compose_sections(MemoryHooks(ctx).on_consolidate(run=run), answer="consolidate")
         summary = (
             f"Consolidation complete. Replayed {count_of(len(recent), 'event')}, strengthened {strengthened} "
             f"co-activated link(s), created {created} link(s), pruned {pruned} weak link(s)."

@@ -1,17 +1,17 @@
 """MCP tool definitions of the memory plugin: compact schemas (they are in every prompt), handlers.
 
-Every argument that reaches storage is bounded here (:mod:`ego_memory.limits`), except ``body_state``: its keys,
+Every argument that reaches storage is bounded here (:mod:`ego_memory.record.limits`), except ``body_state``: its keys,
 depth and size are checked by remember, whose error names the bound (a schema's ``maxProperties`` error would
 only say "must be an object"). Defaults the handlers apply anyway are left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from ego_core import EMOTIONS, Response, Tool
-from ego_memory.limits import (
+from ego_core import EMOTIONS, Tool, ToolHandler
+from ego_memory.record.limits import (
     MAX_EPISODE_MEMBERS,
     MAX_LABEL_CHARS,
     MAX_SECONDARY,
@@ -119,7 +119,7 @@ REVISE_SCHEMA: Mapping[str, Any] = {
 }
 EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
-Handler = Callable[[Mapping[str, Any]], Response]
+Handler = ToolHandler
 
 
 def lifecycle_tools(

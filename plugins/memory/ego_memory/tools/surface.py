@@ -24,8 +24,8 @@ from ego_core import (
     hookimpl,
     truncate,
 )
-from ego_memory.memories import Memories
-from ego_memory.wording import count_of
+from ego_memory.service import Memories
+from ego_memory.text.wording import count_of
 
 TODAY_URI = "ego://memories/today"
 EPISODE_TEMPLATE = "ego://episodes/{episode_id}"
@@ -142,12 +142,12 @@ class MemorySurface:
         steps: list[Section] = []
         if prompt == "wake-up":
             if ctx.tool_served("remember") and ctx.tool_served("recall"):
-                steps.append(Section(key="memory", text=WAKE_UP_KEEP, order=20))
+                steps.append(Section(key="memory", text=WAKE_UP_KEEP, slot="memory.keep"))
             if ctx.tool_served("remember"):
-                steps.append(Section(key="memory.private", text=WAKE_UP_PRIVATE, order=30))
+                steps.append(Section(key="memory.private", text=WAKE_UP_PRIVATE, slot="memory.private"))
         elif prompt == "heartbeat":
             if ctx.tool_served("remember"):
-                steps.append(Section(key="memory", text=HEARTBEAT_REMEMBER, order=60))
+                steps.append(Section(key="memory", text=HEARTBEAT_REMEMBER, slot="memory.remember"))
             if ctx.tool_served("consolidate"):
-                steps.append(Section(key="memory.consolidate", text=HEARTBEAT_CONSOLIDATE, order=80))
+                steps.append(Section(key="memory.consolidate", text=HEARTBEAT_CONSOLIDATE, slot="memory.consolidate"))
         return steps or None

@@ -1,0 +1,1 @@
+"""``ego export`` / ``ego import``: the memory plugin's records and the formats it imports from."""

@@ -1,0 +1,1 @@
+"""What a memory record is: its emotions, the bounds of its fields, and how it is normalised and (de)serialised."""

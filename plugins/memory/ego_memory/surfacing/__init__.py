@@ -1,0 +1,1 @@
+"""Memories that come back unasked: echoes on remember, involuntary recall, anticipated moments, embers."""
