@@ -16,23 +16,10 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ego_core import (
-    BODY_SENSE,
-    DESIRE_LEVELS,
-    MEMORY_STORE,
-    NOTIONS_STORE,
-    OPEN_QUESTIONS,
-    PEOPLE,
-    BodySense,
-    DesireLevels,
-    Memory,
-    MemoryService,
-    NotionStore,
-    OpenQuestions,
-    People,
-    PluginHost,
-    RecallHit,
-)
+from ego_core import BODY_SENSE, MEMORY_STORE, BodySense, Memory, MemoryService, PluginHost, RecallHit
+from ego_desires.api import DESIRE_LEVELS, DesireLevels
+from ego_notions.api import NOTIONS_STORE, NotionStore
+from ego_self_model.api import OPEN_QUESTIONS, PEOPLE, OpenQuestions, People
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 BROWSE_LIMIT = 200

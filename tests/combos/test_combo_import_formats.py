@@ -26,7 +26,8 @@ from make_openclaw_workspace import write_workspace  # noqa: E402
 def recall(host: PluginHost, context: str, **args: object) -> str:
     served = host.tool("recall")
     assert served is not None
-    return str(getattr(served[1].handler({"context": context, "n_results": 3, **args}), "data", ""))
+    reply = served[1].handler({"context": context, "n_results": 3, **args}, host.context(served[0]))
+    return str(getattr(reply, "data", ""))
 
 
 def test_an_openclaw_workspace_is_recallable_by_its_dates_and_comes_in_once(

@@ -31,13 +31,6 @@ from datetime import datetime
 
 from ego_core import Tool, hookimpl
 
-CONTEXT = {}
-
-
-@hookimpl
-def on_startup(ctx):
-    CONTEXT["ctx"] = ctx
-
 
 @hookimpl
 def register_tools(register):
@@ -45,8 +38,8 @@ def register_tools(register):
     register(Tool(name="test_clock_set", description="Set the host clock.", input_schema=schema, handler=set_clock))
 
 
-def set_clock(args):
-    CONTEXT["ctx"].clock.set(datetime.fromisoformat(args["iso"]))
+def set_clock(args, ctx):
+    ctx.clock.set(datetime.fromisoformat(args["iso"]))
     return "ok"
 """
 

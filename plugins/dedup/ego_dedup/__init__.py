@@ -9,7 +9,7 @@ from ego_dedup.config import (
     DedupConfig,
 )
 from ego_dedup.guard import GUARD_SCAFFOLD, NOT_SAVED, Duplicate, duplicate_response, find_duplicate
-from ego_dedup.merge import SECTION_KEY, SECTION_ORDER, MergePair, find_pairs, merge_section, window_memories
+from ego_dedup.merge import SECTION_KEY, MergePair, find_pairs, merge_section, window_memories
 from ego_dedup.plugin import DedupPlugin
 
 __all__ = [
@@ -19,7 +19,6 @@ __all__ = [
     "GUARD_SCAFFOLD",
     "NOT_SAVED",
     "SECTION_KEY",
-    "SECTION_ORDER",
     "DedupConfig",
     "DedupPlugin",
     "Duplicate",

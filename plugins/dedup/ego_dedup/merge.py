@@ -16,7 +16,6 @@ import attrs
 from ego_core import ConsolidationRun, Memory, MemoryService, ScaffoldItem, ScaffoldLine, Section, truncate
 
 SECTION_KEY = "dedup"
-SECTION_ORDER = 50
 PAIR_SNIPPET = 100
 
 REVIEW_WITH_RECALL_AND_FORGET = ScaffoldLine(
@@ -127,6 +126,6 @@ def merge_section(pairs: Sequence[MergePair], *, recall: bool, forget: bool) -> 
     return Section(
         key=SECTION_KEY,
         text="\n".join(lines),
-        order=SECTION_ORDER,
+        slot=SECTION_KEY,
         scaffold=review_scaffold(recall=recall, forget=forget),
     )

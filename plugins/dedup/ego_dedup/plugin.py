@@ -72,13 +72,13 @@ class DedupPlugin:
                 name="keep_both",
                 description="Keep both of a near-duplicate pair: never proposed again (undo takes it back).",
                 input_schema=KEEP_BOTH_SCHEMA,
-                handler=lambda args: self._keep_both(args, ctx),
+                handler=self.keep_both,
                 tier="backend" if config.keep_both_tool else "owner",
                 needs={"memory"},
             )
         )
 
-    def _keep_both(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
+    def keep_both(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         reviews, service = self.reviews, ctx.services.get(MEMORY_STORE, MemoryService)
         if reviews is None or service is None:
             raise ToolError("keep_both is not available: the dedup plugin has not started")
@@ -97,7 +97,7 @@ class DedupPlugin:
             return Response(data=f"Already kept both: {first} and {second}. Nothing changed.")
         return Response(data=f"Kept both: {first} and {second} are not proposed as a pair again.")
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_forget(self, memory: Memory) -> None:
         if self.reviews is not None:
             self.reviews.forget(memory.id)
@@ -127,7 +127,7 @@ class DedupPlugin:
             raise RuntimeError("the dedup plugin has not started")
         return portable.import_records(self.reviews, records)
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def before_remember(self, draft: RememberDraft, ctx: PluginContext) -> Response | None:
         if draft.force:
             return None
@@ -141,7 +141,7 @@ class DedupPlugin:
             return None
         return duplicate_response(duplicate, ctx.now(), recall_served=ctx.tool_served("recall"))
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_consolidate(self, run: ConsolidationRun, ctx: PluginContext) -> Section | None:
         service = ctx.services.get(MEMORY_STORE, MemoryService)
         if service is None:

@@ -33,7 +33,8 @@ from dedup_support import (
 
 from ego_core import Clock, ConsolidationRun, PluginHost, Section
 from ego_core.testing import mcp_client
-from ego_dedup import SECTION_KEY, SECTION_ORDER
+from ego_dedup import SECTION_KEY
+from ego_memory.api import MemoryHooks
 
 pytestmark = pytest.mark.anyio
 
@@ -47,7 +48,9 @@ def day_before(moment: datetime) -> ConsolidationRun:
 
 
 def dedup_section(host: PluginHost, run: ConsolidationRun) -> Section | None:
-    sections = [result for plugin, result in host.hooks.on_consolidate(run=run) if plugin == "dedup"]
+    sections = [
+        result for plugin, result in MemoryHooks(host.context("memory")).on_consolidate(run=run) if plugin == "dedup"
+    ]
     assert len(sections) <= 1
     return sections[0] if sections else None
 
@@ -83,7 +86,7 @@ async def test_paraphrase_pairs_are_listed_strongest_first_with_snippets(
     section = dedup_section(host, day_before(clock.now()))
 
     assert section is not None
-    assert (section.key, section.order) == (SECTION_KEY, SECTION_ORDER)
+    assert (section.key, section.slot) == (SECTION_KEY, SECTION_KEY)
     expected = sorted(measured.items(), key=lambda item: -item[1])
     lines = ["Found 3 near-duplicate pair(s):"]
     for (a, b), value in expected:
@@ -249,6 +252,6 @@ async def test_consolidate_without_dedup_lists_nothing(
     host = memory_only_host()
     await store(host, *PARAPHRASES, *UNRELATED)
     host.start()
-    results = host.hooks.on_consolidate(run=day_before(clock.now()))
+    results = MemoryHooks(host.context("memory")).on_consolidate(run=day_before(clock.now()))
     assert [plugin for plugin, _ in results if plugin == "dedup"] == []
     assert all("near-duplicate" not in str(getattr(result, "text", result)) for _, result in results)

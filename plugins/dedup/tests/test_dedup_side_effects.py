@@ -45,7 +45,7 @@ class Recorder:
         self.remembered: list[Memory] = []
         self.tool_calls: list[tuple[str, ToolOutcome]] = []
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_remember(self, memory: Memory) -> None:
         self.remembered.append(memory)
 

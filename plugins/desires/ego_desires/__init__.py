@@ -8,16 +8,14 @@ from ego_desires.config import DesiresConfig, band
 from ego_desires.curve import Anchor, base_level, blended_quality, pace, position, satisfied_position, sigmoid
 from ego_desires.levels import Reading, Snapshot, snapshot
 from ego_desires.modulation import Inputs, Modulation, modulate
-from ego_desires.plugin import INTROSPECT_ORDER, WAKE_UP_ORDER, DesiresPlugin, LevelsService
+from ego_desires.plugin import DesiresPlugin, LevelsService
 from ego_desires.render import WAKE_UP_MAX_CHARS, feeling_line, introspect_text, levels_line
 from ego_desires.store import DesireStore, DesireStoreError
 
 __all__ = [
     "DESIRES",
-    "INTROSPECT_ORDER",
     "TIERS",
     "WAKE_UP_MAX_CHARS",
-    "WAKE_UP_ORDER",
     "Anchor",
     "DesireStore",
     "DesireStoreError",

@@ -16,10 +16,11 @@ from typing import Final
 
 import attrs
 
-from ego_core import Memory, NotionView, when_words
+from ego_core import Memory, when_words
 from ego_desires.emergent import Direction
 from ego_desires.levels import Reading
 from ego_desires.wording import Catalog
+from ego_notions.api import NotionView
 
 SHOWN_FROM: Final = 0.3
 """Desires below this level are not spoken of."""

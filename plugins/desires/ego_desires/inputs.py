@@ -12,21 +12,10 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import TypeVar
 
-from ego_core import (
-    BODY_SENSE,
-    MEMORY_STORE,
-    OPEN_QUESTIONS,
-    PEOPLE,
-    Absence,
-    BodySense,
-    Memory,
-    MemoryService,
-    OpenQuestions,
-    People,
-    PluginContext,
-)
+from ego_core import BODY_SENSE, MEMORY_STORE, BodySense, Memory, MemoryService, PluginContext
 from ego_desires.config import DesiresConfig
 from ego_desires.modulation import Inputs
+from ego_self_model.api import OPEN_QUESTIONS, PEOPLE, Absence, OpenQuestions, People
 
 T = TypeVar("T")
 

@@ -14,11 +14,11 @@ from datetime import datetime, timedelta
 
 import attrs
 
-from ego_core import AbsenceBand
 from ego_desires.catalog import DESIRES
 from ego_desires.config import DesiresConfig
 from ego_desires.curve import SHARED, Anchor, base_level, blended_quality, position, satisfied_position
 from ego_desires.modulation import Inputs, Modulation, modulate
+from ego_self_model.api import AbsenceBand
 
 
 @attrs.frozen

@@ -22,7 +22,6 @@ from ego_desires.store import DesireStore
 DESIRES_URI = "ego://desires"
 DESIRE_TEMPLATE = "ego://desires/{name}"
 HEARTBEAT_FEEL = "Call feel_desires. Notice the strongest pull; restraint is also a choice."
-HEARTBEAT_ORDER = 20
 
 
 def _satisfied(anchor: Anchor | None, now: datetime) -> str:
@@ -115,4 +114,4 @@ class DesiresSurface:
     def on_prompt(self, prompt: str, ctx: PluginContext) -> Section | None:
         if prompt != "heartbeat" or ctx.tool_served("attune") or not ctx.tool_served("feel_desires"):
             return None
-        return Section(key="desires", text=HEARTBEAT_FEEL, order=HEARTBEAT_ORDER)
+        return Section(key="desires", text=HEARTBEAT_FEEL, slot="desires")

@@ -15,9 +15,10 @@ from typing import Any, Final
 
 import attrs
 
-from ego_core import AbsenceBand, Memory
+from ego_core import Memory
 from ego_desires.catalog import DESIRES
 from ego_desires.config import DesiresConfig, MemoryModulation
+from ego_self_model.api import AbsenceBand
 
 FACTORS: Final = (
     "negative",

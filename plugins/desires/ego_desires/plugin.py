@@ -14,7 +14,7 @@ using tools, and are coloured by recent memories, the body sense and fading ques
 - a sentence said in the last few wake_ups, attunes or introspects yields to another made from facts, or to
   silence (digests of what was said are kept in the store);
 - the desire catalog (words, signals, cascade, rules) in ``<data dir>/desires/catalog.json``;
-- the service ``desires.levels`` (:class:`ego_core.DesireLevels`) for the self-model;
+- the service ``desires.levels`` (:class:`ego_desires.api.DesireLevels`) for the self-model;
 - state in ``<data dir>/desires/desires.sqlite3``, exported and imported with ``ego export`` / ``ego import``.
 
 Nothing maps a desire to an action: the responses say how the desires feel and ask, and the agent decides.
@@ -33,19 +33,15 @@ from typing import Any, Final
 import attrs
 
 from ego_core import (
-    DESIRE_LEVELS,
     MEMORY_STORE,
-    NOTIONS_STORE,
     Check,
     Claim,
-    DesireSample,
+    DatabaseVersionError,
     Ember,
     ImportFormat,
     InvalidArgumentError,
     Memory,
     MemoryService,
-    NotionStore,
-    NotionView,
     PluginBase,
     PluginContext,
     Response,
@@ -58,6 +54,7 @@ from ego_core import (
     hookimpl,
 )
 from ego_desires import importer, portable
+from ego_desires.api import DESIRE_LEVELS, DesireSample
 from ego_desires.attune import (
     LONELY,
     Current,
@@ -114,14 +111,17 @@ from ego_desires.render import (
 )
 from ego_desires.signals import LINE as SIGNAL_LINE
 from ego_desires.signals import SignalMatcher
-from ego_desires.store import DesireStore, DesireStoreError
+from ego_desires.store import (
+    FILE_NAME,
+    MIGRATIONS,
+    SYNCHRONOUS,
+    DesireStore,
+    DesireStoreError,
+    unusable,
+)
 from ego_desires.wording import DEFAULT, Catalog, CatalogError, CatalogFile, assign, default_json, lookup, to_json
+from ego_notions.api import NOTIONS_STORE, NotionStore, NotionView
 
-WAKE_UP_ORDER: Final = 20
-"""After the last introspection (memory, 10), before the companion (30) and the body sense (40)."""
-INTROSPECT_ORDER: Final = 20
-ATTUNE_ORDER: Final = 20
-"""After how the last days felt (emotion_trend, 10), before the person (self_model, 30) and the body (40)."""
 DEFAULT_QUALITY: Final = 0.7
 FLOW_LIMIT: Final = 30
 """The short-term flow reads at most the 30 newest memories of its window."""
@@ -181,7 +181,7 @@ HISTORY_KEEP_SECONDS: Final = 90 * 86400.0
 
 
 class LevelsService:
-    """Implements :class:`ego_core.DesireLevels`: every desire's level now, read at each call, and the recorded
+    """Implements :class:`ego_desires.api.DesireLevels`: every desire's level now, read at each call, and the recorded
     history of the felt levels."""
 
     def __init__(
@@ -217,8 +217,12 @@ class DesiresPlugin(DesiresSurface, PluginBase):
     def on_startup(self, ctx: PluginContext) -> None:
         config: DesiresConfig = ctx.config
         now = ctx.now()
-        store = DesireStore(ctx.data_dir)
         # A damaged store raises here: the plugin is marked failed and the file is left for the user.
+        try:
+            database = ctx.database(MIGRATIONS, FILE_NAME, synchronous=SYNCHRONOUS)
+        except (sqlite3.DatabaseError, DatabaseVersionError) as exc:
+            raise unusable(ctx.data_dir / FILE_NAME, exc) from None
+        store = DesireStore(database)
         renewed = store.open(now.timestamp(), lambda _name: initial_anchor(now, config))
         if renewed:
             ctx.log.warning("desires: unusable state of %s started anew", ", ".join(renewed))
@@ -494,8 +498,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
             )
         )
 
-    def feel_desires(self, _args: Mapping[str, Any]) -> Response:
-        ctx, _store = self._running()
+    def feel_desires(self, _args: Mapping[str, Any], ctx: PluginContext) -> Response:
         config: DesiresConfig = ctx.config
         snap = self.felt()
         scaffold: list[str | ScaffoldLine] = [
@@ -510,14 +513,14 @@ class DesiresPlugin(DesiresSurface, PluginBase):
             line += " " + " ".join(f"{row.name}[{v:.2f}/{band(round(v, 2), config)}]" for row, v in emergent)
         return Response(line, scaffold=tuple(scaffold))
 
-    def satisfy_desire(self, args: Mapping[str, Any]) -> Response:
+    def satisfy_desire(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         name = desire_name(str(args["name"]))
         if name is None:
             raise InvalidArgumentError("name", f"one of {', '.join(DESIRES)}")
         quality = float(args.get("quality", DEFAULT_QUALITY))
         if not (math.isfinite(quality) and 0.0 <= quality <= 1.0):
             raise InvalidArgumentError("quality", "a number from 0 to 1")
-        ctx, store = self._running()
+        store = self._running()[1]
         config: DesiresConfig = ctx.config
         old, _new = self.satisfy([name], quality, EXPLICIT)[name]
         # Before and after at one moment with the same inputs, so that the difference is the satisfaction alone.
@@ -561,7 +564,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
             return
         store.sample(self.levels(), BASELINE_WEIGHT, now, BASELINE_EVERY_SECONDS)
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_remember(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:
         """Satisfaction signals: a pleasant, felt memory that sounds like a desire's signal satisfies it."""
         service = ctx.services.get(MEMORY_STORE, MemoryService)
@@ -581,7 +584,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
 
     # -- impulses ----------------------------------------------------------------------------------
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_memory_surfaced(self, memory: Memory, how: SurfacedHow, ctx: PluginContext) -> None:
         """A memory that came back unbidden leaves an impulse toward the desire its emotion calls for (an echo of a
         memory the agent's own remember brought near gives none)."""
@@ -604,7 +607,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
         if added:
             ctx.log.info("desires: an impulse toward %s (+%.2f) waits to be felt", desire, added)
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_forget(self, memory: Memory) -> None:
         if self._store is not None:
             self._store.forget_impulses(memory.id)
@@ -640,7 +643,8 @@ class DesiresPlugin(DesiresSurface, PluginBase):
             self._say(surface, at, ())
             return None
         said = tuple(sentences)
-        return Section(key=key, text="\n".join(lines), on_shown=lambda: self._say(surface, at, said), **extra)
+        text = "\n".join(lines)
+        return Section(key=key, text=text, slot=key, on_shown=lambda: self._say(surface, at, said), **extra)
 
     @staticmethod
     def _claims(worded: Sequence[Reading | Current], lonely: Sequence[Reading | Current]) -> tuple[Claim, ...]:
@@ -667,8 +671,6 @@ class DesiresPlugin(DesiresSurface, PluginBase):
             ctx.now().timestamp(),
             [text] if text else [],
             [text] if text else [],
-            order=WAKE_UP_ORDER,
-            priority=70,
             claims=self._claims(readings, lonely),
         )
 
@@ -694,7 +696,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
         fresh = self._said("introspect", ctx.config)
         text = introspect_text(self.felt(), ctx.config, fresh)
         said = [NAGS] if text.endswith(NAGS) else []
-        return self._section("introspect", "desires", ctx.now().timestamp(), [text], said, order=INTROSPECT_ORDER)
+        return self._section("introspect", "desires", ctx.now().timestamp(), [text], said)
 
     def _fixed_facts(self, snap: Snapshot, now: datetime) -> dict[str, tuple[str, tuple[str, ...]]]:
         """Each of the nine as a noun and its sentences made from facts: what stirs it, when it was last eased."""
@@ -776,11 +778,11 @@ class DesiresPlugin(DesiresSurface, PluginBase):
             lines.append(f"(Your desire catalog is not valid at {problem}; configure_desires can show and fix it.)")
         lonely = [c for c in spoken.voiced if c.name in LONELY and c.direction != "settling" and snap.alone]
         claims = self._claims(spoken.voiced, lonely)
-        return self._section("attune", "desires", at, lines, sentences, order=ATTUNE_ORDER, claims=claims)
+        return self._section("attune", "desires", at, lines, sentences, claims=claims)
 
     # -- configure_desires -------------------------------------------------------------------------
 
-    def configure_desires(self, args: Mapping[str, Any]) -> Response:
+    def configure_desires(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         if self._catalog is None:
             raise RuntimeError("the desires plugin is not started")
         file = self._catalog
@@ -804,8 +806,7 @@ class DesiresPlugin(DesiresSurface, PluginBase):
             ) from None
         except OSError as exc:
             raise ToolError(f"Not changed: the catalog could not be written ({type(exc).__name__}).") from None
-        assert self._ctx is not None
-        self._ctx.log.info("desires: catalog %s at %s", action, path or "(all)")
+        ctx.log.info("desires: catalog %s at %s", action, path or "(all)")
         done = f"Updated {path}." if action == "set" else f"Reset {path or 'the whole catalog'} to the built-in words."
         return Response(done)
 

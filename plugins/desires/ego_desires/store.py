@@ -1,31 +1,32 @@
-"""The desires' state: one row per desire in ``<data dir>/desires/desires.sqlite3`` (SQLite, WAL).
+"""The desires' state: one row per desire in ``<data dir>/desires/desires.sqlite3`` (``ctx.database``).
 
 Every change is one ``BEGIN IMMEDIATE`` transaction that reads the rows it changes, so two processes on one
-data directory never lose each other's satisfactions, and a crash leaves the last committed state.
+data directory never lose each other's satisfactions, and a crash leaves the last committed state
+(``synchronous=FULL``: a satisfaction that was answered is on disk).
 """
 
 from __future__ import annotations
 
 import math
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Final
 
-from ego_core import write_transaction
+from ego_core import Database, DatabaseVersionError, open_database
 from ego_desires.catalog import DESIRES
 from ego_desires.curve import EARLIEST, INITIAL, LATEST, Anchor
 from ego_desires.emergent import EMERGENT, EmergentRow
 
 FILE_NAME: Final = "desires.sqlite3"
-SCHEMA_VERSION: Final = 5
-"""1: the nine desires; 2: emergent desires and the usual levels (baselines) added; 3: impulses added; 4: the
-history of the felt levels added; 5: what was said lately (digests of sentences) added."""
+SYNCHRONOUS: Final = "FULL"
+LEGACY_VERSION: Final = 5
+"""The last version the releases before ``user_version`` kept in ``meta.schema_version`` (1: the nine desires;
+2: emergent desires and the usual levels; 3: impulses; 4: the history of the felt levels; 5: what was said
+lately). Each only added tables."""
 SAID_KEPT: Final = 20
 """What was said is kept for the last this many answers of each surface (wake_up, attune)."""
-BUSY_TIMEOUT_MS: Final = 30_000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -72,6 +73,14 @@ CREATE TABLE IF NOT EXISTS said (
 CREATE INDEX IF NOT EXISTS said_by_answer ON said (surface, answer);
 """
 
+MIGRATIONS: Final[tuple[str, ...]] = (
+    # 0 -> 1: the schema of LEGACY_VERSION. Every statement is idempotent, so it also adopts a file of any earlier
+    # release (its rows kept, the tables it lacked added); the old marker stays at LEGACY_VERSION so that the
+    # previous release can still open the file.
+    _SCHEMA + f"INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', '{LEGACY_VERSION}');",
+)
+"""``migrations[i]`` takes the file from version ``i`` to ``i + 1`` (``user_version``); append, never edit."""
+
 
 class DesireStoreError(Exception):
     """The state file cannot be used (damaged, or written by a newer version); it is left as it is."""
@@ -94,47 +103,33 @@ def _anchor(row: tuple[object, ...]) -> Anchor | None:
     )
 
 
-class DesireStore:
-    """Thread-safe; one connection per store object, shared by the plugin's worker threads under a lock."""
+def open_file(directory: Path) -> Database:
+    """The store's database in ``directory`` opened as the plugin opens it (for tools and tests)."""
+    return open_database(directory / FILE_NAME, MIGRATIONS, synchronous=SYNCHRONOUS)
 
-    def __init__(self, directory: Path) -> None:
-        self.path = directory / FILE_NAME
-        self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
+
+def unusable(path: Path, exc: Exception) -> DesireStoreError:
+    """The error for a file that cannot be opened (damaged, or from a newer release); it is left as it is."""
+    if isinstance(exc, DatabaseVersionError):
+        return DesireStoreError(str(exc))
+    return DesireStoreError(f"{path} is not a usable desires store ({exc}); it was left as it is")
+
+
+class DesireStore:
+    """Thread-safe: the database's one connection is shared by the plugin's worker threads under its lock."""
+
+    def __init__(self, database: Database) -> None:
+        self.database: Database | None = database
+        self.path = database.path
 
     def open(self, now: float, initial: Callable[[str], Anchor]) -> list[str]:
-        """Open (creating if needed) and give every desire that has no usable row its ``initial`` anchor.
+        """Give every desire that has no usable row its ``initial`` anchor (the database is already migrated).
 
         Returns the desires whose row was there but unusable (a hand-edited value) and was started anew.
         """
         renewed: list[str] = []
         try:
-            db = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
-            raise DesireStoreError(f"cannot open {self.path}: {exc}") from None
-        self._db = db
-        try:
-            db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = FULL")
-            with self._lock, self._transaction() as tx:
-                # one statement at a time: executescript would commit the transaction
-                for statement in filter(str.strip, _SCHEMA.split(";")):
-                    tx.execute(statement)
-                row = tx.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                # earlier versions only lacked tables created above
-                if row is None or str(row[0]) in ("1", "2", "3", "4"):
-                    tx.execute(
-                        "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
-                        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                        (str(SCHEMA_VERSION),),
-                    )
-                elif str(row[0]) != str(SCHEMA_VERSION):
-                    raise DesireStoreError(
-                        f"{self.path} has schema version {row[0]}, this ego-desires reads {SCHEMA_VERSION}"
-                    )
+            with self._transaction() as tx:
                 for name in DESIRES:
                     row = tx.execute(
                         "SELECT name, anchored_at, start, quality, source FROM desires WHERE name = ?", (name,)
@@ -146,24 +141,27 @@ class DesireStore:
                 self._bring_back(tx, now)
         except sqlite3.DatabaseError as exc:
             self.close()
-            raise DesireStoreError(f"{self.path} is not a usable desires store ({exc}); it was left as it is") from None
-        except DesireStoreError:
-            self.close()
-            raise
+            raise unusable(self.path, exc) from None
         return renewed
 
     def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+        if self.database is not None:
+            self.database.close()
+            self.database = None
+
+    def _database(self) -> Database:
+        if self.database is None:
+            raise DesireStoreError("the desires store is closed")
+        return self.database
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        db = self._db
-        if db is None:
-            raise DesireStoreError("the desires store is closed")
-        with write_transaction(db):
+        with self._database().write() as db:
+            yield db
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._database().read() as db:
             yield db
 
     @staticmethod
@@ -177,10 +175,7 @@ class DesireStore:
 
     def anchors(self) -> dict[str, Anchor]:
         """The stored state of every desire that has a usable row."""
-        with self._lock:
-            db = self._db
-            if db is None:
-                raise DesireStoreError("the desires store is closed")
+        with self._reading() as db:
             rows = db.execute("SELECT name, anchored_at, start, quality, source FROM desires").fetchall()
         found = {str(row[0]): _anchor(row) for row in rows if row[0] in DESIRES}
         return {name: anchor for name, anchor in found.items() if anchor is not None}
@@ -201,7 +196,7 @@ class DesireStore:
         replaced by ``ease(row, quality)`` in the same transaction (it is never created, and never cascades on).
         """
         changed: dict[str, tuple[Anchor | None, Anchor]] = {}
-        with self._lock, self._transaction() as db:
+        with self._transaction() as db:
             self._bring_back(db, now)
             rows = {row.name: row for row in self._emergent_rows(db)}
             for name in dict.fromkeys(names):
@@ -246,17 +241,14 @@ class DesireStore:
 
     def emergent(self) -> list[EmergentRow]:
         """Every stored emergent desire (alive or not: that is for the reader to decide at its moment)."""
-        with self._lock:
-            db = self._db
-            if db is None:
-                raise DesireStoreError("the desires store is closed")
+        with self._reading() as db:
             return self._emergent_rows(db)
 
     def arise(self, rows: Sequence[EmergentRow], alive: Callable[[EmergentRow], bool]) -> list[str]:
         """Delete the emergent desires no longer ``alive``, then store each of ``rows`` whose desire is not known
         (alive) already. Returns the names that arose."""
         arisen: list[str] = []
-        with self._lock, self._transaction() as db:
+        with self._transaction() as db:
             for row in self._emergent_rows(db):
                 if not alive(row):
                     db.execute("DELETE FROM emergent WHERE name = ?", (row.name,))
@@ -278,10 +270,7 @@ class DesireStore:
 
     def baselines(self) -> dict[str, tuple[float, float]]:
         """Each desire's usual level and when it was last sampled (UTC seconds)."""
-        with self._lock:
-            db = self._db
-            if db is None:
-                raise DesireStoreError("the desires store is closed")
+        with self._reading() as db:
             rows = db.execute("SELECT name, level, sampled_at FROM baseline").fetchall()
         return {
             str(name): (min(1.0, max(0.0, float(level))), float(at))
@@ -296,7 +285,7 @@ class DesireStore:
     def sample(self, levels: Mapping[str, float], weight: float, now: float, every: float) -> int:
         """Move each desire's usual level toward ``levels`` (by ``weight``), at most once per ``every`` seconds."""
         count = 0
-        with self._lock, self._transaction() as db:
+        with self._transaction() as db:
             for name, level in levels.items():
                 row = db.execute("SELECT level, sampled_at FROM baseline WHERE name = ?", (name,)).fetchone()
                 if row is not None and isinstance(row[1], int | float) and 0 <= now - float(row[1]) < every:
@@ -315,14 +304,11 @@ class DesireStore:
         """Keep ``levels`` as felt at ``now``: the first levels of each ``every``-second bucket stay, later ones of
         the same bucket are not written; samples older than ``keep`` seconds are deleted. True when written."""
         bucket = math.floor(now / every)
-        with self._lock:
-            db = self._db
-            if db is None:
-                raise DesireStoreError("the desires store is closed")
+        with self._reading() as db:
             found = db.execute("SELECT count(*) FROM history WHERE bucket = ?", (bucket,)).fetchone()
         if int(found[0]) >= len(levels):
             return False
-        with self._lock, self._transaction() as db:
+        with self._transaction() as db:
             for name, level in levels.items():
                 if name in DESIRES and math.isfinite(level):
                     db.execute(
@@ -335,10 +321,7 @@ class DesireStore:
     def history(self, since: float, until: float) -> list[tuple[float, dict[str, float]]]:
         """The recorded samples from ``since`` to ``until`` (UTC seconds, both included), oldest first: each
         bucket's time (its earliest write) and its levels by desire."""
-        with self._lock:
-            db = self._db
-            if db is None:
-                raise DesireStoreError("the desires store is closed")
+        with self._reading() as db:
             rows = db.execute(
                 "SELECT bucket, name, at, level FROM history WHERE at >= ? AND at <= ? ORDER BY bucket, name",
                 (since, until),
@@ -358,10 +341,7 @@ class DesireStore:
         """The digests of the sentences said in the last ``answers`` answers of ``surface`` (none for 0)."""
         if answers <= 0:
             return frozenset()
-        with self._lock:
-            db = self._db
-            if db is None:
-                raise DesireStoreError("the desires store is closed")
+        with self._reading() as db:
             rows = db.execute(
                 "SELECT digest FROM said WHERE surface = ? AND digest != '' AND answer > "
                 "(SELECT coalesce(max(answer), 0) FROM said WHERE surface = ?) - ?",
@@ -372,7 +352,7 @@ class DesireStore:
     def say(self, surface: str, at: float, digests: Sequence[str]) -> None:
         """Keep the digests of the sentences of one answer of ``surface`` (an answer that said nothing counts too);
         only the last :data:`SAID_KEPT` answers are kept."""
-        with self._lock, self._transaction() as db:
+        with self._transaction() as db:
             (last,) = db.execute("SELECT coalesce(max(answer), 0) FROM said WHERE surface = ?", (surface,)).fetchone()
             answer = int(last) + 1
             for digest in [*dict.fromkeys(digests), ""]:
@@ -389,7 +369,7 @@ class DesireStore:
         """Keep an impulse from ``memory_id`` toward ``desire``, so that the desire's pending impulses stay within
         ``cap``. Returns what it added (0 when the desire was at the cap), or None when the memory gave an impulse
         less than ``cooldown`` seconds ago. Felt impulses past the cooldown are deleted here."""
-        with self._lock, self._transaction() as db:
+        with self._transaction() as db:
             db.execute("DELETE FROM impulse WHERE felt_at IS NOT NULL AND at <= ?", (now - cooldown,))
             recent = db.execute(
                 "SELECT 1 FROM impulse WHERE memory_id = ? AND at > ? LIMIT 1", (memory_id, now - cooldown)
@@ -417,10 +397,7 @@ class DesireStore:
 
     def pending_impulses(self) -> dict[str, float]:
         """The impulses not felt yet, summed by desire (reading changes nothing)."""
-        with self._lock:
-            db = self._db
-            if db is None:
-                raise DesireStoreError("the desires store is closed")
+        with self._reading() as db:
             return self._pending(db)
 
     def feel_impulses(self, now: float) -> dict[str, float]:
@@ -428,21 +405,21 @@ class DesireStore:
         feels each). With nothing pending, nothing is written."""
         if not self.pending_impulses():
             return {}
-        with self._lock, self._transaction() as db:
+        with self._transaction() as db:
             pending = self._pending(db)
             db.execute("UPDATE impulse SET felt_at = ? WHERE felt_at IS NULL", (now,))
         return pending
 
     def forget_impulses(self, memory_id: str) -> int:
         """Delete every impulse of ``memory_id`` (a forgotten memory leaves no trace here)."""
-        with self._lock, self._transaction() as db:
+        with self._transaction() as db:
             return db.execute("DELETE FROM impulse WHERE memory_id = ?", (memory_id,)).rowcount
 
     def merge(self, incoming: Mapping[str, Anchor]) -> int:
         """Import: a desire takes the incoming state when it differs and is newer, or when the local one was never
         satisfied. Returns how many desires changed (0 when the same file is imported again)."""
         count = 0
-        with self._lock, self._transaction() as db:
+        with self._transaction() as db:
             for name, anchor in incoming.items():
                 row = db.execute(
                     "SELECT name, anchored_at, start, quality, source FROM desires WHERE name = ?", (name,)

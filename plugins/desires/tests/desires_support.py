@@ -24,28 +24,23 @@ from mcp import StdioServerParameters
 from ego_core import (
     BODY_SENSE,
     MEMORY_STORE,
-    OPEN_QUESTIONS,
-    PEOPLE,
-    Absence,
     Clock,
     EmbedRole,
     EmotionalTrace,
     EmotionTally,
-    KnownPerson,
     Memory,
-    OpenQuestion,
     PluginContext,
     PluginHost,
     Response,
     SimilarityProfile,
     Tool,
     ToolError,
-    TrustChange,
     Vectors,
     hookimpl,
 )
 from ego_core.testing import SEPARATOR
 from ego_desires import DesiresPlugin
+from ego_self_model.api import OPEN_QUESTIONS, PEOPLE, Absence, KnownPerson, OpenQuestion, TrustChange
 
 # Wednesday 4 March 2026, 15:00 UTC: afternoon in UTC.
 AFTERNOON = datetime(2026, 3, 4, 15, 0, tzinfo=UTC)
@@ -318,8 +313,8 @@ class StandInTools:
         self.names = tuple(names)
 
     @staticmethod
-    def _handler(name: str) -> Callable[[Mapping[str, Any]], Response]:
-        def handle(args: Mapping[str, Any]) -> Response:
+    def _handler(name: str) -> Callable[[Mapping[str, Any], PluginContext], Response]:
+        def handle(args: Mapping[str, Any], _ctx: PluginContext) -> Response:
             if args.get("crash"):
                 raise RuntimeError("boom")
             if args.get("fail"):

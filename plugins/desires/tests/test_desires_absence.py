@@ -10,8 +10,9 @@ from datetime import datetime, timedelta
 import pytest
 from desires_support import AFTERNOON, NINE, DesireHostFactory, PeopleStandIn, level_map
 
-from ego_core import PEOPLE, Absence, AbsenceBand, PluginContext, hookimpl
+from ego_core import PluginContext, hookimpl
 from ego_core.testing import call_ok, mcp_client
+from ego_self_model.api import PEOPLE, Absence, AbsenceBand
 
 pytestmark = pytest.mark.anyio
 

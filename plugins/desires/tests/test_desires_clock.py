@@ -12,6 +12,7 @@ from desires_support import AFTERNOON, NINE, DesireHost, DesireHostFactory, Fixe
 from ego_core import Clock
 from ego_core.testing import call_ok, mcp_client
 from ego_desires import Anchor, DesireStore, sigmoid
+from ego_desires.store import open_file
 
 pytestmark = pytest.mark.anyio
 
@@ -21,7 +22,7 @@ TEN_YEARS = timedelta(days=3653)
 def plant(dh: DesireHost, moment: datetime, *, start: float = 0.0, quality: float | None = 1.0) -> None:
     """Give every desire a satisfaction at ``moment``, written straight into the store (as a copied file would)."""
     (dh.data_dir / "desires").mkdir(parents=True, exist_ok=True)
-    store = DesireStore(dh.data_dir / "desires")
+    store = DesireStore(open_file(dh.data_dir / "desires"))
     store.open(moment.timestamp(), lambda _name: Anchor(moment.timestamp(), start))
     store.update(NINE, lambda _name, _old: Anchor(moment.timestamp(), start, quality, "explicit"), 0.0)
     store.close()

@@ -10,8 +10,9 @@ from datetime import datetime, timedelta
 import pytest
 from desires_support import AFTERNOON, DesireHostFactory, PeopleStandIn, level_map, store_rows
 
-from ego_core import Absence, AbsenceBand, duration_words
+from ego_core import duration_words
 from ego_core.testing import call_ok, mcp_client
+from ego_self_model.api import Absence, AbsenceBand
 
 pytestmark = pytest.mark.anyio
 

@@ -9,8 +9,9 @@ from datetime import timedelta
 import pytest
 from desires_support import AFTERNOON, DesireHostFactory, FixedMemories, memory
 
-from ego_core import NOTIONS_STORE, Ember, NotionView, PluginContext, hookimpl
+from ego_core import Ember, PluginContext, hookimpl
 from ego_core.testing import call_ok, mcp_client
+from ego_notions.api import NOTIONS_STORE, NotionView
 
 pytestmark = pytest.mark.anyio
 

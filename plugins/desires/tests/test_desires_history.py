@@ -9,9 +9,9 @@ from datetime import timedelta
 import pytest
 from desires_support import AFTERNOON, NINE, DesireHostFactory, level_map
 
-from ego_core import DESIRE_LEVELS, DesireLevels, DesireSample
 from ego_core.testing import call_ok, mcp_client
-from ego_desires.store import FILE_NAME, SCHEMA_VERSION
+from ego_desires.api import DESIRE_LEVELS, DesireLevels, DesireSample
+from ego_desires.store import FILE_NAME, LEGACY_VERSION, MIGRATIONS
 
 pytestmark = pytest.mark.anyio
 
@@ -75,8 +75,10 @@ def test_a_version_3_store_gains_the_history(desire_host: DesireHostFactory) -> 
     with sqlite3.connect(path) as db:
         db.execute("DROP TABLE history")
         db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+        db.execute("PRAGMA user_version = 0")  # as the version 3 release left it
     again = desire_host(clock=dh.clock)
     again.plugin.felt()
     assert [s.at for s in again.plugin.history(AFTERNOON, AFTERNOON)] == [AFTERNOON]
     with sqlite3.connect(path) as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(LEGACY_VERSION),)
+        assert db.execute("PRAGMA user_version").fetchone() == (len(MIGRATIONS),)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from desires_support import AFTERNOON, NINE, DesireHost, DesireHostFactory, level_map, memory
 
-from ego_core import Memory, PluginContext, Tool, hookimpl
+from ego_core import HookKind, Memory, PluginContext, SurfacedHow, Tool, hookimpl, spec
 from ego_core.testing import call_ok, mcp_client
 from ego_desires.impulses import IMPULSES
-from ego_desires.store import SCHEMA_VERSION
+from ego_desires.store import LEGACY_VERSION
 
 pytestmark = pytest.mark.anyio
 
@@ -39,15 +39,23 @@ SURFACE_SCHEMA: Mapping[str, Any] = {
 SECRET = "the letter I never sent to my sister"
 
 
+class SurfacingSpecs:
+    """The two memory hooks the stand-in fires, published as the memory plugin publishes them (its stack is not
+    installed where these tests run alone)."""
+
+    @spec(HookKind.NOTIFICATION)
+    def on_forget(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:
+        """A memory was deleted."""
+
+    @spec(HookKind.NOTIFICATION)
+    def on_memory_surfaced(self, memory: Memory, how: SurfacedHow, ctx: PluginContext) -> None:
+        """A memory came back unbidden."""
+
+
 class Surfacer:
     """Stands in for the memory plugin: ``surface`` brings memory ``n`` back unbidden (or forgets it)."""
 
-    def __init__(self) -> None:
-        self.ctx: PluginContext | None = None
-
-    @hookimpl
-    def on_startup(self, ctx: PluginContext) -> None:
-        self.ctx = ctx
+    hookspecs = (SurfacingSpecs,)
 
     def _memory(self, args: Mapping[str, Any]) -> Memory:
         found = memory(int(args["n"]), AFTERNOON - timedelta(days=90), emotion=str(args["emotion"]))
@@ -61,12 +69,11 @@ class Surfacer:
             )
         return found
 
-    def surface(self, args: Mapping[str, Any]) -> str:
-        assert self.ctx is not None
+    def surface(self, args: Mapping[str, Any], ctx: PluginContext) -> str:
         if args["forget"]:
-            self.ctx.hooks.on_forget(memory=self._memory(args))
+            ctx.hooks.call("on_forget", memory=self._memory(args))
             return "forgotten"
-        self.ctx.hooks.on_memory_surfaced(memory=self._memory(args), how=args["how"])
+        ctx.hooks.call("on_memory_surfaced", memory=self._memory(args), how=args["how"])
         return "surfaced"
 
     @hookimpl
@@ -251,5 +258,5 @@ def test_a_second_schema_store_gains_the_impulses_when_opened(desire_host: Desir
     assert not dh.host.failures
     assert dh.levels()["curiosity"] < 0.05  # kept
     with sqlite3.connect(folder / "desires.sqlite3") as db:
-        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(SCHEMA_VERSION),)
+        assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone() == (str(LEGACY_VERSION),)
         assert db.execute("SELECT count(*) FROM impulse").fetchone() == (0,)

@@ -22,9 +22,11 @@ from desires_support import (
     question,
 )
 
-from ego_core import DESIRE_LEVELS, DesireLevels, Memory, OpenQuestion, PluginContext, hookimpl
+from ego_core import Memory, PluginContext, hookimpl
 from ego_desires import DesiresConfig, Inputs, modulate
+from ego_desires.api import DESIRE_LEVELS, DesireLevels
 from ego_desires.config import PHASES, TIME_PHASE
+from ego_self_model.api import OpenQuestion
 
 INTROSPECTIVE = ("cognitive_coherence", "pattern_seeking")
 
@@ -98,7 +100,7 @@ def test_private_memories_colour_desires_but_are_never_shown(desire_host: Desire
     dh = desire_host(others={"memory": FixedMemories([secret])})
     snap = dh.plugin.snapshot()
     assert snap.reading("social_thirst").level > 0.5
-    response = dh.plugin.feel_desires({})
+    response = dh.plugin.feel_desires({}, dh.host.context("desires"))
     assert "memory number" not in response.data
 
 

@@ -16,6 +16,7 @@ from desires_support import AFTERNOON, NINE, DesireHost, DesireHostFactory, Stan
 from ego_core import Clock
 from ego_core.testing import PortableError, call_ok, export_file, import_file, mcp_client
 from ego_desires import Anchor, DesireStore
+from ego_desires.store import open_file
 
 pytestmark = pytest.mark.anyio
 
@@ -182,7 +183,7 @@ def test_the_same_desire_satisfied_from_two_hosts_counts_twice(desire_host: Desi
 def test_a_failure_inside_a_change_rolls_everything_back(desire_host: DesireHostFactory) -> None:
     dh = desire_host()
     rows = store_rows(dh.data_dir)
-    store = DesireStore(dh.data_dir / "desires")
+    store = DesireStore(open_file(dh.data_dir / "desires"))
     store.open(AFTERNOON.timestamp(), lambda _name: Anchor(AFTERNOON.timestamp(), 1.0))
 
     def change(name: str, _old: Anchor | None) -> Anchor:
@@ -214,7 +215,7 @@ def test_a_newer_schema_is_refused(desire_host: DesireHostFactory) -> None:
     dh.host.stop()
     path = dh.data_dir / "desires" / "desires.sqlite3"
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+        db.execute("PRAGMA user_version = 99")
     dh.host.start()
     assert [f.plugin for f in dh.host.failures] == ["desires"]
     assert "schema version 99" in dh.host.failures[0].reason

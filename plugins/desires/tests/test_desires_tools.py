@@ -22,8 +22,9 @@ from desires_support import (
     store_rows,
 )
 
-from ego_core import DESIRE_LEVELS, Clock, DesireLevels, PluginHost
+from ego_core import Clock, PluginHost
 from ego_core.testing import ToolRunner, call_error, call_ok, mcp_client, tool_text, tools_named
+from ego_desires.api import DESIRE_LEVELS, DesireLevels
 from ego_desires.curve import logit
 
 pytestmark = pytest.mark.anyio
@@ -199,7 +200,7 @@ async def test_the_introspect_hint_is_shown_only_while_introspect_is_served(desi
     # The core drops a ScaffoldLine whose `needs` are not all served; introspect is the core's own tool.
     host: PluginHost = dh.host
     assert host.tool_served("introspect")
-    response = dh.plugin.feel_desires({})
+    response = dh.plugin.feel_desires({}, dh.host.context("desires"))
     hints = [line for line in response.scaffold if not isinstance(line, str)]
     assert [(line.text, set(line.needs)) for line in hints] == [
         ("Consider running introspect to see if anything surfaces.", {"introspect"})

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from ego_emotion_trend.config import EmotionTrendConfig, TonePhrases
-from ego_emotion_trend.plugin import DESCRIPTION, INTROSPECT_ORDER, TOOL, WAKE_UP_ORDER, EmotionTrendPlugin
+from ego_emotion_trend.plugin import DESCRIPTION, TOOL, EmotionTrendPlugin
 from ego_emotion_trend.trend import Level, Trend, TrendReader, level_for, undercurrent, weighted
 from ego_emotion_trend.windows import Windows, windows
 from ego_emotion_trend.words import tone, when
 
 __all__ = [
     "DESCRIPTION",
-    "INTROSPECT_ORDER",
     "TOOL",
-    "WAKE_UP_ORDER",
     "EmotionTrendConfig",
     "EmotionTrendPlugin",
     "Level",

@@ -28,10 +28,6 @@ from ego_emotion_trend.windows import windows
 TOOL = "emotion_trend"
 DESCRIPTION = "How the last days, week and month felt: peaks, undercurrents, shifts, fading emotions."
 SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
-WAKE_UP_ORDER = 25
-ATTUNE_ORDER = 10
-"""After the last introspection (memory, 10) and desires (20), before the companion relationship (30)."""
-INTROSPECT_ORDER = 40
 NO_STORE = (
     "The memory store is not available right now, so there is no emotional history to read. "
     "Try again later; `ego doctor` shows what is wrong."
@@ -44,27 +40,15 @@ class EmotionTrendPlugin(PluginBase):
     requires: Sequence[str] = ("memory",)
     config_class: type[Any] | None = EmotionTrendConfig
 
-    def __init__(self) -> None:
-        self._ctx: PluginContext | None = None
-
-    @hookimpl
-    def on_startup(self, ctx: PluginContext) -> None:
-        self._ctx = ctx
-
-    @hookimpl
-    def on_shutdown(self) -> None:
-        self._ctx = None
-
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None], ctx: PluginContext) -> None:
         config: EmotionTrendConfig = ctx.config
         if config.tool:
             register(Tool(name=TOOL, description=DESCRIPTION, input_schema=SCHEMA, handler=self.emotion_trend))
 
-    def emotion_trend(self, _args: Mapping[str, Any]) -> Response:
-        ctx = self._ctx
-        trend = _read(ctx) if ctx is not None else None
-        if ctx is None or trend is None:
+    def emotion_trend(self, _args: Mapping[str, Any], ctx: PluginContext) -> Response:
+        trend = _read(ctx)
+        if trend is None:
             raise ToolError(NO_STORE)
         config: EmotionTrendConfig = ctx.config
         data, scaffold = trend_text(trend, ctx.now(), ctx.settings.tz, config)
@@ -74,14 +58,14 @@ class EmotionTrendPlugin(PluginBase):
     def on_wake_up(self, ctx: PluginContext) -> Section | None:
         trend = _read(ctx, named=False, fading=False)  # counts only: the line names no memory
         line = wake_up_line(trend, ctx.config) if trend is not None else None
-        return Section(key=TOOL, text=line, order=WAKE_UP_ORDER, priority=45, rest=LINE_REST) if line else None
+        return Section(key=TOOL, text=line, slot=TOOL, rest=LINE_REST) if line else None
 
     @hookimpl
     def on_attune(self, ctx: PluginContext) -> Section | None:
         """The emotional texture of the last days, first in attune: the wake_up line (counts only)."""
         trend = _read(ctx, named=False, fading=False)
         line = wake_up_line(trend, ctx.config) if trend is not None else None
-        return Section(key=TOOL, text=line, order=ATTUNE_ORDER, rest=LINE_REST) if line else None
+        return Section(key=TOOL, text=line, slot=TOOL, rest=LINE_REST) if line else None
 
     @hookimpl
     def on_introspect(self, ctx: PluginContext) -> Section | None:
@@ -89,7 +73,7 @@ class EmotionTrendPlugin(PluginBase):
         text = introspect_text(trend, ctx.now(), ctx.settings.tz, ctx.config) if trend is not None else None
         if not text:
             return None
-        return Section(key=TOOL, text=text, order=INTROSPECT_ORDER, scaffold=(INTROSPECT_POINTER,))
+        return Section(key=TOOL, text=text, slot=TOOL, scaffold=(INTROSPECT_POINTER,))
 
 
 def _read(ctx: PluginContext, *, named: bool = True, fading: bool = True) -> Trend | None:

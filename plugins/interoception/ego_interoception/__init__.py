@@ -24,7 +24,7 @@ from ego_interoception.body import (
     phase_for_hour,
 )
 from ego_interoception.config import CONFIG_ENV, InteroceptionConfig
-from ego_interoception.plugin import WAKE_UP_ORDER, InteroceptionPlugin
+from ego_interoception.plugin import InteroceptionPlugin
 
 __all__ = [
     "CONFIG_ENV",
@@ -37,7 +37,6 @@ __all__ = [
     "MEMORY_MODERATE_AT",
     "PHASES",
     "UNKNOWN",
-    "WAKE_UP_ORDER",
     "BodySenseService",
     "BodyState",
     "CpuMeter",

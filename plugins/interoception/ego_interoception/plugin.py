@@ -9,9 +9,6 @@ from ego_core import BODY_SENSE, PluginContext, Section, hookimpl
 from ego_interoception.body import BodySenseService, PsutilSampler, Sampler
 from ego_interoception.config import CONFIG_ENV, InteroceptionConfig
 
-WAKE_UP_ORDER = 40
-"""After last introspection (10), desires (20) and the companion relationship (30)."""
-
 
 class InteroceptionPlugin:
     """Entry point ``interoception``. ``sampler`` replaces the psutil readings (tests, simulations)."""
@@ -39,7 +36,7 @@ class InteroceptionPlugin:
         body = ctx.services.get(BODY_SENSE, BodySenseService)
         if body is None:
             return None
-        return Section(key="interoception", text=body.summary(), order=WAKE_UP_ORDER, priority=30)
+        return Section(key="interoception", text=body.summary(), slot="interoception")
 
     @hookimpl
     def on_attune(self, ctx: PluginContext) -> Section | None:

@@ -1,6 +1,6 @@
 """What the notions plugin does: form notions in consolidate, keep them, reinforce and weaken them, curate them.
 
-``NotionBook`` is also the ``notions.store`` service (``ego_core.NotionStore``).
+``NotionBook`` is also the ``notions.store`` service (``ego_notions.api.NotionStore``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from datetime import UTC, datetime, timedelta, tzinfo
 
 import attrs
 
-from ego_core import PEOPLE, ConsolidationRun, Memory, MemoryService, NotionView, People, Services, log_event
+from ego_core import ConsolidationRun, Memory, MemoryService, Services, log_event
+from ego_notions.api import NotionView
 from ego_notions.cliques import Cliques, find_cliques
 from ego_notions.groups import belongs, fold, holds, theme_groups
 from ego_notions.labels import FORGOTTEN, PRIVATE, compose, is_japanese, language_of, person_word, quotes
@@ -41,6 +42,7 @@ from ego_notions.model import (
 )
 from ego_notions.store import DRAWN_FLAG, NotionDB, new_id
 from ego_notions.themes import Themes
+from ego_self_model.api import PEOPLE, People
 
 MAX_NODES = 2000
 """Memories a consolidation looks at: the replayed ones first, then their linked neighbours."""
@@ -82,7 +84,7 @@ class PassReport:
 
 
 class NotionBook:
-    """The notions store and its rules; implements ``ego_core.NotionStore``."""
+    """The notions store and its rules; implements ``ego_notions.api.NotionStore``."""
 
     def __init__(
         self,

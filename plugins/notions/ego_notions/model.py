@@ -11,7 +11,8 @@ from typing import Any
 
 import attrs
 
-from ego_core import Memory, NotionView
+from ego_core import Memory
+from ego_notions.api import NotionView
 
 MIN_MEMBERS = 3
 CONVICTION_COUNT = 5

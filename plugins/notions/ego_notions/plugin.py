@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ego_core import (
     LINE_REST,
     MEMORY_STORE,
-    NOTIONS_STORE,
     Check,
     ConsolidationRun,
+    DatabaseVersionError,
     Ember,
     ImportFormat,
     Memory,
@@ -20,6 +22,7 @@ from ego_core import (
     RecallHit,
     RecallNote,
     RecallQuery,
+    Response,
     Section,
     Tool,
     ToolError,
@@ -27,15 +30,11 @@ from ego_core import (
     log_event,
 )
 from ego_notions import curate, importer, portable
+from ego_notions.api import NOTIONS_STORE
 from ego_notions.book import NotionBook
 from ego_notions.render import attune_text, introspect_text, recall_lines
-from ego_notions.store import NotionDB, StateError
+from ego_notions.store import DB_NAME, MIGRATIONS, NotionDB, unusable
 
-CONSOLIDATE_ORDER = 40
-INTROSPECT_ORDER = 27
-"""After desires (20) and emotion_trend's wake-up line (25), before the open questions (30)."""
-ATTUNE_ORDER = 25
-"""After the desire currents and interests (20), before the person attuned toward (30)."""
 NOT_RUNNING = "The notions store is not open; `ego doctor` shows why."
 WEAKENED_EMBER = "...something I thought I understood feels less certain now"
 WEAKENED_WARMTH = 0.4
@@ -48,7 +47,6 @@ class NotionsPlugin(PluginBase):
 
     def __init__(self) -> None:
         self._book: NotionBook | None = None
-        self._ctx: PluginContext | None = None
 
     @property
     def book(self) -> NotionBook | None:
@@ -62,8 +60,11 @@ class NotionsPlugin(PluginBase):
 
     @hookimpl
     def on_startup(self, ctx: PluginContext) -> None:
-        db = NotionDB(ctx.data_dir)
-        db.count()  # open and check the database now, not on the first call
+        try:
+            database = ctx.database(MIGRATIONS, DB_NAME)
+        except (sqlite3.DatabaseError, DatabaseVersionError) as exc:
+            raise unusable(ctx.data_dir / DB_NAME, exc) from None
+        db = NotionDB(database)
 
         def memories() -> MemoryService | None:
             return ctx.services.get(MEMORY_STORE, MemoryService)
@@ -73,7 +74,6 @@ class NotionsPlugin(PluginBase):
         if service is not None and service.count() == 0:
             self._book.mark_indexed()  # a new store: tags are read as memories come, nothing to read back
         self._book.reconcile()  # once after the upgrade: labels drawn from memories made private since
-        self._ctx = ctx
         ctx.provide(NOTIONS_STORE, self._book)
 
     @hookimpl
@@ -81,14 +81,21 @@ class NotionsPlugin(PluginBase):
         if self._book is not None:
             self._book.db.close()
         self._book = None
-        self._ctx = None
 
     @hookimpl
     def doctor_checks(self, ctx: PluginContext) -> Sequence[Check]:
+        if self._book is not None:
+            return [Check("notions store", True, f"{self._book.db.count()} notion(s)")]
         try:
-            count = NotionDB(ctx.data_dir).count() if self._book is None else self._book.db.count()
-        except StateError as exc:
-            return [Check("notions store", False, str(exc))]
+            database = ctx.read_database(DB_NAME)
+            if database is None:
+                return [Check("notions store", True, "0 notion(s)")]
+            with database:
+                if database.version > len(MIGRATIONS):
+                    raise DatabaseVersionError(f"schema version {database.version}, newer than {len(MIGRATIONS)}")
+                count = NotionDB(database).count()
+        except (sqlite3.DatabaseError, DatabaseVersionError) as exc:
+            return [Check("notions store", False, str(unusable(Path(DB_NAME), exc)))]
         return [Check("notions store", True, f"{count} notion(s)")]
 
     @hookimpl
@@ -98,29 +105,32 @@ class NotionsPlugin(PluginBase):
                 name=curate.NAME,
                 description=curate.DESCRIPTION,
                 input_schema=curate.SCHEMA,
-                handler=lambda args: curate.curate(self._running(), args),
+                handler=self.curate_notions,
             )
         )
 
-    @hookimpl
+    def curate_notions(self, args: Mapping[str, Any], _ctx: PluginContext) -> Response:
+        return curate.curate(self._running(), args)
+
+    @hookimpl(optionalhook=True)
     def on_consolidate(self, run: ConsolidationRun) -> Section | None:
         report = self._running().consolidate(run)
         text = report.summary()
-        return Section(key="notions", text=text, order=CONSOLIDATE_ORDER) if text else None
+        return Section(key="notions", text=text, slot="notions") if text else None
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_remember(self, memory: Memory) -> None:
         self._running().remembered(memory)
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_forget(self, memory: Memory) -> None:
         self._running().forgot(memory.id)
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_memory_revised(self, after: Memory) -> None:
         self._running().revised(after)
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_recall_result(self, query: RecallQuery, results: Sequence[RecallHit]) -> RecallNote | None:
         lines = recall_lines(self._running(), [hit.memory for hit in results])
         return RecallNote(lines=lines) if lines else None
@@ -128,13 +138,13 @@ class NotionsPlugin(PluginBase):
     @hookimpl
     def on_introspect(self) -> Section | None:
         text = introspect_text(self._running())
-        return Section(key="notions", text=text, order=INTROSPECT_ORDER) if text else None
+        return Section(key="notions", text=text, slot="notions") if text else None
 
     @hookimpl
     def on_attune(self) -> Section | None:
         """The strongest convictions, and a notion a contradiction weakened lately."""
         text = attune_text(self._running())
-        return Section(key="notions", text=text, order=ATTUNE_ORDER, rest=LINE_REST) if text else None
+        return Section(key="notions", text=text, slot="notions", rest=LINE_REST) if text else None
 
     @hookimpl
     def ember_candidates(self) -> list[Ember] | None:

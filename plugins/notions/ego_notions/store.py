@@ -1,7 +1,7 @@
-"""The notions plugin's state: one SQLite database (WAL) in its data directory.
+"""The notions plugin's state: one SQLite database (WAL) in its data directory (``ctx.database``).
 
-Every change is one ``BEGIN IMMEDIATE`` transaction, so a crash leaves the previous state. A lock serialises the
-single connection within a process. Only ids of memories are kept, never their text.
+Every change is one ``BEGIN IMMEDIATE`` transaction, so a crash leaves the previous state. The database's lock
+serialises the single connection within a process. Only ids of memories are kept, never their text.
 """
 
 from __future__ import annotations
@@ -9,26 +9,25 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from ego_core import write_transaction
+from ego_core import Database, DatabaseVersionError, open_database
 from ego_notions.labels import drawn_shape, legacy_label
 from ego_notions.lexicon import LEXICON_VERSION, lexicon_key, normalize_tag, theme_key
 from ego_notions.model import Notion
 
 DB_NAME: Final = "notions.sqlite3"
-SCHEMA_VERSION: Final = 5
-"""2 added ``contradicted`` (when a contradiction last weakened the notion); 3 the confidences the last wake_up saw
-(``confidence_seen``); 4 themes across languages: the theme key of every tag seen (``themes``), the tags of public
-memories (``memory_tags``), notions indexed by theme key, and generated labels rewritten as thoughts; 5 whether
-the agent chose the label (``chosen``) and the sources that were private when it was drawn (``private_sources``)."""
+LEGACY_VERSION: Final = 5
+"""The last version the releases before ``user_version`` kept in ``meta.schema``. 2 added ``contradicted`` (when
+a contradiction last weakened the notion); 3 the confidences the last wake_up saw (``confidence_seen``); 4 themes
+across languages: the theme key of every tag seen (``themes``), the tags of public memories (``memory_tags``),
+notions indexed by theme key, and generated labels rewritten as thoughts; 5 whether the agent chose the label
+(``chosen``) and the sources that were private when it was drawn (``private_sources``)."""
 DRAWN_FLAG: Final = "labels_drawn"
 """Set once every notion's label and tags were checked against its memories' privacy (after the upgrade to 5)."""
-BUSY_TIMEOUT_MS: Final = 30_000
 KEYS_KEPT: Final = 50_000
 """Learned theme keys kept in memory."""
 SCHEMA: Final = """
@@ -128,7 +127,7 @@ def _notion(row: Sequence[Any]) -> Notion:
 
 
 def _migrate(db: sqlite3.Connection, version: int) -> None:
-    """Bring a database of an earlier schema up to this one (within the opening transaction)."""
+    """Bring a database of an earlier legacy schema up to :data:`LEGACY_VERSION`."""
     columns = {r[1] for r in db.execute("PRAGMA table_info(notions)")}
     if "contradicted" not in columns:
         db.execute("ALTER TABLE notions ADD COLUMN contradicted REAL")
@@ -148,10 +147,45 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
         for notion_id, label in db.execute("SELECT id, label FROM notions").fetchall():
             db.execute("UPDATE notions SET chosen = ? WHERE id = ?", (int(not drawn_shape(label)), notion_id))
         db.execute("DELETE FROM meta WHERE key = ?", (DRAWN_FLAG,))
-    lexicon = db.execute("SELECT value FROM meta WHERE key = 'lexicon'").fetchone()
-    if lexicon is None or int(lexicon[0]) != LEXICON_VERSION:
-        _rekey(db)
-        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('lexicon', ?)", (str(LEXICON_VERSION),))
+
+
+def _adopt(db: sqlite3.Connection) -> None:
+    """Version 0 to 1: the schema of :data:`LEGACY_VERSION`, for a new file or one of an earlier release (brought
+    up from the ``meta.schema`` it had, every notion kept). The old marker is left at :data:`LEGACY_VERSION`, so
+    that the previous release can still open the file."""
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            db.execute(statement)
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+    version = LEGACY_VERSION if row is None else int(row[0])
+    if version > LEGACY_VERSION:
+        raise DatabaseVersionError(f"meta.schema is {version}, newer than {LEGACY_VERSION}")
+    _migrate(db, version)
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (str(LEGACY_VERSION),))
+
+
+MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_adopt,)
+"""``MIGRATIONS[i]`` takes the file from ``user_version`` ``i`` to ``i + 1``; append, never edit."""
+
+
+def _lexicon(db: sqlite3.Connection) -> int | None:
+    row = db.execute("SELECT value FROM meta WHERE key = 'lexicon'").fetchone()
+    return None if row is None else int(row[0])
+
+
+def unusable(path: Path, exc: Exception) -> StateError:
+    """The error for a file that cannot be opened; it is left as it is."""
+    if isinstance(exc, DatabaseVersionError):
+        return StateError(f"{path} was written by a newer version of ego-notions ({exc})")
+    return StateError(f"{path} cannot be used: {exc}")
+
+
+def open_file(directory: Path) -> Database:
+    """The database in ``directory`` opened as the plugin opens it (for tools and tests)."""
+    try:
+        return open_database(directory / DB_NAME, MIGRATIONS)
+    except (sqlite3.DatabaseError, DatabaseVersionError) as exc:
+        raise unusable(directory / DB_NAME, exc) from None
 
 
 def _rekey(db: sqlite3.Connection) -> None:
@@ -178,59 +212,46 @@ def _key(tag: str, known: Mapping[str, str]) -> str:
 class NotionDB:
     """Notions by id, with indexes from memory id and from tag to the notions that hold them."""
 
-    def __init__(self, directory: Path) -> None:
-        self.path = directory / DB_NAME
-        self._lock = threading.RLock()
-        self._db: sqlite3.Connection | None = None
+    def __init__(self, database: Database) -> None:
+        self.path = database.path
+        self._database: Database | None = database
         self._keys: dict[str, str] = {}
+        if not database.read_only and _lexicon(database.db) != LEXICON_VERSION:
+            with database.write() as db:
+                if _lexicon(db) != LEXICON_VERSION:  # another process may have rekeyed meanwhile
+                    _rekey(db)
+                    db.execute(
+                        "INSERT OR REPLACE INTO meta (key, value) VALUES ('lexicon', ?)", (str(LEXICON_VERSION),)
+                    )
 
-    def _connection(self) -> sqlite3.Connection:
-        if self._db is None:
-            try:
-                db = sqlite3.connect(
-                    self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-                )
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
-                with write_transaction(db):
-                    for statement in SCHEMA.split(";"):
-                        if statement.strip():
-                            db.execute(statement)
-                    row = db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
-                    if row is not None and int(row[0]) > SCHEMA_VERSION:
-                        raise StateError(f"{self.path} was written by a newer version of ego-notions")
-                    _migrate(db, SCHEMA_VERSION if row is None else int(row[0]))
-                    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            except sqlite3.DatabaseError as exc:
-                raise StateError(f"{self.path} cannot be used: {exc}") from exc
-            self._db = db
-        return self._db
+    def _opened(self) -> Database:
+        if self._database is None:
+            raise StateError("the notions store is closed")
+        return self._database
 
     def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+        if self._database is not None:
+            self._database.close()
+            self._database = None
 
     def all(self) -> list[Notion]:
-        with self._lock:
-            rows = self._connection().execute(f"SELECT {COLUMNS} FROM notions ORDER BY created DESC, id").fetchall()
+        with self._opened().read() as db:
+            rows = db.execute(f"SELECT {COLUMNS} FROM notions ORDER BY created DESC, id").fetchall()
         return [_notion(r) for r in rows]
 
     def count(self) -> int:
-        with self._lock:
-            return int(self._connection().execute("SELECT count(*) FROM notions").fetchone()[0])
+        with self._opened().read() as db:
+            return int(db.execute("SELECT count(*) FROM notions").fetchone()[0])
 
     def get(self, notion_id: str) -> Notion | None:
-        with self._lock:
-            row = self._connection().execute(f"SELECT {COLUMNS} FROM notions WHERE id = ?", (notion_id,)).fetchone()
+        with self._opened().read() as db:
+            row = db.execute(f"SELECT {COLUMNS} FROM notions WHERE id = ?", (notion_id,)).fetchone()
         return _notion(row) if row else None
 
     def many(self, ids: Iterable[str]) -> list[Notion]:
         wanted = list(dict.fromkeys(ids))
         found: list[Notion] = []
-        with self._lock:
-            db = self._connection()
+        with self._opened().read() as db:
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))
@@ -242,8 +263,7 @@ class NotionDB:
     def holding(self, memory_ids: Iterable[str]) -> list[Notion]:
         """The notions that have any of ``memory_ids`` among their sources."""
         ids = list(dict.fromkeys(memory_ids))
-        with self._lock:
-            db = self._connection()
+        with self._opened().read() as db:
             notion_ids: list[str] = []
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
@@ -260,12 +280,8 @@ class NotionDB:
         if not keys:
             return []
         marks = ",".join("?" * len(keys))
-        with self._lock:
-            rows = (
-                self._connection()
-                .execute(f"SELECT DISTINCT notion_id FROM notion_tags WHERE tag IN ({marks})", keys)
-                .fetchall()
-            )
+        with self._opened().read() as db:
+            rows = db.execute(f"SELECT DISTINCT notion_id FROM notion_tags WHERE tag IN ({marks})", keys).fetchall()
         return self.many(r[0] for r in rows)
 
     # ----------------------------------------------------------------------------------------------
@@ -285,8 +301,7 @@ class NotionDB:
         wanted = sorted(normal - set(found))
         if not wanted:
             return found
-        with self._lock:
-            db = self._connection()
+        with self._opened().read() as db:
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))
@@ -298,15 +313,15 @@ class NotionDB:
 
     def themes(self) -> list[Theme]:
         """Every tag seen, with its key."""
-        with self._lock:
-            rows = self._connection().execute("SELECT tag, key, japanese, bridged FROM themes ORDER BY tag").fetchall()
+        with self._opened().read() as db:
+            rows = db.execute("SELECT tag, key, japanese, bridged FROM themes ORDER BY tag").fetchall()
         return [(str(t), str(k), bool(j), bool(b)) for t, k, j, b in rows]
 
     def learn(self, themes: Sequence[Theme]) -> None:
         """Keep the key of tags not seen before (a tag keeps the key it was first given)."""
         if not themes:
             return
-        with self._lock, write_transaction(self._connection()) as db:
+        with self._opened().write() as db:
             db.executemany(
                 "INSERT OR IGNORE INTO themes (tag, key, japanese, bridged) VALUES (?, ?, ?, ?)",
                 [(t, k, int(j), int(b)) for t, k, j, b in themes],
@@ -316,7 +331,7 @@ class NotionDB:
         """Record the normalised tags of public memories (id, tags, epoch seconds), replacing what was kept."""
         if not rows:
             return
-        with self._lock, write_transaction(self._connection()) as db:
+        with self._opened().write() as db:
             db.executemany("DELETE FROM memory_tags WHERE memory_id = ?", [(memory_id,) for memory_id, _, _ in rows])
             db.executemany(
                 "INSERT OR IGNORE INTO memory_tags (memory_id, tag, at) VALUES (?, ?, ?)",
@@ -327,8 +342,7 @@ class NotionDB:
         """Which of ``memory_ids`` have their tags recorded."""
         ids = list(dict.fromkeys(memory_ids))
         found: set[str] = set()
-        with self._lock:
-            db = self._connection()
+        with self._opened().read() as db:
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
                 marks = ",".join("?" * len(chunk))
@@ -338,36 +352,28 @@ class NotionDB:
 
     def themed(self, key: str, limit: int) -> list[str]:
         """The newest ``limit`` public memories with a tag of the theme ``key`` (any language), newest first."""
-        with self._lock:
-            rows = (
-                self._connection()
-                .execute(
-                    "SELECT m.memory_id, max(m.at) AS at FROM themes t JOIN memory_tags m ON m.tag = t.tag "
-                    "WHERE t.key = ? GROUP BY m.memory_id ORDER BY at DESC, m.memory_id LIMIT ?",
-                    (key, limit),
-                )
-                .fetchall()
-            )
+        with self._opened().read() as db:
+            rows = db.execute(
+                "SELECT m.memory_id, max(m.at) AS at FROM themes t JOIN memory_tags m ON m.tag = t.tag "
+                "WHERE t.key = ? GROUP BY m.memory_id ORDER BY at DESC, m.memory_id LIMIT ?",
+                (key, limit),
+            ).fetchall()
         return [str(r[0]) for r in rows]
 
     def tagged_since(self, since: float, limit: int) -> list[str]:
         """The newest ``limit`` public tagged memories stored at or after ``since`` (epoch seconds), newest first."""
-        with self._lock:
-            rows = (
-                self._connection()
-                .execute(
-                    "SELECT memory_id, max(at) AS at FROM memory_tags WHERE at >= ? GROUP BY memory_id "
-                    "ORDER BY at DESC, memory_id LIMIT ?",
-                    (since, limit),
-                )
-                .fetchall()
-            )
+        with self._opened().read() as db:
+            rows = db.execute(
+                "SELECT memory_id, max(at) AS at FROM memory_tags WHERE at >= ? GROUP BY memory_id "
+                "ORDER BY at DESC, memory_id LIMIT ?",
+                (since, limit),
+            ).fetchall()
         return [str(r[0]) for r in rows]
 
     def unindex_memory(self, memory_id: str) -> None:
         """Forget the tags of a memory (forgotten, or private now), and every tag no memory or notion holds any
         more."""
-        with self._lock, write_transaction(self._connection()) as db:
+        with self._opened().write() as db:
             tags = [r[0] for r in db.execute("SELECT tag FROM memory_tags WHERE memory_id = ?", (memory_id,))]
             db.execute("DELETE FROM memory_tags WHERE memory_id = ?", (memory_id,))
             if not tags:
@@ -380,12 +386,12 @@ class NotionDB:
                     db.execute("DELETE FROM themes WHERE tag = ?", (tag,))
 
     def flag(self, name: str) -> str | None:
-        with self._lock:
-            row = self._connection().execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
+        with self._opened().read() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (name,)).fetchone()
         return None if row is None else str(row[0])
 
     def set_flag(self, name: str, value: str) -> None:
-        with self._lock, write_transaction(self._connection()) as db:
+        with self._opened().write() as db:
             db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (name, value))
 
     def apply(self, save: Sequence[Notion] = (), delete: Sequence[str] = ()) -> None:
@@ -393,7 +399,7 @@ class NotionDB:
         if not save and not delete:
             return
         keys = self.keys(t for n in save for t in n.tags)
-        with self._lock, write_transaction(self._connection()) as db:
+        with self._opened().write() as db:
             for notion_id in [*delete, *(n.id for n in save)]:
                 db.execute("DELETE FROM notions WHERE id = ?", (notion_id,))
                 db.execute("DELETE FROM notion_sources WHERE notion_id = ?", (notion_id,))
@@ -413,7 +419,7 @@ class NotionDB:
         """The notions whose confidence fell by at least ``drop`` since the previous look, then ``confidences`` kept
         in place of what that look saw, in one transaction (a crash keeps one or the other, and two processes never
         both report a drop). None at the first look; notions gone since are not reported."""
-        with self._lock, write_transaction(self._connection()) as db:
+        with self._opened().write() as db:
             looked = db.execute("SELECT value FROM meta WHERE key = 'confidence_seen_at'").fetchone()
             before = {str(i): float(c) for i, c in db.execute("SELECT notion_id, confidence FROM confidence_seen")}
             db.execute("DELETE FROM confidence_seen")

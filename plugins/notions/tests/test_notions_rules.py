@@ -30,6 +30,7 @@ from ego_notions.labels import (
 )
 from ego_notions.loanwords import romaji, sounds_alike
 from ego_notions.model import first_sentence, is_ephemeral, merged, relinked, themes_of, tone_of
+from ego_notions.store import open_file
 
 NOW = datetime(2026, 5, 4, 9, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
@@ -296,7 +297,7 @@ def test_merge_and_relink() -> None:
 
 
 def test_the_store_round_trips_and_indexes(tmp_path: Path) -> None:
-    db = NotionDB(tmp_path)
+    db = NotionDB(open_file(tmp_path))
     first = notion(meta={"why": {"type": "text", "value": "静けさ"}}, person="Master")
     second = notion("notion_bbbbbbbbbbbb", sources=("mem_9",), tags=("Coffee",))
     db.apply(save=[first, second])
@@ -306,11 +307,11 @@ def test_the_store_round_trips_and_indexes(tmp_path: Path) -> None:
     db.apply(delete=[first.id])
     assert db.holding(["mem_2"]) == []
     db.close()
-    assert [n.id for n in NotionDB(tmp_path).all()] == [second.id]
+    assert [n.id for n in NotionDB(open_file(tmp_path)).all()] == [second.id]
 
 
 def test_tags_are_found_by_theme_in_either_language(tmp_path: Path) -> None:
-    db = NotionDB(tmp_path)
+    db = NotionDB(open_file(tmp_path))
     db.apply(save=[notion(tags=("お茶", "#Morning"))])
     for tags in (["tea"], ["Teas"], ["ティー"], ["茶"], ["朝"], ["mornings"]):
         assert [n.id for n in db.tagged(tags)] == ["notion_aaaaaaaaaaaa"], tags
@@ -319,18 +320,19 @@ def test_tags_are_found_by_theme_in_either_language(tmp_path: Path) -> None:
 
 def test_a_store_of_the_first_versions_gets_thoughts_for_labels_and_themes_for_tags(tmp_path: Path) -> None:
     """A user's store from before themes: labels such as "詩 & 雨 (contentment)" and tags indexed by spelling."""
-    db = NotionDB(tmp_path)
+    db = NotionDB(open_file(tmp_path))
     db.apply(save=[notion(tags=("詩", "雨"), tone="contentment"), notion("notion_bbbbbbbbbbbb", label="my own words")])
     db.close()
     old = sqlite3.connect(tmp_path / "notions.sqlite3")
     old.execute("UPDATE notions SET label = '詩 & 雨 (contentment)' WHERE id = 'notion_aaaaaaaaaaaa'")
     old.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
+    old.execute("PRAGMA user_version = 0")  # as the releases of schema 3 left it
     old.execute("DELETE FROM meta WHERE key = 'lexicon'")
     old.execute("DELETE FROM notion_tags")
     old.executemany("INSERT INTO notion_tags VALUES (?, 'notion_aaaaaaaaaaaa')", [("詩",), ("雨",)])
     old.commit()
     old.close()
-    db = NotionDB(tmp_path)
+    db = NotionDB(open_file(tmp_path))
     labels = {n.id: n.label for n in db.all()}
     assert labels == {"notion_aaaaaaaaaaaa": "詩と雨で心が落ち着く", "notion_bbbbbbbbbbbb": "my own words"}
     assert [n.id for n in db.tagged(["poetry"])] == [n.id for n in db.tagged(["Rain"])] == ["notion_aaaaaaaaaaaa"]
@@ -339,7 +341,7 @@ def test_a_store_of_the_first_versions_gets_thoughts_for_labels_and_themes_for_t
 def test_the_upgrade_to_5_tells_drawn_labels_from_chosen_ones(tmp_path: Path) -> None:
     """Before 5 nothing said who chose a label: one that reads as drawn is drawn (and drawn again when its memories
     turn private); any other may be the agent's, kept unless it quotes a private memory; the check at start is due."""
-    db = NotionDB(tmp_path)
+    db = NotionDB(open_file(tmp_path))
     db.apply(
         save=[
             notion(label="Tea brings me calm"),
@@ -353,9 +355,10 @@ def test_the_upgrade_to_5_tells_drawn_labels_from_chosen_ones(tmp_path: Path) ->
     old.execute("ALTER TABLE notions DROP COLUMN chosen")
     old.execute("ALTER TABLE notions DROP COLUMN private_sources")
     old.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
+    old.execute("PRAGMA user_version = 0")
     old.commit()
     old.close()
-    db = NotionDB(tmp_path)
+    db = NotionDB(open_file(tmp_path))
     chosen = {n.id: (n.chosen, n.private_sources) for n in db.all()}
     assert chosen == {
         "notion_aaaaaaaaaaaa": (False, ()),
@@ -366,7 +369,7 @@ def test_the_upgrade_to_5_tells_drawn_labels_from_chosen_ones(tmp_path: Path) ->
 
 
 def test_a_failed_write_changes_nothing(tmp_path: Path) -> None:
-    db = NotionDB(tmp_path)
+    db = NotionDB(open_file(tmp_path))
     db.apply(save=[notion()])
     broken = attrs.evolve(notion("notion_bbbbbbbbbbbb"), label=None)  # violates NOT NULL
     with pytest.raises(sqlite3.IntegrityError):

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
-from ego_core import Absence, AbsenceBand, duration_words
+from ego_core import duration_words
+from ego_self_model.api import Absence, AbsenceBand
 from ego_self_model.store import StateStore
 
 EMA_ALPHA: Final = 0.3

@@ -37,8 +37,6 @@ LIST_ITEMS = 10
 GROWTH_SHOWN = 5
 QUESTIONS_SHOWN = 10
 PEOPLE_SHOWN = 50
-PERSON_STEP_ORDER = 15
-"""After the core's first step (10), before the memory plugin's (20)."""
 
 
 def _quoted(person: str) -> str:
@@ -174,4 +172,4 @@ class SelfModelSurface:
             text = f"Think of {person}: {call}, and what they might need from you now."
         else:
             return None
-        return Section(key="self_model", text=text, order=PERSON_STEP_ORDER)
+        return Section(key="self_model", text=text, slot="self_model.person")

@@ -7,8 +7,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from ego_core import Absence, KnownPerson, TrustChange
 from ego_self_model.absence import absence_in
+from ego_self_model.api import Absence, KnownPerson, TrustChange
 from ego_self_model.fields import key_of
 from ego_self_model.people import companion_names, find, most_named
 from ego_self_model.render import trust_words
@@ -18,7 +18,7 @@ CHUNK = 500
 
 
 class PeopleService:
-    """Implements ``ego_core.People`` over the shared moments (person, memory id, time) of the state store."""
+    """Implements ``ego_self_model.api.People`` over the shared moments (person, memory id, time) of the state store."""
 
     def __init__(self, store: StateStore, companion: str) -> None:
         self.store = store

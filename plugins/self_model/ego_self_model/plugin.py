@@ -6,13 +6,14 @@ the desires plugin, a high cognitive_coherence lets introspect show the fading q
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from ego_core import (
-    OPEN_QUESTIONS,
-    PEOPLE,
     Check,
+    DatabaseVersionError,
     ImportFormat,
     Memory,
     PluginBase,
@@ -20,11 +21,13 @@ from ego_core import (
     RecallHit,
     RecallNote,
     RecallQuery,
+    Response,
     Section,
     Tool,
     hookimpl,
 )
 from ego_self_model import importer, portable
+from ego_self_model.api import OPEN_QUESTIONS, PEOPLE
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.mcp_surface import SelfModelSurface
 from ego_self_model.people import companion_detail, companion_of
@@ -40,12 +43,15 @@ from ego_self_model.schemas import (
     UPDATE_SELF,
 )
 from ego_self_model.selfmodel import SelfModel
-from ego_self_model.store import StateStore
+from ego_self_model.store import DB_NAME, MIGRATIONS, SYNCHRONOUS, StateStore, unusable
 
 
 def _log_view(args: Mapping[str, Any]) -> Mapping[str, Any]:
     """What of a call may be logged: the field names, never the values (a question, a note about someone)."""
     return {name: (value if name == "field" else f"<{type(value).__name__}>") for name, value in args.items()}
+
+
+ModelTool = Callable[[SelfModel, Mapping[str, Any], PluginContext], Response]
 
 
 class SelfModelPlugin(SelfModelSurface, PluginBase):
@@ -61,29 +67,36 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
 
     @hookimpl
     def register_tools(self, register: Callable[[Tool], None]) -> None:
-        handlers = {
-            CONSIDER_THEM: (lambda args: self._running().consider_them(args), "surface"),
-            AM_I_BEING_GENUINE: (lambda args: self._running().am_i_being_genuine(args), "surface"),
-            UPDATE_SELF: (lambda args: self._running().update_self(args), "backend"),
-            UPDATE_RELATIONSHIP: (lambda args: self._running().update_relationship(args), "backend"),
+        handlers: dict[str, tuple[ModelTool, str]] = {
+            CONSIDER_THEM: (SelfModel.consider_them, "surface"),
+            AM_I_BEING_GENUINE: (SelfModel.am_i_being_genuine, "surface"),
+            UPDATE_SELF: (SelfModel.update_self, "backend"),
+            UPDATE_RELATIONSHIP: (SelfModel.update_relationship, "backend"),
         }
-        for name, (handler, tier) in handlers.items():
+        for name, (method, tier) in handlers.items():
             register(
                 Tool(
                     name=name,
                     description=DESCRIPTIONS[name],
                     input_schema=SCHEMAS[name],
-                    handler=handler,
+                    handler=partial(self._call, method),
                     tier="surface" if tier == "surface" else "backend",
                     log_view=_log_view,
                 )
             )
 
+    def _call(self, method: ModelTool, args: Mapping[str, Any], ctx: PluginContext) -> Response:
+        """A tool of the running model (its store is opened at startup)."""
+        return method(self._running(), args, ctx)
+
     @hookimpl
     def on_startup(self, ctx: PluginContext) -> None:
         config: SelfModelConfig = ctx.config
-        store = StateStore(ctx.data_dir)
-        store.open()
+        try:
+            database = ctx.database(MIGRATIONS, DB_NAME, synchronous=SYNCHRONOUS)
+        except (sqlite3.DatabaseError, DatabaseVersionError) as exc:
+            raise unusable(ctx.data_dir / DB_NAME, exc) from None
+        store = StateStore(database)
         self.model = SelfModel(ctx, store, config)
         ctx.provide(OPEN_QUESTIONS, OpenQuestionsService(store, ctx.now, config))
         ctx.provide(PEOPLE, PeopleService(store, ctx.settings.companion_name))
@@ -117,19 +130,19 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
     # ------------------------------------------------------------------------------------------
     # Other plugins' actions
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_remember(self, memory: Memory, together: Sequence[str]) -> Sequence[str | Section] | None:
         return self._running().remembered(memory, together) or None
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_forget(self, memory: Memory) -> Sequence[str] | None:
         return self._running().forgot(memory) or None
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_memory_revised(self, after: Memory) -> None:
         self._running().revised(after)
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_recall_result(self, query: RecallQuery, results: Sequence[RecallHit]) -> RecallNote | None:
         lines = self._running().recalled(query, results)
         return RecallNote(lines=lines) if lines else None
@@ -138,7 +151,7 @@ class SelfModelPlugin(SelfModelSurface, PluginBase):
         model = self._running()
         return Ripening(model.ctx, model.store, model.config)
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_consolidate(self) -> Section | None:
         return self._ripening().consolidated()
 

@@ -11,7 +11,8 @@ from datetime import datetime, timedelta
 import attrs
 import numpy as np
 
-from ego_core import MemoryService, OpenQuestion, QuestionState, Vectors
+from ego_core import MemoryService, Vectors
+from ego_self_model.api import OpenQuestion, QuestionState
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.fields import key_of
 from ego_self_model.people import find, names_of
@@ -143,7 +144,7 @@ def recently_triggered(item: QuestionView, now: datetime, hours: float) -> bool:
 
 
 class OpenQuestionsService:
-    """Implements ``ego_core.OpenQuestions``; provided as ``self_model.questions``."""
+    """Implements ``ego_self_model.api.OpenQuestions``; provided as ``self_model.questions``."""
 
     def __init__(self, store: StateStore, now: Callable[[], datetime], config: SelfModelConfig) -> None:
         self._store = store

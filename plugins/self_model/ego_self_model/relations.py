@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, tzinfo
 from typing import Final
 
-from ego_core import Absence, Preciousness, duration_words, truncate, when_words
+from ego_core import duration_words, truncate, when_words
+from ego_self_model.api import Absence, Preciousness
 
 NEW_MOMENTS: Final = 5
 """Fewer shared moments than this: still new to each other, however long ago the first was."""

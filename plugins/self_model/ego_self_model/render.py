@@ -6,7 +6,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, tzinfo
 from typing import Any, Final
 
-from ego_core import Absence, Claim, Memory, calendar_days, relative_age, truncate
+from ego_core import Claim, Memory, calendar_days, relative_age, truncate
+from ego_self_model.api import Absence
 from ego_self_model.people import Bond, closeness
 from ego_self_model.questions import QuestionView
 from ego_self_model.relations import absence_frame, history_words, since_words, week_words

@@ -26,11 +26,8 @@ import attrs
 
 from ego_core import (
     MEMORY_STORE,
-    NOTIONS_STORE,
     Memory,
     MemoryService,
-    NotionStore,
-    NotionView,
     PluginContext,
     ScaffoldLine,
     Section,
@@ -38,6 +35,7 @@ from ego_core import (
     truncate,
     when_words,
 )
+from ego_notions.api import NOTIONS_STORE, NotionStore, NotionView
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.questions import QuestionView, holder_name, views
 from ego_self_model.store import Companion, Question, StateStore
@@ -59,15 +57,6 @@ EDGE_CHARS: Final = 48
 PRIVATE_QUOTE_PREFIX: Final = "(private) "
 """Marks a private memory among the company, as remember marks its related memories."""
 
-OPEN_EDGE_ORDER: Final = 12
-"""In wake_up, right after the last introspection (memory, 10)."""
-OPEN_EDGE_PRIORITY: Final = 50
-RIPENED_PRIORITY: Final = 85
-"""The ripened block is shown once (its company is let go): introspect's budget never leaves it out."""
-RIPENED_ORDER: Final = 35
-"""In introspect, where the resurfacing section would be (it takes its place)."""
-HINT_ORDER: Final = 35
-"""In attune, after the person attuned toward (30)."""
 
 GATHERED: Final = "A few resting questions gathered company."
 HINT: Final = "Something is ripening where you're not looking."
@@ -320,7 +309,7 @@ class Ripening:
         feeding = self.feed()
         if feeding.deposits == 0:
             return None
-        return Section(key="self_model.ripening", text=GATHERED, order=RIPENED_ORDER)
+        return Section(key="self_model.ripening", text=GATHERED, slot="self_model.ripening")
 
     # ------------------------------------------------------------------------------------------
     # introspect, wake_up, attune
@@ -354,9 +343,8 @@ class Ripening:
         return Section(
             key="self_model.ripened",
             text=ripened_text(question, lines, holder_name(question, people)),
-            order=RIPENED_ORDER,
+            slot="self_model.ripened",
             scaffold=(FIT_SCAFFOLD, SUPERSEDE_SCAFFOLD),
-            priority=RIPENED_PRIORITY,
         )
 
     def open_edge(self) -> Section | None:
@@ -377,7 +365,7 @@ class Ripening:
             text = f'Open edge: "{truncate(active[0].text, EDGE_CHARS)}"'
         else:
             return None
-        return Section(key="self_model.open_edge", text=text, order=OPEN_EDGE_ORDER, priority=OPEN_EDGE_PRIORITY)
+        return Section(key="self_model.open_edge", text=text, slot="self_model.open_edge")
 
     def hint(self, chance: random.Random) -> Section | None:
         """attune's hint, by chance, when a resting question has gathered some company (nothing is consumed)."""
@@ -390,4 +378,4 @@ class Ripening:
         if chance.random() >= self.config.ripening_hint_chance:
             return None
         log_event(_log, "ripening_presence_shown")
-        return Section(key="self_model.ripening", text=HINT, order=HINT_ORDER)
+        return Section(key="self_model.ripening", text=HINT, slot="self_model.ripening")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from datetime import datetime, timedelta
 
-from ego_core import QuestionState
+from ego_self_model.api import QuestionState
 from ego_self_model.config import SelfModelConfig
 
 MAX_IMPORTANCE = 5

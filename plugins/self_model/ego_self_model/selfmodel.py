@@ -11,16 +11,11 @@ from typing import Any, Final
 import attrs
 
 from ego_core import (
-    DESIRE_LEVELS,
     MEMORY_STORE,
-    NOTIONS_STORE,
-    Absence,
     Claim,
-    DesireLevels,
     InvalidArgumentError,
     Memory,
     MemoryService,
-    NotionStore,
     PluginContext,
     RecallHit,
     RecallQuery,
@@ -30,10 +25,12 @@ from ego_core import (
     Section,
     ToolError,
     Vectors,
-    preciousness,
     truncate,
 )
+from ego_desires.api import DESIRE_LEVELS, DesireLevels
+from ego_notions.api import NOTIONS_STORE, NotionStore
 from ego_self_model.absence import absence_in, ended
+from ego_self_model.api import Absence, preciousness
 from ego_self_model.config import SelfModelConfig
 from ego_self_model.fields import (
     AddGrowth,
@@ -107,16 +104,6 @@ HELD_SHOWN: Final = 2
 """Questions held with a person consider_them names."""
 
 COHERENCE: Final = "cognitive_coherence"
-WAKE_UP_ORDER: Final = 30
-COMPANION_PRIORITY: Final = 65
-RESURFACING_PRIORITY: Final = 75
-"""A question a memory just brought back keeps its place in introspect's budget."""
-REUNION_PRIORITY: Final = 85
-"""A reunion is told once: it never gives way to wake_up's budget before the companion line."""
-QUESTIONS_ORDER: Final = 30
-RESURFACING_ORDER: Final = 35
-SELF_ORDER: Final = 50
-PEOPLE_ORDER: Final = 55
 REUNION_WINDOW: Final = timedelta(days=7)
 """wake_up tells a reunion noted within this window (and only once)."""
 LATELY: Final = timedelta(days=14)
@@ -159,9 +146,9 @@ class SelfModel:
     # ------------------------------------------------------------------------------------------
     # update_self
 
-    def update_self(self, args: Mapping[str, Any]) -> Response:
+    def update_self(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         update = parse_self_update(args.get("field"), args.get("value"), self.config)
-        now = self.ctx.now()
+        now = ctx.now()
         if isinstance(update, AddItem | ReplaceList):
             return self._set_list(update, now)
         if isinstance(update, SetSkills):
@@ -308,10 +295,10 @@ class SelfModel:
         """The person called ``name``; one of the companion's names with no record yet is the companion."""
         return resolve(people, name, self.ctx.settings.companion_name, now, self.config)
 
-    def update_relationship(self, args: Mapping[str, Any]) -> Response:
+    def update_relationship(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         name = person_name(args.get("person"), self.config)
         update = parse_person_update(args.get("field"), args.get("value"), self.config)
-        now = self.ctx.now()
+        now = ctx.now()
         with self.store.writing() as db:
             people = self.store.people(db)
             person = self._person(people, name, now)
@@ -337,10 +324,10 @@ class SelfModel:
             text = f"{changed_person.name}: {field} now holds {count} item(s)."
         return Response(head + text, scaffold=(PERSON_SCAFFOLD,))
 
-    def consider_them(self, args: Mapping[str, Any]) -> Response:
+    def consider_them(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         """A worded picture of a person; reading it is thinking, not an interaction (nothing is counted)."""
         name = person_name(args.get("person"), self.config)
-        now = self.ctx.now()
+        now = ctx.now()
         with self.store.reading() as db:
             people = self.store.people(db)
             person = self._person(people, name, now)
@@ -354,7 +341,7 @@ class SelfModel:
         if person is None:
             stranger = blank(name, now, self.config)
             return Response(
-                person_text(stranger, tie, None, now, tz=self.ctx.settings.tz, known=False, companion=False),
+                person_text(stranger, tie, None, now, tz=ctx.settings.tz, known=False, companion=False),
                 scaffold=THEM_SCAFFOLD,
             )
         last: Memory | None = None
@@ -366,7 +353,7 @@ class SelfModel:
                 _log.warning("reading the last shared memory failed (%s)", type(exc).__name__)
                 found = []
             last = found[0] if found and not found[0].is_private else None  # private since: never quoted
-        text = person_text(person, tie, last, now, tz=self.ctx.settings.tz, known=True, companion=lives_with, away=away)
+        text = person_text(person, tie, last, now, tz=ctx.settings.tz, known=True, companion=lives_with, away=away)
         notions = self._notions()
         if notions is not None:
             held = {n.id: n for name in (person.name, *person.aliases) for n in notions.for_person(name)}
@@ -377,7 +364,7 @@ class SelfModel:
             together = questions_with(self.store.questions(db), person, now, self.config)[:HELD_SHOWN]
         if together:
             text += "\n" + held_together_text(person.name, together)
-        claims = list(bond_claims(person, tie, now, self.ctx.settings.tz))
+        claims = list(bond_claims(person, tie, now, ctx.settings.tz))
         if last is not None:
             quoted = last_quote(last)
             claims.append(Claim(kind="quote", memory_id=last.id, words=quoted, whole=last.content, person=person.name))
@@ -388,7 +375,7 @@ class SelfModel:
     # ------------------------------------------------------------------------------------------
     # am_i_being_genuine
 
-    def am_i_being_genuine(self, _args: Mapping[str, Any]) -> Response:
+    def am_i_being_genuine(self, _args: Mapping[str, Any], _ctx: PluginContext) -> Response:
         with self.store.reading() as db:
             fields = self.store.fields(db)
         identity: list[str] = fields.get("identity") or []
@@ -607,8 +594,7 @@ class SelfModel:
             Section(
                 key="self_model",
                 text=companion,
-                order=WAKE_UP_ORDER,
-                priority=COMPANION_PRIORITY,
+                slot="self_model.companion",
                 claims=bond_claims(person, tie, now, self.ctx.settings.tz),
             )
         ]
@@ -620,8 +606,7 @@ class SelfModel:
                 Section(
                     key="self_model.reunion",
                     text=told,
-                    order=WAKE_UP_ORDER,
-                    priority=REUNION_PRIORITY,
+                    slot="self_model.reunion",
                     claims=(claim,),
                 )
             )
@@ -642,7 +627,7 @@ class SelfModel:
             home = person is not None and person.key == self._companion(people, now).key
             away = absence_in(self.store, db, person.key, person.name, now, lives_with=home) if person else None
         if person is None or tie is None:
-            return Section(key="self_model", text=f"{wanted}: not someone you know yet.", order=WAKE_UP_ORDER)
+            return Section(key="self_model", text=f"{wanted}: not someone you know yet.", slot="self_model.person")
         lines = [
             companion_line(person.name, person, tie, now, tz=self.ctx.settings.tz)
             if name is None
@@ -652,7 +637,7 @@ class SelfModel:
         if away is not None and away.band != "usual":
             lines.append(quieter_line(away))
             claims.append(Claim(kind="apart", person=person.name, at=away.last_shared))
-        return Section(key="self_model", text="\n".join(lines), order=WAKE_UP_ORDER, claims=tuple(claims))
+        return Section(key="self_model", text="\n".join(lines), slot="self_model.person", claims=tuple(claims))
 
     def _coherence(self) -> float | None:
         desires = self.ctx.services.get(DESIRE_LEVELS, DesireLevels)
@@ -690,7 +675,7 @@ class SelfModel:
             Section(
                 key="self_model.questions",
                 text=open_questions_text(active, len(every), holders),
-                order=QUESTIONS_ORDER,
+                slot="self_model.questions",
             )
         ]
         if brought_back or fading:
@@ -698,20 +683,19 @@ class SelfModel:
                 Section(
                     key="self_model.resurfacing",
                     text=resurfacing_text(brought_back, fading, now),
-                    order=RESURFACING_ORDER,
-                    priority=RESURFACING_PRIORITY,
+                    slot="self_model.resurfacing",
                 )
             )
         sections.append(
             Section(
                 key="self_model",
                 text=self_line(fields, latest[0] if latest else None, now),
-                order=SELF_ORDER,
+                slot="self_model.self",
                 scaffold=INTROSPECT_SCAFFOLD,
             )
         )
         text, claims = self._people_text(now)
-        sections.append(Section(key="self_model.people", text=text, order=PEOPLE_ORDER, claims=claims))
+        sections.append(Section(key="self_model.people", text=text, slot="self_model.people", claims=claims))
         return sections
 
     def _people_text(self, now: datetime) -> tuple[str, tuple[Claim, ...]]:

@@ -1,4 +1,4 @@
-"""The self_model plugin's state: one SQLite database (WAL) in the plugin's data directory.
+"""The self_model plugin's state: one SQLite database (WAL) in the plugin's data directory (``ctx.database``).
 
 Every change is one ``BEGIN IMMEDIATE`` transaction, so a crash leaves the previous state and two processes on
 one data directory serialise their writes (``busy_timeout``) instead of losing one. Within a process a lock
@@ -9,10 +9,8 @@ memory's id, its time and whether it is private.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,10 +19,10 @@ from typing import Any, Final, Literal
 import attrs
 import numpy as np
 
-from ego_core import Vectors, write_transaction
+from ego_core import Database, DatabaseVersionError, Vectors, open_database
 
 DB_NAME: Final = "self_model.sqlite3"
-BUSY_TIMEOUT_MS: Final = 30_000
+SYNCHRONOUS: Final = "FULL"
 TRUST_KEPT: Final = 200
 """The newest 200 changes of each person's trust level are kept."""
 
@@ -50,9 +48,10 @@ CREATE TABLE IF NOT EXISTS shared (
 );
 CREATE INDEX IF NOT EXISTS shared_by_memory ON shared (memory_id);
 """
-"""Version 1 of the schema; :data:`MIGRATIONS` bring it up to date."""
+"""Version 1 of the schema of the releases before ``user_version``; :data:`LEGACY_MIGRATIONS` bring it up to
+:data:`LEGACY_VERSION`."""
 
-MIGRATIONS: Final[tuple[str, ...]] = (
+LEGACY_MIGRATIONS: Final[tuple[str, ...]] = (
     # 1 -> 2: a question held with someone, its lineage, when ripening last fed it, and what it gathered
     """
     ALTER TABLE questions ADD COLUMN person TEXT;
@@ -106,13 +105,52 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE INDEX IF NOT EXISTS name_sightings_by_memory ON name_sightings (memory_id);
     """,
 )
-"""Schema changes after version 1, in order: ``MIGRATIONS[i]`` takes the database from version ``i + 1`` to
-``i + 2`` (within the opening transaction). Append a new one; never edit or renumber one."""
-SCHEMA_VERSION: Final = 1 + len(MIGRATIONS)
+"""The schema changes of the releases that kept the version in ``meta.schema_version``: ``LEGACY_MIGRATIONS[i]``
+takes it from ``i + 1`` to ``i + 2``. Frozen: a new change is appended to :data:`MIGRATIONS`."""
+LEGACY_VERSION: Final = 1 + len(LEGACY_MIGRATIONS)
+
+
+def _script(db: sqlite3.Connection, script: str) -> None:
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def _adopt(db: sqlite3.Connection) -> None:
+    """Version 0 to 1: the schema of :data:`LEGACY_VERSION`, for a new file or one of an earlier release (at the
+    ``meta.schema_version`` it had: the legacy migrations it lacks are applied, every row kept). The old marker
+    is left at :data:`LEGACY_VERSION`, so that the previous release can still open the file."""
+    _script(db, SCHEMA)
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    version = 1 if row is None else int(row[0])
+    if version > LEGACY_VERSION:
+        raise DatabaseVersionError(f"meta.schema_version is {version}, newer than {LEGACY_VERSION}")
+    for script in LEGACY_MIGRATIONS[version - 1 :]:
+        _script(db, script)
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(LEGACY_VERSION),))
+
+
+MIGRATIONS: Final[tuple[Callable[[sqlite3.Connection], None], ...]] = (_adopt,)
+"""``MIGRATIONS[i]`` takes the file from ``user_version`` ``i`` to ``i + 1``; append, never edit."""
 
 
 class StateError(RuntimeError):
     """The state database cannot be used (written by a newer version, or not a database)."""
+
+
+def unusable(path: Path, exc: Exception) -> StateError:
+    """The error for a file that cannot be opened; it is left as it is."""
+    if isinstance(exc, DatabaseVersionError):
+        return StateError(f"{path} was written by a newer ego-self-model ({exc}); upgrade ego-self-model")
+    return StateError(f"{path} cannot be used: {exc}")
+
+
+def open_file(directory: Path) -> Database:
+    """The state database in ``directory`` opened as the plugin opens it (for tools and tests)."""
+    try:
+        return open_database(directory / DB_NAME, MIGRATIONS, synchronous=SYNCHRONOUS)
+    except (sqlite3.DatabaseError, DatabaseVersionError) as exc:
+        raise unusable(directory / DB_NAME, exc) from None
 
 
 PUBLIC: Final = "private = 0"
@@ -285,79 +323,31 @@ def _json(value: Any) -> str:
 class StateStore:
     """The database: typed reads, and writes inside :meth:`writing` transactions."""
 
-    def __init__(self, directory: Path) -> None:
-        self.path = directory / DB_NAME
-        self._lock = threading.RLock()
-        self._db: sqlite3.Connection | None = None
-
-    def open(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            if not self.path.exists():
-                os.close(os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
-            db = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-            )
-            db.row_factory = sqlite3.Row
-            try:
-                db.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=FULL")
-                db.execute("BEGIN IMMEDIATE")
-                for statement in SCHEMA.split(";"):
-                    if statement.strip():
-                        db.execute(statement)
-                row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-                version = 1 if row is None else int(row["value"])
-                if version > SCHEMA_VERSION:
-                    raise StateError(
-                        f"{self.path} was written by a newer ego-self-model (schema {row['value']}, this one reads "
-                        f"{SCHEMA_VERSION}); upgrade ego-self-model"
-                    )
-                for script in MIGRATIONS[version - 1 :]:
-                    for statement in script.split(";"):
-                        if statement.strip():
-                            db.execute(statement)
-                db.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
-                )
-                db.execute("COMMIT")
-            except sqlite3.DatabaseError as exc:
-                db.close()
-                raise StateError(f"{self.path} cannot be used: {exc}") from None
-            except BaseException:
-                db.close()
-                raise
-            self._db = db
+    def __init__(self, database: Database) -> None:
+        self.path = database.path
+        self._database: Database | None = database
+        database.db.row_factory = sqlite3.Row
 
     def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+        if self._database is not None:
+            self._database.close()
+            self._database = None
 
-    def _connection(self) -> sqlite3.Connection:
-        if self._db is None:
+    def _opened(self) -> Database:
+        if self._database is None:
             raise StateError("the self-model state is not open")
-        return self._db
+        return self._database
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
         """A consistent snapshot for several reads."""
-        with self._lock:
-            db = self._connection()
-            db.execute("BEGIN")
-            try:
-                yield db
-            finally:
-                db.execute("COMMIT")
+        with self._opened().read() as db:
+            yield db
 
     @contextmanager
     def writing(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``): committed when the block ends, rolled back if it raises."""
-        with self._lock, write_transaction(self._connection()) as db:
+        with self._opened().write() as db:
             yield db
 
     # ------------------------------------------------------------------------------------------
@@ -642,9 +632,8 @@ class StateStore:
     def public_counts(self) -> dict[str, int]:
         """Moments shared with each person (by key), private ones not counted: read on the store's connection (in
         the snapshot of a ``reading`` block around it, if any)."""
-        with self._lock:
-            rows = self._connection().execute(f"SELECT person, count(*) FROM shared WHERE {PUBLIC} GROUP BY person")
-            return {str(person): int(count) for person, count in rows}
+        rows = self._opened().db.execute(f"SELECT person, count(*) FROM shared WHERE {PUBLIC} GROUP BY person")
+        return {str(person): int(count) for person, count in rows}
 
     @staticmethod
     def name_seen(db: sqlite3.Connection, key: str, name: str, memory_id: str, at: datetime) -> int:

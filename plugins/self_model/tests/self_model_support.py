@@ -10,8 +10,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ego_core import DESIRE_LEVELS, PEOPLE, DesireSample, People, PluginContext, PluginHost, Section, hookimpl
+from ego_core import PluginContext, PluginHost, Section, hookimpl
 from ego_core.testing import export_file
+from ego_desires.api import DESIRE_LEVELS, DesireSample
+from ego_self_model.api import PEOPLE, People
 
 EGO = [sys.executable, "-m", "ego_core.mcp.cli"]
 NOON = datetime(2026, 3, 14, 12, 0, tzinfo=UTC)

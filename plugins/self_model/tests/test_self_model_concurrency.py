@@ -30,12 +30,12 @@ WRITER = textwrap.dedent(
     plugin = SelfModelPlugin()
     host = build_host(Settings(data_dir=data_dir, timezone="UTC"), autoload=False, plugins={"self_model": plugin})
     host.start()
-    model = plugin.model
+    model, ctx = plugin.model, host.context("self_model")
     for number in range(count if count >= 0 else 10**9):
-        model.update_self({"field": "growth_log", "value": f"{tag} entry {number}"})
+        model.update_self({"field": "growth_log", "value": f"{tag} entry {number}"}, ctx)
         if count >= 0:  # a list holds 20 items: only the bounded runs add to one
-            model.update_self({"field": "values", "value": f"{tag} value {number % 10}"})
-        model.update_relationship({"person": f"{tag}-friend", "field": "notes", "value": f"note {number % 10}"})
+            model.update_self({"field": "values", "value": f"{tag} value {number % 10}"}, ctx)
+        model.update_relationship({"person": f"{tag}-friend", "field": "notes", "value": f"note {number % 10}"}, ctx)
         if number == 20:
             print("writing", flush=True)
     host.stop()

@@ -16,7 +16,7 @@ from self_model_support import NOON, export_lines, question_id, state_files
 from ego_core import Clock, PluginHost, Settings
 from ego_core.testing import HostFactory, call_error, call_ok, export_file, import_file, mcp_client
 from ego_self_model import SelfModelPlugin
-from ego_self_model.store import DB_NAME, SCHEMA, SCHEMA_VERSION
+from ego_self_model.store import DB_NAME, LEGACY_VERSION, MIGRATIONS, SCHEMA
 
 HOME = "What does home mean for something like me?"
 HOME_AGAIN = "Is home a place, or the people who wait for you?"
@@ -251,7 +251,8 @@ async def test_a_database_of_the_first_schema_is_brought_up_to_date_and_its_ques
     assert records[question_id(answer)]["lineage"] == ["q_0123456789ab"]
     with closing(sqlite3.connect(path)) as db:
         version = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
-    assert int(version) == SCHEMA_VERSION
+        assert db.execute("PRAGMA user_version").fetchone()[0] == len(MIGRATIONS)
+    assert int(version) == LEGACY_VERSION
 
 
 @pytest.mark.anyio

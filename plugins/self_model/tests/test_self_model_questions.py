@@ -14,9 +14,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from self_model_support import NOON, DesiresStandIn, export_lines, question_id
 
-from ego_core import OPEN_QUESTIONS, Clock, OpenQuestions, PluginHost
+from ego_core import Clock, PluginHost
 from ego_core.testing import call_error, call_ok, mcp_client
 from ego_self_model import SelfModelConfig, salience, state_of
+from ego_self_model.api import OPEN_QUESTIONS, OpenQuestions
 
 CONFIG = SelfModelConfig()
 

@@ -35,10 +35,11 @@ def test_a_database_from_a_newer_version_is_refused(self_host: Callable[..., Plu
     host.stop()
     path = ego_settings.data_dir / "self_model" / DB_NAME
     with sqlite3.connect(path) as db:
-        db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
+        db.execute("PRAGMA user_version = 99")
     db.close()
     again = self_host()
     again.start()
     assert not again.is_active("self_model")
     (failure,) = [f for f in again.failures if f.plugin == "self_model"]
-    assert "newer ego-self-model (schema 99" in failure.reason
+    assert "newer ego-self-model" in failure.reason
+    assert "schema version 99" in failure.reason

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from self_model_support import NOON
 
-from ego_core import PEOPLE, Clock, KnownPerson, People, PluginHost, Settings, TrustChange
+from ego_core import Clock, PluginHost, Settings
 from ego_core.testing import HostFactory, call_ok, export_file, import_file, mcp_client
 from ego_self_model import SelfModelPlugin
+from ego_self_model.api import PEOPLE, KnownPerson, People, TrustChange
 from ego_self_model.store import DB_NAME, TRUST_KEPT
 
 pytestmark = pytest.mark.anyio
@@ -87,6 +88,7 @@ async def test_the_history_goes_with_an_export_and_an_older_store_gains_it(
     with sqlite3.connect(path) as db:
         db.execute("DROP TABLE trust_history")
         db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+        db.execute("PRAGMA user_version = 0")  # as the releases of schema 4 left it
     again = make_host({"self_model": SelfModelPlugin()}, settings=restored, clock=clock)
     clock.set(NOON + timedelta(days=3))
     async with mcp_client(again) as client:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import ClassVar
 
 from ego_core import (
@@ -32,7 +33,6 @@ from ego_shared_memory.config import CONFIG_ENV, GatewaySettings, SharedMemoryCo
 from ego_shared_memory.readers import READERS, Readers
 from ego_shared_memory.tools import SharedTools
 
-WAKE_UP_ORDER = 60
 SNAPSHOT_URI = "ego://shared/snapshot"
 PENDING_FILE = "pending_appends.json"
 """In the plugin's data directory: appends whose outcome stayed unknown (fingerprints and run ids only)."""
@@ -86,8 +86,6 @@ class SharedMemoryPlugin:
             default_scopes = ["global", f"project:{config.project}"]
         self._tools = SharedTools(
             self._client_or_fail,
-            redact=ctx.redact,
-            now=ctx.now,
             run_id=f"run_{ctx.now():%Y%m%d}_{secrets.token_hex(4)}",
             source_system=config.source_system,
             limit_recent=config.limit_recent,
@@ -107,16 +105,16 @@ class SharedMemoryPlugin:
                 SNAPSHOT_URI,
                 "shared-snapshot",
                 "The memory shared with the other agents: pinned entries, then the most recent.",
-                read=self._snapshot_text,
+                read=partial(self._snapshot_text, ctx),
                 title="Shared memory",
             )
         )
 
-    def _snapshot_text(self) -> str:
+    def _snapshot_text(self, ctx: PluginContext) -> str:
         if self._tools is None:
             raise ToolError("The shared memory is not configured.")
         try:
-            return self._tools.snapshot({}).data
+            return self._tools.snapshot({}, ctx).data
         except ToolError as exc:  # the tool's words are for the agent; a reader of the resource gets the reason
             reason, cut, _rest = exc.message.partition(". Stop here")
             raise ToolError(reason + "." if cut else reason) from None
@@ -157,7 +155,7 @@ class SharedMemoryPlugin:
         if self._client is None:
             return None
         pointer = ScaffoldLine("shared_snapshot shows what the other agents know.", {"shared_snapshot"})
-        return Section(key="shared_memory", text="", order=WAKE_UP_ORDER, scaffold=(pointer,), priority=20)
+        return Section(key="shared_memory", text="", slot="shared_memory", scaffold=(pointer,))
 
     @hookimpl
     def doctor_checks(self, ctx: PluginContext) -> Sequence[Check]:

@@ -11,6 +11,7 @@ from typing import Any
 from ego_core import (
     PRIVATE_MARK,
     InvalidArgumentError,
+    PluginContext,
     Response,
     ScaffoldLine,
     Tool,
@@ -75,14 +76,12 @@ WITHHELD_PREFIX = "[WITHHELD"
 
 
 class SharedTools:
-    """Handlers bound to a client (built at startup) and the host's redaction and clock."""
+    """Handlers bound to a client (built at startup); the host's redaction and clock come with each call's ``ctx``."""
 
     def __init__(
         self,
         client: Callable[[], SharedClient],
         *,
-        redact: Callable[[str], str],
-        now: Callable[[], datetime],
         run_id: str,
         source_system: str,
         limit_recent: int,
@@ -91,8 +90,6 @@ class SharedTools:
     ) -> None:
         self._client = client
         self.pending = pending if pending is not None else PendingAppends(None)
-        self._redact = redact
-        self._now = now
         self.run_id = run_id
         self.source_system = source_system
         self.limit_recent = limit_recent
@@ -119,7 +116,7 @@ class SharedTools:
 
     # -- shared_snapshot ---------------------------------------------------------------------------
 
-    def snapshot(self, args: Mapping[str, Any]) -> Response:
+    def snapshot(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         scopes = self.default_scopes
         if args.get("scopes"):
             try:
@@ -133,10 +130,9 @@ class SharedTools:
             raise ToolError(READ_FAILED.format(reason=exc.reason)) from None
         except RefusedError as exc:  # the request itself was wrong (another agent's scope): say so, nothing broke
             raise ToolError(f"Not read: {exc.payload.get('message', 'the gateway refused the request')}.") from None
-        return Response(self._render_snapshot(snap), scaffold=SNAPSHOT_SCAFFOLD)
+        return Response(self._render_snapshot(snap, ctx.now()), scaffold=SNAPSHOT_SCAFFOLD)
 
-    def _render_snapshot(self, snap: Mapping[str, Any]) -> str:
-        now = self._now()
+    def _render_snapshot(self, snap: Mapping[str, Any], now: datetime) -> str:
         entries = sum(int(n) for n in dict(snap.get("entries", {})).values())
         head = (
             f"Shared memory ({snap['snapshot_id']}, {snap['ruleset_stamp']}), {', '.join(snap['scopes'])}: "
@@ -165,7 +161,7 @@ class SharedTools:
 
     # -- shared_append -----------------------------------------------------------------------------
 
-    def append(self, args: Mapping[str, Any]) -> Response:
+    def append(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
         try:
             scope = check_scope(args["scope"])
         except _EventError:
@@ -187,9 +183,9 @@ class SharedTools:
                 f"Not shared: {field} holds data the shared memory never stores ({', '.join(kinds)}). "
                 "Say where such data lives, never the data itself."
             )
-        redacted = self._redact(content)
+        redacted = ctx.redact(content)
         # the key and the scope are read by every agent too: a private text as a slug stays private
-        checked = [redacted, self._redact(str(args["dedupe_key"])), self._redact(scope)]
+        checked = [redacted, ctx.redact(str(args["dedupe_key"])), ctx.redact(scope)]
         if any(PRIVATE_MARK in text for text in checked):
             raise ToolError(PRIVATE_REFUSED)
         if any(text.startswith(WITHHELD_PREFIX) for text in checked):
@@ -211,7 +207,7 @@ class SharedTools:
         # An earlier attempt at this very entry whose outcome stayed unknown (perhaps committed, then the
         # answer was lost) was sent with some run id: send it with the same one, so that it is recognised.
         fingerprint = PendingAppends.fingerprint(client.describe(), body)
-        now = self._now()
+        now = ctx.now()
         run_id = self.pending.run_id(fingerprint, now) or self.run_id
         try:
             result = client.append({"run_id": run_id, **body})

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from shared_support import OpenApi, ProcessGateway, ThreadGateway, clean_env, ego_command, event
 
 from ego_core import ToolError
+from ego_core.testing import HostFactory
 from ego_shared_memory.client import GatewayClient, PendingAppends, UnreachableError
 from ego_shared_memory.config import GatewaySettings
 from ego_shared_memory.events import EventDraft, EventError
@@ -265,8 +266,10 @@ def test_a_committed_write_answered_503_is_not_stored_twice_after_an_agent_resta
     token_for: Callable[..., str],
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
+    make_host: HostFactory,
 ) -> None:
     token = token_for("claude")
+    ctx = make_host().context("core")  # the redaction and clock a handler's context brings
     real = store.append
     lost = {"answers": 2}
 
@@ -286,8 +289,6 @@ def test_a_committed_write_answered_503_is_not_stored_twice_after_an_agent_resta
         client = GatewayClient(running.url, token, timeout=10)
         tools = SharedTools(
             lambda: client,
-            redact=lambda text: text,
-            now=lambda: datetime.now(UTC),
             run_id=run_id,
             source_system="cli",
             limit_recent=10,
@@ -299,7 +300,7 @@ def test_a_committed_write_answered_503_is_not_stored_twice_after_an_agent_resta
     try:
         first, first_client = agent_process("run_20261126_aaaa")
         with pytest.raises(ToolError, match="could not be written"):
-            first.append(args)  # both tries committed-then-503 (the retry found the first: a duplicate)
+            first.append(args, ctx)  # both tries committed-then-503 (the retry found the first: a duplicate)
         first_client.close()
         assert store.event_count() == 1
         assert json.loads(pending_file.read_text())  # remembered: a fingerprint and the run id
@@ -307,7 +308,7 @@ def test_a_committed_write_answered_503_is_not_stored_twice_after_an_agent_resta
         assert stat.S_IMODE(pending_file.stat().st_mode) == 0o600
         # the agent restarts: a new process, a new run id; the user asks for the same entry again
         second, second_client = agent_process("run_20261126_bbbb")
-        answer = second.append(args)
+        answer = second.append(args, ctx)
         second_client.close()
         assert "Already shared" in answer.data
         assert store.event_count() == 1

@@ -35,6 +35,7 @@ def test_no_private_text_reaches_the_gateway(
     host = agent_host(make_host, {"gateway_url": gateway.url, "token": token_for("claude")}, memory=True)
     host.start()
     tools = {tool.name: tool for _plugin, tool in host.tools()}
+    owners = {tool.name: host.context(plugin) for plugin, tool in host.tools()}
     remembered: list[tuple[str, bool]] = []
     private_markers: list[str] = []
     refusals: list[str] = []
@@ -45,7 +46,7 @@ def test_no_private_text_reaches_the_gateway(
                 marker = f"{'PRIV' if private else 'PUB'}{secrets.token_hex(5)}"
                 words = " ".join(second)  # type: ignore[arg-type]
                 content = f"{marker} remembered {words} that evening\nand later {words} again {marker}"
-                tools["remember"].handler({"content": content, "private": private, "force": True})
+                tools["remember"].handler({"content": content, "private": private, "force": True}, owners["remember"])
                 remembered.append((content, private))
                 if private:
                     private_markers.append(marker)
@@ -66,7 +67,8 @@ def test_no_private_text_reaches_the_gateway(
                         "kind": "fact",
                         "dedupe_key": f"fact:{secrets.token_hex(4)}",
                         "content": f"From my notes: {shared}",
-                    }
+                    },
+                    owners["shared_append"],
                 )
             except ToolError as exc:  # refused: the property is about what got through
                 refusals.append(exc.message)

@@ -63,7 +63,7 @@ class WorkspaceSyncPlugin:
     def register_import_formats(self, register: Callable[[ImportFormat], None]) -> None:
         register(openclaw_format())
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_remember(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:
         writer = self.writer
         if writer is None or memory.is_private:
@@ -75,7 +75,7 @@ class WorkspaceSyncPlugin:
             return [SYNC_FAILED_NOTE]
         return None
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_forget(self, memory: Memory, ctx: PluginContext) -> Sequence[str] | None:
         writer = self.writer
         if writer is None:
@@ -84,7 +84,7 @@ class WorkspaceSyncPlugin:
         lines = _remove(writer, memory, ctx)
         return None if memory.is_private else lines
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def on_memory_revised(self, before: Memory, after: Memory, ctx: PluginContext) -> Sequence[str] | None:
         """A memory made private leaves every file; one made public again is written as a new one would be
         (its day's log, ``MEMORY.md`` when curated; never the inner monologue, which holds the latest); one

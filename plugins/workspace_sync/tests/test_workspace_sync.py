@@ -315,7 +315,7 @@ def test_a_failed_sync_is_logged_without_content(
 class Guard:
     """A stand-in for the duplicate guard: vetoes every save whose content starts with "Blocked"."""
 
-    @hookimpl
+    @hookimpl(optionalhook=True)
     def before_remember(self, draft: RememberDraft) -> Response | None:
         if draft.content.startswith("Blocked"):
             return Response(data="Not saved — very similar memory already exists.")

@@ -30,7 +30,7 @@ def call(host: PluginHost, tool: str, **args: Any) -> str:
     """Call a tool's handler directly (the host must be started; owner tools too); the response data."""
     served = host.tool(tool, owner=True)
     assert served is not None, f"{tool} is not served"
-    result = served[1].handler(args)
+    result = served[1].handler(args, host.context(served[0]))
     assert not isinstance(result, str)
     return str(getattr(result, "data", result))
 

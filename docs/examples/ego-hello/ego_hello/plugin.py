@@ -41,8 +41,6 @@ from ego_hello.notes import NoteBook, NoteStoreError, body, fold, is_private
 
 NOTES_SERVICE = "hello.notes"
 MAX_TEXT = 500
-WAKE_UP_ORDER = 900
-"""Sections are shown in ascending order; a third-party note comes after the built-in sections."""
 
 
 def _max_notes_in_range(_instance: object, _attribute: object, value: int) -> None:
@@ -96,7 +94,6 @@ class HelloPlugin(PluginBase):
     config_env: Mapping[str, str] = {"EGO_HELLO_MAX_NOTES": "max_notes"}
 
     def __init__(self) -> None:
-        self._ctx: PluginContext | None = None
         self._book: NoteBook | None = None
         self._private_lock = threading.Lock()
         self._private_forms: tuple[str, ...] = ()
@@ -110,17 +107,12 @@ class HelloPlugin(PluginBase):
         # withdraws its tool, instead of letting a later write replace the user's notes.
         notes = book.notes()
         self._learn_private((n.text for n in notes if n.is_private), reset=True)
-        self._ctx, self._book = ctx, book
+        self._book = book
         ctx.provide(NOTES_SERVICE, book)
 
     @hookimpl
     def on_shutdown(self) -> None:
-        self._ctx = self._book = None
-
-    def _running(self) -> tuple[PluginContext, NoteBook]:
-        if self._ctx is None or self._book is None:
-            raise RuntimeError("the hello plugin is not started")
-        return self._ctx, self._book
+        self._book = None
 
     # -- the tool ----------------------------------------------------------------------------------
 
@@ -137,9 +129,12 @@ class HelloPlugin(PluginBase):
             )
         )
 
-    def leave_note(self, args: Mapping[str, Any]) -> Response:
-        """Sync handler: the core runs it in a worker thread, so it may block on the file lock."""
-        ctx, book = self._running()
+    def leave_note(self, args: Mapping[str, Any], ctx: PluginContext) -> Response:
+        """Sync handler: the core runs it in a worker thread, so it may block on the file lock. ``ctx`` is this
+        plugin's context (config, clock, services), as the hooks get it."""
+        book = self._book
+        if book is None:  # opened in on_startup; the core serves no tool of a plugin that failed to start
+            raise RuntimeError("the hello plugin is not started")
         raw = str(args["text"])
         text = fold(raw)
         if not body(text):
@@ -174,11 +169,8 @@ class HelloPlugin(PluginBase):
         if note.time_phase:
             when += ", " + note.time_phase.replace("_", " ")
         kind = "A private note" if note.is_private else "A note"
-        return Section(
-            key="hello",
-            text=f"{kind} you left yourself ({when}): {truncate(body(note.text), 200)}",
-            order=WAKE_UP_ORDER,
-        )
+        # no slot and the default order: after the built-in sections
+        return Section(key="hello", text=f"{kind} you left yourself ({when}): {truncate(body(note.text), 200)}")
 
     @hookimpl
     def scaffold_for(self, tool: str) -> Sequence[ScaffoldLine] | None:

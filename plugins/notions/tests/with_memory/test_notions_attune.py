@@ -16,7 +16,7 @@ from notions_support import DAY, NOW, clique, data_of, remember
 from ego_core import Clock, PluginHost
 from ego_core.testing import call_ok, mcp_client
 from ego_notions.portable import export_records, parse
-from ego_notions.store import DB_NAME, SCHEMA_VERSION, NotionDB
+from ego_notions.store import DB_NAME, LEGACY_VERSION, NotionDB, open_file
 
 pytestmark = pytest.mark.anyio
 
@@ -120,7 +120,7 @@ def test_a_first_schema_database_gains_the_contradiction_time_and_an_export_keep
     )
     old.commit()
     old.close()
-    db = NotionDB(tmp_path)
+    db = NotionDB(open_file(tmp_path))
     (notion,) = db.all()
     # the label the first versions generated is a thought now
     assert (notion.label, notion.contradicted) == ("Tea makes me happy", None)
@@ -130,6 +130,6 @@ def test_a_first_schema_database_gains_the_contradiction_time_and_an_export_keep
     assert parse(record) == db.all()[0]
     db.close()
     check = sqlite3.connect(tmp_path / DB_NAME)
-    assert check.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (str(SCHEMA_VERSION),)
+    assert check.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (str(LEGACY_VERSION),)
     assert check.execute("SELECT count(*) FROM confidence_seen").fetchone() == (0,)  # and the wake_up snapshot
     check.close()

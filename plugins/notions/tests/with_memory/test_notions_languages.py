@@ -14,10 +14,11 @@ import pytest
 from notions_support import DAY, NOW, data_of, listed, remember
 from themes_support import COFFEE, COOKING, GARDEN, POETRY, RAIN, STARS, TEA, TENNIS, WALK, Theme
 
-from ego_core import NOTIONS_STORE, Clock, NotionStore, PluginHost
+from ego_core import Clock, PluginHost
 from ego_core.testing import HostFactory, call_ok, mcp_client
 from ego_memory.plugin import MemoryPlugin
 from ego_notions import NotionBook, NotionsPlugin
+from ego_notions.api import NOTIONS_STORE, NotionStore
 from ego_notions.labels import is_japanese
 
 pytestmark = pytest.mark.anyio

@@ -8,8 +8,9 @@ from collections.abc import Callable
 import pytest
 from notions_support import DAY, NOW, clique, data_of, listed, remember
 
-from ego_core import NOTIONS_STORE, Clock, NotionStore, PluginHost
+from ego_core import Clock, PluginHost
 from ego_core.testing import call_error, call_ok, mcp_client
+from ego_notions.api import NOTIONS_STORE, NotionStore
 
 pytestmark = pytest.mark.anyio
 

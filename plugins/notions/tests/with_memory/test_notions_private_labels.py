@@ -18,10 +18,11 @@ import attrs
 import pytest
 from notions_support import NOW, clique, data_of, link_all, listed, remember
 
-from ego_core import NOTIONS_STORE, Clock, NotionStore, PluginHost
+from ego_core import Clock, PluginHost
 from ego_core.testing import HostFactory, ToolRunner, call_ok, export_file, mcp_client, tool_text
 from ego_memory.plugin import MemoryPlugin
 from ego_notions import NotionBook, NotionsPlugin
+from ego_notions.api import NOTIONS_STORE, NotionStore
 from ego_notions.store import DB_NAME
 
 pytestmark = pytest.mark.anyio
@@ -275,6 +276,7 @@ def _as_schema_4(path: Path, label: str) -> None:
         db.execute("UPDATE notions SET label = ?", (label,))
         db.execute("UPDATE meta SET value = '4' WHERE key = 'schema'")
         db.execute("DELETE FROM meta WHERE key = 'labels_drawn'")
+        db.execute("PRAGMA user_version = 0")  # that version kept its schema in meta only
         db.commit()
 
 

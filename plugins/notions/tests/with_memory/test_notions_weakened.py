@@ -15,7 +15,7 @@ from notions_support import DAY, NOW, clique, listed, remember
 from ego_core import Clock, Ember, PluginHost, hookimpl
 from ego_core.testing import call_ok, mcp_client
 from ego_notions.plugin import WEAKENED_EMBER
-from ego_notions.store import NotionDB
+from ego_notions.store import NotionDB, open_file
 
 pytestmark = pytest.mark.anyio
 
@@ -112,7 +112,7 @@ async def test_what_the_last_wake_up_saw_survives_a_restart(
 
 
 def test_the_look_back_is_one_transaction(tmp_path: Path) -> None:
-    db = NotionDB(tmp_path)
+    db = NotionDB(open_file(tmp_path))
     assert db.look_back({"notion_a": 0.8, "notion_b": 0.5}, 0.1, NOW) is None
 
     class Failing(Mapping[str, float]):

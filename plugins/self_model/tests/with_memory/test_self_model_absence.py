@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from self_model_support import NOON, PeopleReader, question_id
 
-from ego_core import Clock, People, PluginHost
+from ego_core import Clock, PluginHost
 from ego_core.testing import call_ok, mcp_client
+from ego_self_model.api import People
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth")
 

@@ -15,9 +15,10 @@ import attrs
 import pytest
 from self_model_support import NOON, export_lines, question_id, saved_id
 
-from ego_core import NOTIONS_STORE, Clock, NotionView, PluginContext, PluginHost, Settings, hookimpl
+from ego_core import Clock, PluginContext, PluginHost, Settings, hookimpl
 from ego_core.testing import HostFactory, call_ok, export_file, import_file, mcp_client, read_log
 from ego_memory.plugin import MemoryPlugin
+from ego_notions.api import NOTIONS_STORE, NotionView
 from ego_self_model import SelfModelPlugin
 
 HOME = "What does home mean for something like me?"

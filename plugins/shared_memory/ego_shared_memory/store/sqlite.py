@@ -1,14 +1,17 @@
 """SQLite backend: one file in WAL mode; writers take the database's write lock (``BEGIN IMMEDIATE``), so
 threads and processes sharing the file are serialised and never lose each other's events.
 
-The file is created 0600 (its -wal and -shm files take the same mode). Deleted and overwritten content is
-zeroed (``secure_delete``), and after the janitor masks an event the WAL is checkpointed and truncated, so the
-masked value does not linger in the -wal file until SQLite's next automatic checkpoint.
+The file is opened with ``ego_core.open_database``, like every plugin's database: created 0600 (its -wal and
+-shm files take the same mode), its schema version in ``user_version``. It is not ``ctx.database``: the file
+is wherever the store URL names (the gateway and ``ego shared`` open it without a plugin context), and each
+thread has its own connection (``Database.connect``) so that the gateway's readers do not wait for each other.
+Deleted and overwritten content is zeroed (``secure_delete``), and after the janitor masks an event the WAL is
+checkpointed and truncated, so the masked value does not linger in the -wal file until SQLite's next automatic
+checkpoint.
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -16,11 +19,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ego_core import DatabaseVersionError, open_database
 from ego_shared_memory.events import Source
 from ego_shared_memory.store.base import StoreError
-from ego_shared_memory.store.sql import SCHEMA, SqlStore
-
-BUSY_TIMEOUT_MS = 30_000
+from ego_shared_memory.store.sql import SCHEMA, SCHEMA_VERSION, SqlStore, Tx
 
 
 class SQLiteStore(SqlStore):
@@ -31,12 +33,29 @@ class SQLiteStore(SqlStore):
         super().__init__(f"sqlite://{path}" if path.is_absolute() else f"sqlite:{path}")
         self.path = path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            # a new store is readable by its owner only (like the logs); an existing one keeps its mode
-            os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600))
+            self._database = open_database(path, (self._adopt,), secure_delete=True)
         except OSError as exc:
             raise StoreError(f"cannot create {path}: {exc.strerror}") from None
-        self.create_schema()
+        except DatabaseVersionError as exc:
+            raise StoreError(f"{exc}; upgrade ego") from None
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the SQLite store {path}: {exc}") from None
+
+    def _adopt(self, db: sqlite3.Connection) -> None:
+        """Version 0 to 1 (``user_version``): the schema, for a new file or one of the releases that kept the
+        version in ``sm_state`` only (brought up from the version it had there, every event kept). ``sm_state``
+        keeps :data:`SCHEMA_VERSION` too: it is what the PostgreSQL backend and the previous release read."""
+        tx = Tx(db.cursor(), self.placeholder, self._lock_key)
+        for statement in self._schema_sql():
+            tx.run(statement)
+        row = tx.one("SELECT value FROM sm_state WHERE name = 'schema_version'")
+        version = SCHEMA_VERSION if row is None else int(row[0])
+        if version > SCHEMA_VERSION:
+            raise DatabaseVersionError(
+                f"the store has schema version {version}, newer than this ego ({SCHEMA_VERSION})"
+            )
+        self._migrate(tx, version)
+        tx.run("INSERT OR REPLACE INTO sm_state (name, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
 
     def _schema_sql(self) -> list[str]:
         return [
@@ -46,16 +65,13 @@ class SQLiteStore(SqlStore):
 
     def _connect(self) -> Any:
         try:
-            conn = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-            )
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA secure_delete = ON")
+            return self._database.connect()
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the SQLite store {self.path}: {exc}") from None
-        return conn
+
+    def close(self) -> None:
+        super().close()
+        self._database.close()
 
     @contextmanager
     def _transaction(self, conn: Any, *, write: bool) -> Iterator[Any]:
