@@ -58,8 +58,12 @@ def test_hook_has_its_signature_heading(signature: str) -> None:
 
 
 def test_hooks_reference_documents_no_hook_that_does_not_exist() -> None:
-    known = {signature.split("(")[0] for signature in hook_signatures()}
-    documented = re.findall(r"^## ([a-z_]+)\(", read("hooks.md"), flags=re.MULTILINE)
+    """Hooks of a publisher whose plugin is not installed here (the core's own env) are taken as they are."""
+    page = read("hooks.md")
+    skipped = hooks_doc.unavailable_modules()
+    elsewhere = {name for module, name in hooks_doc.documented(page) if module in skipped}
+    known = {signature.split("(")[0] for signature in hook_signatures()} | elsewhere
+    documented = re.findall(r"^## ([a-z_]+)\(", page, flags=re.MULTILINE)
     assert set(documented) <= known, f"docs/hooks.md documents unknown hooks: {sorted(set(documented) - known)}"
     assert len(documented) == len(set(documented)), "a hook is documented twice"
 
