@@ -317,3 +317,22 @@ def test_episode_in_the_detail_and_merge_review(page: Page, seeded: Seeded) -> N
     html = page.content()
     for text, _emotion in PRIVATE:
         assert text[:12] not in html
+
+
+def test_the_header_controls_stay_in_place_as_the_owner_logs_in(browser: Browser, served: str) -> None:
+    """The log-out button keeps its place while hidden: "live" and the language menu do not move under the pointer
+    when the login completes (a click on them then would land elsewhere)."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(served)
+        expect(page.locator("#login-form")).to_be_visible()
+        expect(page.locator("#logout")).to_be_hidden()
+        before = [page.locator(selector).bounding_box() for selector in ("#live", "#lang")]
+        page.goto(f"{served}?again#login={LOGIN}")
+        expect(page.locator("#logout")).to_be_visible()
+        after = [page.locator(selector).bounding_box() for selector in ("#live", "#lang")]
+        assert None not in before
+        assert after == before
+    finally:
+        context.close()
