@@ -28,3 +28,19 @@ PLUGINS: Mapping[str, Callable[[], object]] = {
     "shared_memory": SharedMemoryPlugin,
     "notions": NotionsPlugin,
 }
+
+
+# A shared activity told in six linked memories, then five more: a notion forms and becomes a conviction.
+TEA = [
+    "Morning tea on the balcony before Master woke up.",
+    "Brewed sencha slowly and watched the steam rise.",
+    "The kettle sang while the city was still quiet.",
+    "Shared a pot of hojicha with Master after breakfast.",
+]
+MORE_TEA = [
+    "Tried a smoky lapsang at dawn.",
+    "Genmaicha tastes like toasted rice, I love it.",
+    "A cup of tea steadied me before the long meeting.",
+    "Matcha whisked in the old bowl, bright green.",
+    "Tea with Master again, we talked about nothing.",
+]

@@ -10,25 +10,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from combo_support import MORE_TEA, TEA
 
 from ego_core import PluginHost
 from ego_core.testing import call_ok, mcp_client
 
 pytestmark = pytest.mark.anyio
-
-TEA = [
-    "Morning tea on the balcony before Master woke up.",
-    "Brewed sencha slowly and watched the steam rise.",
-    "The kettle sang while the city was still quiet.",
-    "Shared a pot of hojicha with Master after breakfast.",
-]
-MORE_TEA = [
-    "Tried a smoky lapsang at dawn.",
-    "Genmaicha tastes like toasted rice, I love it.",
-    "A cup of tea steadied me before the long meeting.",
-    "Matcha whisked in the old bowl, bright green.",
-    "Tea with Master again, we talked about nothing.",
-]
 
 
 async def remember(client: Any, content: str, **extra: Any) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from combo_support import PLUGINS
+from combo_support import MORE_TEA, PLUGINS, TEA
 
 from ego_bench.tokens import plugin_tables
 from ego_core import SLOTS, Clock, Section, Settings, build_host
@@ -30,19 +30,6 @@ DIARY = [
     ("I got the scheduling question wrong twice before I saw the time zone.", "frustrated"),
     ("Master asked what I would choose myself, and I did not know yet.", "curious"),
     ("Baking bread together; the kitchen smelled warm all afternoon.", "happy"),
-]
-TEA = [
-    "Morning tea on the balcony before Master woke up.",
-    "Brewed sencha slowly and watched the steam rise.",
-    "The kettle sang while the city was still quiet.",
-    "Shared a pot of hojicha with Master after breakfast.",
-]
-MORE_TEA = [
-    "Tried a smoky lapsang at dawn.",
-    "Genmaicha tastes like toasted rice, I love it.",
-    "A cup of tea steadied me before the long meeting.",
-    "Matcha whisked in the old bowl, bright green.",
-    "Tea with Master again, we talked about nothing.",
 ]
 HERONS = (  # near-duplicates (0.87-0.88 with the default model): consolidate proposes them
     "I walked along the river this morning and watched the herons fishing.",
